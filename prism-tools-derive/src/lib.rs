@@ -1,0 +1,1 @@
+use proc_macro::TokenStream as _T;

@@ -1,0 +1,304 @@
+//! [`ToolDefinition`]: a tool's name, description, schemas, hints and handler.
+//!
+//! A definition is what the registry stores and what the model's schema list is made from. It is
+//! immutable and cheap to clone (one `Arc`). The handler is split in two steps, see
+//! [`ToolHandler`]: arguments are decoded synchronously before anything can happen, and only the
+//! returned future, once awaited, performs the side effect.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::ToolExecutionContext;
+use crate::effects::EffectPolicy;
+use crate::error::{Refusal, ToolError};
+
+/// The unpolled body of one tool call. Awaiting it performs the side effect.
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + 'static>>;
+
+/// Runs a tool, in two steps.
+///
+/// [`prepare`](Self::prepare) decodes the arguments (already checked to be a JSON object) and
+/// returns the body *without running it*. A decoding failure is a [`Refusal`], which the
+/// dispatcher reports as a blocked `invalid_arguments` result: no side effect can have happened.
+/// The dispatcher then runs its remaining guards and only awaits the body when they all pass.
+///
+/// Most tools never implement this trait by hand: use `#[tool]`, the typed [`Tool`](crate::Tool)
+/// trait, or [`ToolDefinition::builder`] with a closure.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Decodes `arguments` and returns the body to run.
+    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal>;
+}
+
+/// Hints about a tool's behaviour, as in the Model Context Protocol. Hints, not guarantees: the
+/// host decides what to do with them (an approval policy might ask before every `destructive`
+/// tool, for instance).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "readOnlyHint"
+    )]
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "destructiveHint"
+    )]
+    pub destructive: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "idempotentHint"
+    )]
+    pub idempotent: Option<bool>,
+    /// The tool talks to an open world of external entities (the web, say).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "openWorldHint"
+    )]
+    pub open_world: Option<bool>,
+}
+
+struct DefinitionInner {
+    name: Arc<str>,
+    description: Option<String>,
+    parameters: Option<Value>,
+    output_schema: Option<Value>,
+    annotations: ToolAnnotations,
+    exclusive: bool,
+    effect: Option<EffectPolicy>,
+    handler: Arc<dyn ToolHandler>,
+}
+
+/// A tool as the registry stores it. Cheap to clone.
+///
+/// ```
+/// use prism_tools::{ToolDefinition, ToolError};
+/// use serde_json::{json, Value};
+///
+/// let shout = ToolDefinition::builder("shout")
+///     .description("Upper-cases a text.")
+///     .parameters(json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string"}},
+///         "required": ["text"]
+///     }))
+///     .run_sync(|args: &Value, _ctx| {
+///         let text = args["text"].as_str().ok_or("text must be a string")?;
+///         Ok(Value::from(text.to_uppercase()))
+///     });
+/// assert_eq!(shout.name(), "shout");
+/// ```
+#[derive(Clone)]
+pub struct ToolDefinition {
+    inner: Arc<DefinitionInner>,
+}
+
+impl ToolDefinition {
+    /// Starts a definition for a tool called `name`.
+    pub fn builder(name: impl Into<Arc<str>>) -> ToolDefinitionBuilder {
+        ToolDefinitionBuilder {
+            name: name.into(),
+            description: None,
+            parameters: None,
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+            exclusive: false,
+            effect: None,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The tool's name, shared.
+    pub fn name_arc(&self) -> &Arc<str> {
+        &self.inner.name
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> Option<&str> {
+        self.inner.description.as_deref()
+    }
+
+    /// The JSON Schema of the arguments.
+    pub fn parameters(&self) -> Option<&Value> {
+        self.inner.parameters.as_ref()
+    }
+
+    /// The JSON Schema of the value the tool returns, when known.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.inner.output_schema.as_ref()
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.inner.annotations
+    }
+
+    /// When true, a turn that calls this tool runs its calls one at a time.
+    pub fn is_exclusive(&self) -> bool {
+        self.inner.exclusive
+    }
+
+    /// The effect policy: when set (and the dispatcher has an effect store), calls are claimed
+    /// before they run so that their side effect happens at most once.
+    pub fn effect(&self) -> Option<&EffectPolicy> {
+        self.inner.effect.as_ref()
+    }
+
+    /// The handler.
+    pub fn handler(&self) -> &Arc<dyn ToolHandler> {
+        &self.inner.handler
+    }
+
+    /// True when both values are the same definition (not merely equal fields).
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl fmt::Debug for ToolDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDefinition")
+            .field("name", &self.inner.name)
+            .field("description", &self.inner.description)
+            .field("parameters", &self.inner.parameters)
+            .field("annotations", &self.inner.annotations)
+            .field("exclusive", &self.inner.exclusive)
+            .field("effect", &self.inner.effect)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`ToolDefinition`]; finish with [`handler`](Self::handler), [`run`](Self::run) or
+/// [`run_sync`](Self::run_sync).
+#[derive(Debug)]
+#[must_use = "a builder does nothing until it is given a handler"]
+pub struct ToolDefinitionBuilder {
+    name: Arc<str>,
+    description: Option<String>,
+    parameters: Option<Value>,
+    output_schema: Option<Value>,
+    annotations: ToolAnnotations,
+    exclusive: bool,
+    effect: Option<EffectPolicy>,
+}
+
+impl ToolDefinitionBuilder {
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the JSON Schema of the arguments.
+    pub fn parameters(mut self, schema: Value) -> Self {
+        self.parameters = Some(schema);
+        self
+    }
+
+    /// Sets the JSON Schema of the output.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Sets the behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Marks the tool exclusive: a turn calling it runs sequentially.
+    pub fn exclusive(mut self, exclusive: bool) -> Self {
+        self.exclusive = exclusive;
+        self
+    }
+
+    /// Sets the effect policy.
+    pub fn effect(mut self, effect: EffectPolicy) -> Self {
+        self.effect = Some(effect);
+        self
+    }
+
+    /// Finishes with a handler.
+    pub fn handler(self, handler: impl ToolHandler) -> ToolDefinition {
+        self.handler_arc(Arc::new(handler))
+    }
+
+    /// Finishes with a shared handler.
+    pub fn handler_arc(self, handler: Arc<dyn ToolHandler>) -> ToolDefinition {
+        ToolDefinition {
+            inner: Arc::new(DefinitionInner {
+                name: self.name,
+                description: self.description,
+                parameters: self.parameters,
+                output_schema: self.output_schema,
+                annotations: self.annotations,
+                exclusive: self.exclusive,
+                effect: self.effect,
+                handler,
+            }),
+        }
+    }
+
+    /// Finishes with an async closure over the (owned) arguments.
+    pub fn run<F, Fut>(self, body: F) -> ToolDefinition
+    where
+        F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        self.handler(AsyncFnHandler(body))
+    }
+
+    /// Finishes with a synchronous closure. It runs when the body is awaited, never in
+    /// `prepare`, so the guards between the two steps still come first.
+    pub fn run_sync<F>(self, body: F) -> ToolDefinition
+    where
+        F: Fn(&Value, &ToolExecutionContext) -> Result<Value, ToolError> + Send + Sync + 'static,
+    {
+        self.handler(SyncFnHandler(Arc::new(body)))
+    }
+}
+
+struct AsyncFnHandler<F>(F);
+
+impl<F, Fut> ToolHandler for AsyncFnHandler<F>
+where
+    F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+{
+    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+        Ok(Box::pin((self.0)(arguments.clone(), ctx)))
+    }
+}
+
+struct SyncFnHandler<F>(Arc<F>);
+
+impl<F> ToolHandler for SyncFnHandler<F>
+where
+    F: Fn(&Value, &ToolExecutionContext) -> Result<Value, ToolError> + Send + Sync + 'static,
+{
+    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+        let body = Arc::clone(&self.0);
+        let arguments = arguments.clone();
+        Ok(Box::pin(async move { body(&arguments, &ctx) }))
+    }
+}

@@ -1,0 +1,503 @@
+//! [`DispatchBuilder`]: guards can only be added in the order they run.
+//!
+//! The builder's first type parameter is the pipeline stage reached so far. Each stage method is
+//! callable only while the builder has not passed that stage, so the code configuring a dispatcher
+//! reads in the order the dispatcher executes. Calling a method too late does not compile, and the
+//! compiler says why in a sentence (the stage bounds carry `#[diagnostic::on_unimplemented]` and
+//! sit in each method's `where` clause, where rustc shows those messages).
+//!
+//! The last three type parameters record whether trust, permission and a validator were each
+//! given a guard for certain (not merely an `Option` of one); [`build_secure`](DispatchBuilder::build_secure)
+//! requires all three.
+//!
+//! Observers (events, ledger, redactor, ownership, limits, clock) are not guards: they may be set
+//! at any point.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::clock::{Clock, SystemClock};
+use crate::dispatch::{Dispatcher, EventSink, OwnershipScope, Pipeline, RunLedger};
+use crate::effects::EffectStore;
+use crate::filter::{CompiledFilters, ToolFilter};
+use crate::guard::{
+    BeforeExecute, Given, Guardrail, IntoGuard, Join, Missing, PermissionPolicy, Presence,
+    ToolMiddleware, ToolValidator, TrustPolicy,
+};
+use crate::limits::Limits;
+use crate::redact::SecretRedactor;
+use crate::registry::ToolRegistry;
+
+/// The stages of the pipeline, as types. A builder at stage `X` has configured nothing after `X`.
+pub mod stage {
+    /// Nothing configured yet.
+    #[derive(Debug)]
+    pub enum Start {}
+    /// Middleware added (pipeline steps 1 and 13).
+    #[derive(Debug)]
+    pub enum Middleware {}
+    /// Guardrails added (steps 2 and 12).
+    #[derive(Debug)]
+    pub enum Guardrails {}
+    /// Filters added (step 4).
+    #[derive(Debug)]
+    pub enum Filter {}
+    /// Trust policy added (step 6).
+    #[derive(Debug)]
+    pub enum Trust {}
+    /// Permission policy added (step 6).
+    #[derive(Debug)]
+    pub enum Permission {}
+    /// Validator added (step 7).
+    #[derive(Debug)]
+    pub enum Validate {}
+    /// Before-execute policy added (step 8).
+    #[derive(Debug)]
+    pub enum BeforeExecute {}
+    /// Effect store set (step 9).
+    #[derive(Debug)]
+    pub enum Effects {}
+}
+
+macro_rules! stage_bound {
+    (
+        $(#[$doc:meta])*
+        $bound:ident, message = $message:literal, note = $note:literal,
+        allowed: [$($stage:ident),*]
+    ) => {
+        $(#[$doc])*
+        #[diagnostic::on_unimplemented(
+            message = $message,
+            label = "the builder is already past this stage",
+            note = $note
+        )]
+        pub trait $bound: sealed::Stage {}
+        $(impl $bound for stage::$stage {})*
+    };
+}
+
+stage_bound!(
+    /// Stages at which `.middleware()` may still be called.
+    MiddlewareAllowed,
+    message = "`.middleware()` must come before every guard, but this builder is already at stage `{Self}`",
+    note = "middleware rewrites the call before anything checks it (pipeline step 1): call `.middleware(…)` first",
+    allowed: [Start, Middleware]
+);
+stage_bound!(
+    /// Stages at which `.guardrails()` may still be called.
+    GuardrailsAllowed,
+    message = "`.guardrails()` must come right after middleware, but this builder is already at stage `{Self}`",
+    note = "input guardrails run before lookup and every other guard (pipeline step 2): call `.guardrails(…)` before `.filter()`, `.trust()`, `.permission()`, `.validate()`, `.before_execute()` and `.effects()`",
+    allowed: [Start, Middleware, Guardrails]
+);
+stage_bound!(
+    /// Stages at which `.filter()` may still be called.
+    FilterAllowed,
+    message = "`.filter()` must come before trust, permission, validation and execution checks, but this builder is already at stage `{Self}`",
+    note = "filters decide which tools exist for the call (pipeline step 4): call `.filter(…)` before `.trust()`, `.permission()`, `.validate()`, `.before_execute()` and `.effects()`",
+    allowed: [Start, Middleware, Guardrails, Filter]
+);
+stage_bound!(
+    /// Stages at which `.trust()` may still be called.
+    TrustAllowed,
+    message = "`.trust()` must come before permission, validation and execution checks, but this builder is already at stage `{Self}`",
+    note = "trust is checked before permission (pipeline step 6): call `.trust(…)` before `.permission()`, `.validate()`, `.before_execute()` and `.effects()`",
+    allowed: [Start, Middleware, Guardrails, Filter, Trust]
+);
+stage_bound!(
+    /// Stages at which `.permission()` may still be called.
+    PermissionAllowed,
+    message = "`.permission()` must come before validation and execution checks, but this builder is already at stage `{Self}`",
+    note = "permission is checked before validation (pipeline step 6): call `.permission(…)` before `.validate()`, `.before_execute()` and `.effects()`",
+    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission]
+);
+stage_bound!(
+    /// Stages at which `.validate()` may still be called.
+    ValidateAllowed,
+    message = "`.validate()` must come before the execution policy and the effect store, but this builder is already at stage `{Self}`",
+    note = "validators run before the last execution check (pipeline step 7): call `.validate(…)` before `.before_execute()` and `.effects()`",
+    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission, Validate]
+);
+stage_bound!(
+    /// Stages at which `.before_execute()` may still be called.
+    BeforeExecuteAllowed,
+    message = "`.before_execute()` must come before the effect store, but this builder is already at stage `{Self}`",
+    note = "the execution policy has the last word before the effect is claimed (pipeline step 8): call `.before_execute(…)` before `.effects()`",
+    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission, Validate, BeforeExecute]
+);
+stage_bound!(
+    /// Stages at which `.effects()` may still be called (once).
+    EffectsAllowed,
+    message = "`.effects()` can be called only once, as the last guard, but this builder is already at stage `{Self}`",
+    note = "a dispatcher claims effects in one store (pipeline step 9): pass a single store to `.effects(…)`",
+    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission, Validate, BeforeExecute]
+);
+
+/// Required by [`DispatchBuilder::build_secure`]: a trust policy was certainly given.
+#[diagnostic::on_unimplemented(
+    message = "`.build_secure()` needs a trust policy",
+    label = "no trust policy was given for certain",
+    note = "call `.trust(policy)` with a policy (an `Option` does not count), or use `.build()`"
+)]
+pub trait TrustGiven: Presence {}
+impl TrustGiven for Given {}
+
+/// Required by [`DispatchBuilder::build_secure`]: a permission policy was certainly given.
+#[diagnostic::on_unimplemented(
+    message = "`.build_secure()` needs a permission policy",
+    label = "no permission policy was given for certain",
+    note = "call `.permission(policy)` with a policy (an `Option` does not count), or use `.build()`"
+)]
+pub trait PermissionGiven: Presence {}
+impl PermissionGiven for Given {}
+
+/// Required by [`DispatchBuilder::build_secure`]: a validator was certainly given.
+#[diagnostic::on_unimplemented(
+    message = "`.build_secure()` needs a validator",
+    label = "no validator was given for certain",
+    note = "call `.validate(validator)` with a validator (an `Option` does not count), or use `.build()`"
+)]
+pub trait ValidatorGiven: Presence {}
+impl ValidatorGiven for Given {}
+
+mod sealed {
+    pub trait Stage {}
+    impl Stage for super::stage::Start {}
+    impl Stage for super::stage::Middleware {}
+    impl Stage for super::stage::Guardrails {}
+    impl Stage for super::stage::Filter {}
+    impl Stage for super::stage::Trust {}
+    impl Stage for super::stage::Permission {}
+    impl Stage for super::stage::Validate {}
+    impl Stage for super::stage::BeforeExecute {}
+    impl Stage for super::stage::Effects {}
+}
+
+/// `build_secure` found a registry tool without a parameter schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecureBuildError {
+    /// The tools without a schema.
+    pub tools: Vec<String>,
+}
+
+impl std::fmt::Display for SecureBuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "a secure dispatcher needs a parameter schema on every tool; missing on: {}",
+            self.tools.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for SecureBuildError {}
+
+/// Builds a [`Dispatcher`]; see the [module docs](self) for the ordering rule.
+///
+/// ```
+/// use prism_tools::{
+///     permission_fn, trust_fn, validator_fn, Dispatcher, InMemoryLedger, SecretRedactor,
+///     ToolFilter, ToolRegistry,
+/// };
+///
+/// let strict = true;
+/// let dispatcher = Dispatcher::builder(ToolRegistry::new())
+///     .filter(ToolFilter::deny(["shell"]))
+///     .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+///     .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+///     // A conditional guard still advances the stage.
+///     .validate(strict.then(|| validator_fn(|_tool, _args| Ok::<_, String>(()))))
+///     .ledger(InMemoryLedger::new())
+///     .redactor(SecretRedactor::new(["sk-123"]))
+///     .build();
+/// # let _ = dispatcher;
+/// ```
+///
+/// Adding a guard out of order does not compile:
+///
+/// ```compile_fail
+/// use prism_tools::{permission_fn, validator_fn, Dispatcher, ToolRegistry};
+///
+/// Dispatcher::builder(ToolRegistry::new())
+///     .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+///     .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(()))) // too late
+///     .build();
+/// ```
+#[must_use = "a builder does nothing until `.build()`"]
+pub struct DispatchBuilder<S = stage::Start, T = Missing, P = Missing, V = Missing> {
+    parts: Parts,
+    _stage: PhantomData<fn() -> (S, T, P, V)>,
+}
+
+struct Parts {
+    registry: ToolRegistry,
+    middleware: Vec<Arc<dyn ToolMiddleware>>,
+    guardrails: Vec<Arc<dyn Guardrail>>,
+    filters: CompiledFilters,
+    trust: Vec<Arc<dyn TrustPolicy>>,
+    permission: Vec<Arc<dyn PermissionPolicy>>,
+    validators: Vec<Arc<dyn ToolValidator>>,
+    before_execute: Vec<Arc<dyn BeforeExecute>>,
+    effects: Option<Arc<dyn EffectStore>>,
+    events: Vec<Arc<dyn EventSink>>,
+    ledger: Option<Arc<dyn RunLedger>>,
+    redactor: SecretRedactor,
+    ownership: Option<Arc<OwnershipScope>>,
+    clock: Arc<dyn Clock>,
+    limits: Limits,
+}
+
+impl DispatchBuilder {
+    pub(crate) fn new(registry: ToolRegistry) -> Self {
+        Self {
+            parts: Parts {
+                registry,
+                middleware: Vec::new(),
+                guardrails: Vec::new(),
+                filters: CompiledFilters::default(),
+                trust: Vec::new(),
+                permission: Vec::new(),
+                validators: Vec::new(),
+                before_execute: Vec::new(),
+                effects: None,
+                events: Vec::new(),
+                ledger: None,
+                redactor: SecretRedactor::default(),
+                ownership: None,
+                clock: Arc::new(SystemClock),
+                limits: Limits::default(),
+            },
+            _stage: PhantomData,
+        }
+    }
+}
+
+impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
+    fn to<S2, T2, P2, V2>(self) -> DispatchBuilder<S2, T2, P2, V2> {
+        DispatchBuilder {
+            parts: self.parts,
+            _stage: PhantomData,
+        }
+    }
+
+    /// Adds `tool_call`/`tool_result` middleware (steps 1 and 13). Repeatable: runs in the order
+    /// added.
+    pub fn middleware<G>(mut self, middleware: G) -> DispatchBuilder<stage::Middleware, T, P, V>
+    where
+        S: MiddlewareAllowed,
+        G: IntoGuard<dyn ToolMiddleware>,
+    {
+        self.parts.middleware.extend(middleware.into_guard());
+        self.to()
+    }
+
+    /// Adds a guardrail, for inputs (step 2) and outputs (step 12). Repeatable.
+    pub fn guardrails<G>(mut self, guardrail: G) -> DispatchBuilder<stage::Guardrails, T, P, V>
+    where
+        S: GuardrailsAllowed,
+        G: IntoGuard<dyn Guardrail>,
+    {
+        self.parts.guardrails.extend(guardrail.into_guard());
+        self.to()
+    }
+
+    /// Adds an allow/deny filter (step 4). Repeatable: a tool must pass every filter.
+    pub fn filter(
+        mut self,
+        filter: impl Into<Option<ToolFilter>>,
+    ) -> DispatchBuilder<stage::Filter, T, P, V>
+    where
+        S: FilterAllowed,
+    {
+        if let Some(filter) = filter.into() {
+            self.parts.filters.add(&filter);
+        }
+        self.to()
+    }
+
+    /// Adds a trust policy (step 6). Repeatable: every policy must agree.
+    pub fn trust<G>(
+        mut self,
+        trust: G,
+    ) -> DispatchBuilder<stage::Trust, <T as Join<G::Presence>>::Output, P, V>
+    where
+        S: TrustAllowed,
+        G: IntoGuard<dyn TrustPolicy>,
+        T: Join<G::Presence>,
+    {
+        self.parts.trust.extend(trust.into_guard());
+        self.to()
+    }
+
+    /// Adds a permission policy (step 6, after trust). Repeatable: every policy must agree.
+    pub fn permission<G>(
+        mut self,
+        permission: G,
+    ) -> DispatchBuilder<stage::Permission, T, <P as Join<G::Presence>>::Output, V>
+    where
+        S: PermissionAllowed,
+        G: IntoGuard<dyn PermissionPolicy>,
+        P: Join<G::Presence>,
+    {
+        self.parts.permission.extend(permission.into_guard());
+        self.to()
+    }
+
+    /// Adds a validator (step 7). Repeatable: every validator must agree. A run's own validator
+    /// (from its scope) runs after these, never instead of them.
+    pub fn validate<G>(
+        mut self,
+        validator: G,
+    ) -> DispatchBuilder<stage::Validate, T, P, <V as Join<G::Presence>>::Output>
+    where
+        S: ValidateAllowed,
+        G: IntoGuard<dyn ToolValidator>,
+        V: Join<G::Presence>,
+    {
+        self.parts.validators.extend(validator.into_guard());
+        self.to()
+    }
+
+    /// Adds an execution policy consulted immediately before the side effect (step 8).
+    /// Repeatable.
+    pub fn before_execute<G>(mut self, policy: G) -> DispatchBuilder<stage::BeforeExecute, T, P, V>
+    where
+        S: BeforeExecuteAllowed,
+        G: IntoGuard<dyn BeforeExecute>,
+    {
+        self.parts.before_execute.extend(policy.into_guard());
+        self.to()
+    }
+
+    /// Sets the effect store that claims calls of tools with an effect policy (step 9).
+    pub fn effects<G>(mut self, store: G) -> DispatchBuilder<stage::Effects, T, P, V>
+    where
+        S: EffectsAllowed,
+        G: IntoGuard<dyn EffectStore>,
+    {
+        self.parts.effects = store.into_guard();
+        self.to()
+    }
+
+    /// Adds an event sink. Repeatable.
+    pub fn events<G: IntoGuard<dyn EventSink>>(mut self, sink: G) -> Self {
+        self.parts.events.extend(sink.into_guard());
+        self
+    }
+
+    /// Sets the ledger that receives a row per lifecycle transition.
+    pub fn ledger<G: IntoGuard<dyn RunLedger>>(mut self, ledger: G) -> Self {
+        self.parts.ledger = ledger.into_guard();
+        self
+    }
+
+    /// Sets the redactor applied to results, errors, events and rows.
+    pub fn redactor(mut self, redactor: SecretRedactor) -> Self {
+        self.parts.redactor = redactor;
+        self
+    }
+
+    /// Sets the ownership scope copied into every ledger row.
+    pub fn ownership(mut self, ownership: OwnershipScope) -> Self {
+        self.parts.ownership = Some(Arc::new(ownership));
+        self
+    }
+
+    /// Sets the argument and output limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.parts.limits = limits;
+        self
+    }
+
+    /// Sets the clock used for timestamps and effect leases.
+    pub fn clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.parts.clock = Arc::new(clock);
+        self
+    }
+
+    /// Builds the dispatcher.
+    pub fn build(self) -> Dispatcher {
+        self.into_dispatcher(false)
+    }
+
+    /// Builds a dispatcher that refuses any tool without a parameter schema: at build time for the
+    /// tools registered now (the error names them), and at dispatch (`validation_failed`) for
+    /// tools registered later. Only compiles when trust, permission and a validator were each
+    /// certainly given.
+    pub fn build_secure(self) -> Result<SecureDispatcher, SecureBuildError>
+    where
+        T: TrustGiven,
+        P: PermissionGiven,
+        V: ValidatorGiven,
+    {
+        let missing: Vec<String> = self
+            .parts
+            .registry
+            .list()
+            .iter()
+            .filter(|tool| tool.parameters().is_none())
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        if !missing.is_empty() {
+            return Err(SecureBuildError { tools: missing });
+        }
+        Ok(SecureDispatcher(self.into_dispatcher(true)))
+    }
+
+    fn into_dispatcher(self, require_schema: bool) -> Dispatcher {
+        let parts = self.parts;
+        Dispatcher::from_pipeline(Pipeline {
+            registry: parts.registry,
+            middleware: parts.middleware,
+            guardrails: parts.guardrails,
+            filters: parts.filters,
+            trust: parts.trust,
+            permission: parts.permission,
+            validators: parts.validators,
+            before_execute: parts.before_execute,
+            effects: parts.effects,
+            effect_owner: effect_owner(),
+            events: parts.events,
+            ledger: parts.ledger,
+            redactor: parts.redactor,
+            ownership: parts.ownership,
+            clock: parts.clock,
+            limits: parts.limits,
+            require_schema,
+        })
+    }
+}
+
+/// A unique owner id for effect claims: process, start time and a counter.
+fn effect_owner() -> Arc<str> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let started = SystemClock.now_millis();
+    format!(
+        "{}-{started}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+    .into()
+}
+
+/// A [`Dispatcher`] whose type guarantees trust, permission and validation guards, and that refuses
+/// tools without a parameter schema. Made by [`DispatchBuilder::build_secure`].
+#[derive(Clone, Debug)]
+pub struct SecureDispatcher(Dispatcher);
+
+impl SecureDispatcher {
+    /// Runs one call; see [`Dispatcher::dispatch`].
+    pub async fn dispatch(
+        &self,
+        call: crate::ToolCall,
+        ctx: &crate::ToolExecutionContext,
+    ) -> Result<crate::ToolResult, crate::Tripwire> {
+        self.0.dispatch(call, ctx).await
+    }
+
+    /// The underlying dispatcher (still refusing schema-less tools).
+    pub fn as_dispatcher(&self) -> &Dispatcher {
+        &self.0
+    }
+}

@@ -1,0 +1,159 @@
+//! [`ToolEvent`]: what the dispatcher tells observers as a call moves through the pipeline.
+//!
+//! Events carry redacted data only. They serialise with the wire names hosts already know
+//! (`"type": "tool_execution_started"`, `toolCallId`, …).
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::call::{BlockReason, CallId, ErrorInfo, ToolResult};
+use crate::clock::Millis;
+
+/// One lifecycle event of one tool call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolEvent {
+    /// The session, when the context named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<Arc<str>>,
+    /// The run, when the context named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<Arc<str>>,
+    /// The call.
+    pub tool_call_id: CallId,
+    /// The tool (after middleware).
+    pub tool_name: Arc<str>,
+    /// When it happened.
+    pub at: Millis,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: ToolEventKind,
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum ToolEventKind {
+    /// A guard refused the call (or an output guardrail its result).
+    ToolExecutionBlocked {
+        /// Which guard.
+        reason: BlockReason,
+        /// The redacted error the model sees.
+        error: ErrorInfo,
+    },
+    /// The tool is about to run.
+    ToolExecutionStarted {
+        /// The redacted arguments.
+        arguments: Arc<Value>,
+    },
+    /// The tool reported progress.
+    ToolExecutionProgress {
+        /// The redacted progress value.
+        progress: Value,
+        /// Redacted extra detail.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<Value>,
+    },
+    /// The tool returned a value (after `tool_result` middleware).
+    ToolExecutionFinished {
+        /// The redacted result.
+        result: ToolResult,
+    },
+    /// The tool failed, panicked, was cancelled, or its effect could not be settled.
+    ToolExecutionError {
+        /// The redacted error.
+        error: ErrorInfo,
+    },
+}
+
+impl ToolEventKind {
+    /// The wire name, e.g. `"tool_execution_started"`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::ToolExecutionBlocked { .. } => "tool_execution_blocked",
+            Self::ToolExecutionStarted { .. } => "tool_execution_started",
+            Self::ToolExecutionProgress { .. } => "tool_execution_progress",
+            Self::ToolExecutionFinished { .. } => "tool_execution_finished",
+            Self::ToolExecutionError { .. } => "tool_execution_error",
+        }
+    }
+}
+
+/// Receives events. Called inline on the dispatching task, so keep it quick: hand slow work to a
+/// channel. A panicking sink is caught and logged; it cannot change a call's result.
+pub trait EventSink: Send + Sync + 'static {
+    /// One event.
+    fn emit(&self, event: &ToolEvent);
+}
+
+/// An event sink from a closure.
+///
+/// ```
+/// use prism_tools::event_fn;
+///
+/// let log = event_fn(|event| println!("{} {}", event.tool_call_id, event.kind.type_name()));
+/// # let _ = log;
+/// ```
+pub fn event_fn<F>(sink: F) -> impl EventSink
+where
+    F: Fn(&ToolEvent) + Send + Sync + 'static,
+{
+    EventFn(sink)
+}
+
+struct EventFn<F>(F);
+
+impl<F: Fn(&ToolEvent) + Send + Sync + 'static> EventSink for EventFn<F> {
+    fn emit(&self, event: &ToolEvent) {
+        (self.0)(event);
+    }
+}
+
+/// Keeps every event in memory; for tests, examples and short-lived tools.
+#[derive(Clone, Default)]
+pub struct CollectingSink(Arc<Mutex<Vec<ToolEvent>>>);
+
+impl CollectingSink {
+    /// An empty sink.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> Vec<ToolEvent> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
+    /// Takes the events so far, leaving the sink empty.
+    pub fn take(&self) -> Vec<ToolEvent> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poison| poison.into_inner()))
+    }
+}
+
+impl EventSink for CollectingSink {
+    fn emit(&self, event: &ToolEvent) {
+        self.0
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .push(event.clone());
+    }
+}
+
+impl fmt::Debug for CollectingSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CollectingSink")
+            .field(&self.events().len())
+            .finish()
+    }
+}

@@ -1,0 +1,221 @@
+//! [`ToolCallRecord`] and [`RunLedger`]: an audit trail of every call's lifecycle.
+//!
+//! The dispatcher appends one row per transition: `started` (with the arguments), `started` again
+//! for each progress snapshot, then exactly one terminal row (`finished`, `error` or `blocked`).
+//! Every row is redacted before the ledger sees it. Rows of one call are appended in order.
+//!
+//! [`RunLedger::append`] is synchronous and must not block: a durable ledger queues the row and
+//! commits in batches on its own thread, reporting failures from [`RunLedger::flush`].
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::call::{BlockReason, CallId, ToolResult};
+use crate::clock::Millis;
+use crate::redact::SecretRedactor;
+
+/// Who owns a run, copied into every row so multi-tenant ledgers can be queried and purged by
+/// owner.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnershipScope {
+    /// The tenant or organisation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_id: Option<String>,
+    /// The user on whose behalf the run acts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+}
+
+/// The lifecycle status a row records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordStatus {
+    /// The tool started (also used for progress snapshots: the call is still in flight).
+    Started,
+    /// The tool returned a value.
+    Finished,
+    /// The tool failed.
+    Error,
+    /// A guard refused the call.
+    Blocked,
+}
+
+impl RecordStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Started => "started",
+            Self::Finished => "finished",
+            Self::Error => "error",
+            Self::Blocked => "blocked",
+        }
+    }
+}
+
+/// One ledger row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    /// The session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<Arc<str>>,
+    /// The run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<Arc<str>>,
+    /// The call.
+    pub tool_call_id: CallId,
+    /// The tool.
+    pub tool_name: Arc<str>,
+    /// The transition.
+    pub status: RecordStatus,
+    /// When the tool started (`started` rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Millis>,
+    /// The arguments (`started` rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Arc<Value>>,
+    /// A progress value (progress snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Value>,
+    /// Progress detail (progress snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_metadata: Option<Value>,
+    /// When the progress was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_at: Option<Millis>,
+    /// When the call ended (terminal rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Millis>,
+    /// The result (terminal rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ToolResult>,
+    /// Which guard refused (`blocked` rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<BlockReason>,
+    /// Who owns the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership: Option<Arc<OwnershipScope>>,
+}
+
+impl ToolCallRecord {
+    /// A row with only the identifying fields set.
+    pub fn new(tool_call_id: CallId, tool_name: Arc<str>, status: RecordStatus) -> Self {
+        Self {
+            session_id: None,
+            run_id: None,
+            tool_call_id,
+            tool_name,
+            status,
+            started_at: None,
+            arguments: None,
+            progress: None,
+            progress_metadata: None,
+            progress_at: None,
+            finished_at: None,
+            result: None,
+            reason: None,
+            ownership: None,
+        }
+    }
+
+    /// This row with every secret replaced in its arguments, progress and result.
+    pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
+        if redactor.is_empty() {
+            return self;
+        }
+        if let Some(arguments) = &self.arguments
+            && let std::borrow::Cow::Owned(clean) = redactor.redact_value(arguments)
+        {
+            self.arguments = Some(Arc::new(clean));
+        }
+        for value in [&mut self.progress, &mut self.progress_metadata]
+            .into_iter()
+            .flatten()
+        {
+            if let std::borrow::Cow::Owned(clean) = redactor.redact_value(value) {
+                *value = clean;
+            }
+        }
+        if let Some(result) = &mut self.result {
+            crate::dispatch::redact_result(result, redactor);
+        }
+        self
+    }
+}
+
+/// A ledger failure, reported by [`RunLedger::flush`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerError(pub String);
+
+impl fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ledger failure: {}", self.0)
+    }
+}
+
+impl std::error::Error for LedgerError {}
+
+/// Receives ledger rows.
+pub trait RunLedger: Send + Sync + 'static {
+    /// Takes one row. Must not block; a durable ledger queues it.
+    fn append(&self, record: ToolCallRecord);
+
+    /// Waits until every appended row is stored, reporting the first failure since the last flush.
+    fn flush(&self) -> Result<(), LedgerError> {
+        Ok(())
+    }
+}
+
+/// A ledger in memory; for tests and examples.
+///
+/// ```
+/// use prism_tools::{InMemoryLedger, RunLedger};
+///
+/// let ledger = InMemoryLedger::new();
+/// assert!(ledger.records().is_empty());
+/// ```
+#[derive(Clone, Default)]
+pub struct InMemoryLedger(Arc<Mutex<Vec<ToolCallRecord>>>);
+
+impl InMemoryLedger {
+    /// An empty ledger.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every row, in append order.
+    pub fn records(&self) -> Vec<ToolCallRecord> {
+        self.lock().clone()
+    }
+
+    /// The rows of one call, in order.
+    pub fn records_for_call(&self, id: &str) -> Vec<ToolCallRecord> {
+        self.lock()
+            .iter()
+            .filter(|record| record.tool_call_id.as_str() == id)
+            .cloned()
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ToolCallRecord>> {
+        self.0.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+impl RunLedger for InMemoryLedger {
+    fn append(&self, record: ToolCallRecord) {
+        self.lock().push(record);
+    }
+}
+
+impl fmt::Debug for InMemoryLedger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("InMemoryLedger")
+            .field(&self.lock().len())
+            .finish()
+    }
+}

@@ -1,0 +1,621 @@
+//! The dispatcher: one tool call through a fixed pipeline of guards, the tool, and the observers.
+//!
+//! [`Dispatcher::dispatch`] below is the whole pipeline, written as one function that reads top to
+//! bottom in execution order. Every path out of it produces exactly one [`ToolResult`] for the
+//! call id, and every refusal happens before the tool's body is awaited.
+
+mod builder;
+mod events;
+mod ledger;
+mod observe;
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
+use crate::clock::Clock;
+use crate::context::{ProgressSender, ProgressUpdate, ToolExecutionContext};
+use crate::definition::ToolDefinition;
+use crate::effects::{Claim, ClaimRequest, EffectKey, EffectStore, RecordedOutcome};
+use crate::error::{Refusal, ToolError};
+use crate::filter::CompiledFilters;
+use crate::guard::{
+    BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, PermissionPolicy, ResultRewrite,
+    ToolMiddleware, ToolValidator, TrustPolicy,
+};
+use crate::limits::{Exceeded, Limits, check_value};
+use crate::panic::{drop_guarded, guarded, payload_message};
+use crate::redact::SecretRedactor;
+use crate::registry::ToolRegistry;
+
+pub use builder::{
+    BeforeExecuteAllowed, DispatchBuilder, EffectsAllowed, FilterAllowed, GuardrailsAllowed,
+    MiddlewareAllowed, PermissionAllowed, PermissionGiven, SecureBuildError, SecureDispatcher,
+    TrustAllowed, TrustGiven, ValidateAllowed, ValidatorGiven, stage,
+};
+pub use events::{CollectingSink, EventSink, ToolEvent, ToolEventKind, event_fn};
+pub use ledger::{
+    InMemoryLedger, LedgerError, OwnershipScope, RecordStatus, RunLedger, ToolCallRecord,
+};
+
+use observe::Observe;
+
+/// How many progress updates may wait between the tool and the observers before new ones are
+/// dropped. Progress is advisory; a tool is never slowed down by a slow observer.
+const PROGRESS_CAPACITY: usize = 64;
+
+/// Bound on guardrail and panic messages, after redaction.
+const MESSAGE_LIMIT: usize = 200;
+
+/// The run must stop: a guardrail tripped. Carries the blocked result still owed to the call, so
+/// the run can persist it before failing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tripwire {
+    result: ToolResult,
+}
+
+impl Tripwire {
+    /// The blocked result owed to the call.
+    pub fn result(&self) -> &ToolResult {
+        &self.result
+    }
+
+    /// Takes the blocked result.
+    pub fn into_result(self) -> ToolResult {
+        self.result
+    }
+}
+
+impl fmt::Display for Tripwire {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.result.error_info() {
+            Some(error) => write!(
+                f,
+                "guardrail tripwire on call {}: {}",
+                self.result.tool_call_id, error.message
+            ),
+            None => write!(f, "guardrail tripwire on call {}", self.result.tool_call_id),
+        }
+    }
+}
+
+impl std::error::Error for Tripwire {}
+
+/// Everything the builder configured; shared by every clone of a [`Dispatcher`].
+pub(crate) struct Pipeline {
+    pub(crate) registry: ToolRegistry,
+    pub(crate) middleware: Vec<Arc<dyn ToolMiddleware>>,
+    pub(crate) guardrails: Vec<Arc<dyn Guardrail>>,
+    pub(crate) filters: CompiledFilters,
+    pub(crate) trust: Vec<Arc<dyn TrustPolicy>>,
+    pub(crate) permission: Vec<Arc<dyn PermissionPolicy>>,
+    pub(crate) validators: Vec<Arc<dyn ToolValidator>>,
+    pub(crate) before_execute: Vec<Arc<dyn BeforeExecute>>,
+    pub(crate) effects: Option<Arc<dyn EffectStore>>,
+    pub(crate) effect_owner: Arc<str>,
+    pub(crate) events: Vec<Arc<dyn EventSink>>,
+    pub(crate) ledger: Option<Arc<dyn RunLedger>>,
+    pub(crate) redactor: SecretRedactor,
+    pub(crate) ownership: Option<Arc<OwnershipScope>>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) limits: Limits,
+    pub(crate) require_schema: bool,
+}
+
+/// Runs tool calls through the pipeline. Cheap to clone, `Send + Sync`, dispatches through `&self`.
+///
+/// ```
+/// use prism_tools::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+/// use serde_json::{json, Value};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let registry = ToolRegistry::from_iter([ToolDefinition::builder("echo")
+///     .run_sync(|args: &Value, _| Ok(args.clone()))]);
+/// let dispatcher = Dispatcher::builder(registry).build();
+///
+/// let call = ToolCall::new("call_1", "echo", json!({"text": "hi"}));
+/// let result = dispatcher.dispatch(call, &ToolExecutionContext::new()).await.unwrap();
+/// assert_eq!(result.as_value(), Some(&json!({"text": "hi"})));
+///
+/// let result = dispatcher
+///     .dispatch(ToolCall::new("call_2", "nope", json!({})), &ToolExecutionContext::new())
+///     .await
+///     .unwrap();
+/// assert_eq!(result.error_info().unwrap().message, "Unknown tool: nope");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Dispatcher {
+    pipeline: Arc<Pipeline>,
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &*self.pipeline;
+        f.debug_struct("Dispatcher")
+            .field("tools", &p.registry.len())
+            .field("middleware", &p.middleware.len())
+            .field("guardrails", &p.guardrails.len())
+            .field("trust", &p.trust.len())
+            .field("permission", &p.permission.len())
+            .field("validators", &p.validators.len())
+            .field("before_execute", &p.before_execute.len())
+            .field("effects", &p.effects.is_some())
+            .field("events", &p.events.len())
+            .field("ledger", &p.ledger.is_some())
+            .field("redactor", &p.redactor)
+            .field("limits", &p.limits)
+            .field("require_schema", &p.require_schema)
+            .finish()
+    }
+}
+
+impl Dispatcher {
+    /// Starts a builder over `registry`.
+    pub fn builder(registry: ToolRegistry) -> DispatchBuilder {
+        DispatchBuilder::new(registry)
+    }
+
+    pub(crate) fn from_pipeline(pipeline: Pipeline) -> Self {
+        Self {
+            pipeline: Arc::new(pipeline),
+        }
+    }
+
+    /// The registry this dispatcher looks tools up in.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.pipeline.registry
+    }
+
+    /// The redactor applied to everything the dispatcher emits.
+    pub fn redactor(&self) -> &SecretRedactor {
+        &self.pipeline.redactor
+    }
+
+    /// Runs one call. Always yields exactly one result for `call.id`: `Ok` for values, blocked
+    /// calls and tool errors alike; `Err(Tripwire)` only when a guardrail trips, carrying the
+    /// blocked result still owed.
+    ///
+    /// Dropping the returned future while the tool runs drops the tool's body too: its `started`
+    /// row then has no terminal row, and an effect claimed for it reads `unknown` once its lease
+    /// expires. Use the context's cancellation token to stop a call cleanly instead.
+    pub async fn dispatch(
+        &self,
+        call: ToolCall,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolResult, Tripwire> {
+        let p = &*self.pipeline;
+        let ToolCall {
+            id,
+            mut name,
+            mut arguments,
+            arguments_error,
+        } = call;
+        let observe = Observe::new(p, &id, ctx);
+
+        // 1. tool_call middleware: may rewrite name and arguments, never the id.
+        for middleware in &p.middleware {
+            let mut rewrite = CallRewrite {
+                id: &id,
+                name: &mut name,
+                arguments: &mut arguments,
+            };
+            if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
+                return Ok(observe.error(
+                    name.as_str().into(),
+                    panicked("tool_call middleware", &panic, p),
+                ));
+            }
+        }
+
+        // 2. Input guardrails, on what middleware produced.
+        for guardrail in &p.guardrails {
+            match guarded(|| guardrail.check_input(&name, &arguments)) {
+                Ok(GuardrailDecision::Pass) => {}
+                Ok(GuardrailDecision::Block(hit)) => {
+                    return Ok(observe.blocked(
+                        name.as_str().into(),
+                        BlockReason::GuardrailBlocked,
+                        hit.message(false).into(),
+                    ));
+                }
+                Ok(GuardrailDecision::Tripwire(hit)) => {
+                    let result = observe.blocked(
+                        name.as_str().into(),
+                        BlockReason::GuardrailBlocked,
+                        hit.message(false).into(),
+                    );
+                    return Err(Tripwire { result });
+                }
+                Err(panic) => {
+                    let refusal =
+                        format!("Tool call blocked: an input guardrail panicked ({panic})");
+                    return Ok(observe.blocked(
+                        name.as_str().into(),
+                        BlockReason::GuardrailBlocked,
+                        refusal.into(),
+                    ));
+                }
+            }
+        }
+
+        // 3. Lookup: only registered tools exist.
+        let Some(tool) = p.registry.lookup(&name) else {
+            let message = format!("Unknown tool: {name}");
+            return Ok(observe.blocked(name.into(), BlockReason::UnknownTool, message.into()));
+        };
+        let name = Arc::clone(tool.name_arc());
+
+        // 4. Filters, then the run's scope (grant and this turn's visible set).
+        if !p.filters.allows(&name) {
+            let message = format!("Tool denied: {name} is not allowed here");
+            return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
+        }
+        if let Some(scope) = ctx.scope()
+            && !scope.allows(&name)
+        {
+            let message = format!("Tool denied: {name} is not granted to this run or turn");
+            return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
+        }
+
+        // 5. Arguments must be a JSON object within the limits.
+        if let Some(parse_error) = arguments_error {
+            let refusal = Refusal {
+                code: Some(ErrorCode::InvalidJsonArguments),
+                message: format!("The arguments for tool {name} are not valid JSON: {parse_error}"),
+            };
+            return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+        }
+        if !arguments.is_object() {
+            let message = format!(
+                "The arguments for tool {name} must be a JSON object, not {}",
+                json_kind(&arguments)
+            );
+            return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
+        }
+        if let Err(exceeded) = check_value(
+            &arguments,
+            p.limits.max_argument_bytes,
+            p.limits.max_argument_depth,
+        ) {
+            let message = match exceeded {
+                Exceeded::Bytes => format!(
+                    "The arguments for tool {name} exceed {} bytes",
+                    p.limits.max_argument_bytes
+                ),
+                Exceeded::Depth => format!(
+                    "The arguments for tool {name} nest deeper than {} levels",
+                    p.limits.max_argument_depth
+                ),
+            };
+            return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
+        }
+
+        // 6. Trust, then permission.
+        for trust in &p.trust {
+            if let Err(refusal) = run_guard("trust policy", || trust.check(&tool, ctx)) {
+                return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+            }
+        }
+        for permission in &p.permission {
+            if let Err(refusal) = run_guard("permission policy", || {
+                permission.check(&tool, &arguments, ctx)
+            }) {
+                return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+            }
+        }
+
+        // 7. Validators (the dispatcher's, then the run's), then the handler decodes the arguments.
+        if p.require_schema && tool.parameters().is_none() {
+            let message = format!(
+                "Tool {name} has no parameter schema; this dispatcher only runs tools that declare one"
+            );
+            return Ok(observe.blocked(name, BlockReason::ValidationFailed, message.into()));
+        }
+        let run_validator = ctx.scope().and_then(|scope| scope.validator());
+        for validator in p.validators.iter().chain(run_validator) {
+            if let Err(refusal) = run_guard("validator", || validator.validate(&tool, &arguments)) {
+                return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
+            }
+        }
+        let (progress_tx, progress_rx) = if observe.is_watching() {
+            let (tx, rx) = mpsc::channel(PROGRESS_CAPACITY);
+            (Some(ProgressSender(tx)), Some(rx))
+        } else {
+            (None, None)
+        };
+        let call_ctx = ctx.for_call(id.clone(), progress_tx);
+        let body = match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
+            Ok(Ok(body)) => body,
+            Ok(Err(refusal)) => {
+                return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+            }
+            Err(panic) => return Ok(observe.error(name, panicked("argument decoding", &panic, p))),
+        };
+
+        // 8. The execution policy's last word before the side effect.
+        for policy in &p.before_execute {
+            if let Err(refusal) =
+                run_guard("execution policy", || policy.check(&tool, &arguments, ctx))
+            {
+                drop_guarded(body);
+                return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
+            }
+        }
+        if ctx.is_cancelled() {
+            drop_guarded(body);
+            return Ok(observe.error(name, ToolError::cancelled().into_info()));
+        }
+
+        // 9. Effect claim: at most once, or say unknown.
+        let effect = match claim_effect(p, &tool, &arguments).await {
+            EffectGate::Run(effect) => effect,
+            EffectGate::Replay(outcome) => {
+                drop_guarded(body);
+                return Ok(observe.replayed(name, outcome));
+            }
+            EffectGate::Refuse(error) => {
+                drop_guarded(body);
+                return Ok(observe.error(name, error));
+            }
+        };
+
+        // 10. Started.
+        observe.started(&name, arguments);
+
+        // 11. Execute, relaying progress and watching the cancellation token.
+        let executed = execute(body, ctx, progress_rx, &observe, &name).await;
+        let value = match executed {
+            Executed::Returned(Ok(value)) => value,
+            Executed::Returned(Err(error)) => {
+                let result = observe.error(name, error.into_info());
+                record_effect(p, effect, &result).await;
+                return Ok(result);
+            }
+            Executed::Panicked(panic) => {
+                return Ok(
+                    observe.error(name, panicked(&format!("tool {}", tool.name()), &panic, p))
+                );
+            }
+            Executed::Cancelled => {
+                return Ok(observe.error(name, ToolError::cancelled().into_info()));
+            }
+        };
+        if check_value(&value, p.limits.max_output_bytes, usize::MAX).is_err() {
+            let error = ErrorInfo::new(
+                ErrorCode::OutputTooLarge,
+                format!(
+                    "The output of tool {name} exceeds {} bytes",
+                    p.limits.max_output_bytes
+                ),
+            );
+            drop_guarded(value);
+            let result = observe.error(name, error);
+            record_effect(p, effect, &result).await;
+            return Ok(result);
+        }
+
+        // 12. Output guardrails, on the raw value.
+        for guardrail in &p.guardrails {
+            let blocked = match guarded(|| guardrail.check_output(&name, &value)) {
+                Ok(GuardrailDecision::Pass) => continue,
+                Ok(GuardrailDecision::Block(hit)) => (hit.message(true), false),
+                Ok(GuardrailDecision::Tripwire(hit)) => (hit.message(true), true),
+                Err(panic) => (
+                    format!("Tool result blocked: an output guardrail panicked ({panic})"),
+                    false,
+                ),
+            };
+            drop_guarded(value);
+            let result = observe.blocked(
+                Arc::clone(&name),
+                BlockReason::GuardrailBlocked,
+                blocked.0.into(),
+            );
+            record_effect(p, effect, &result).await;
+            return if blocked.1 {
+                Err(Tripwire { result })
+            } else {
+                Ok(result)
+            };
+        }
+
+        // 13. tool_result middleware, on successful results only.
+        let mut value = value;
+        for middleware in &p.middleware {
+            let mut rewrite = ResultRewrite {
+                id: &id,
+                name: &name,
+                value: &mut value,
+            };
+            if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
+                let result = observe.error(name, panicked("tool_result middleware", &panic, p));
+                record_effect(p, effect, &result).await;
+                return Ok(result);
+            }
+        }
+
+        // 14. Finished.
+        let result = observe.finished(name, value);
+        record_effect(p, effect, &result).await;
+        Ok(result)
+    }
+}
+
+/// What the effect gate decided.
+enum EffectGate {
+    /// Run the tool; `Some` when a claim was taken and its outcome must be recorded.
+    Run(Option<EffectKey>),
+    /// The effect already happened: answer with its recorded outcome.
+    Replay(RecordedOutcome),
+    /// Do not run the tool.
+    Refuse(ErrorInfo),
+}
+
+async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) -> EffectGate {
+    let (Some(store), Some(policy)) = (&p.effects, tool.effect()) else {
+        return EffectGate::Run(None);
+    };
+    let key = EffectKey::new(tool.name(), policy, arguments);
+    let request = ClaimRequest {
+        key: &key,
+        owner: &p.effect_owner,
+        now: p.clock.now_millis(),
+        lease: policy.lease,
+    };
+    let claim = match std::panic::AssertUnwindSafe(store.claim(request))
+        .catch_unwind()
+        .await
+    {
+        Ok(claim) => claim,
+        Err(payload) => Err(crate::effects::EffectStoreError::Backend(format!(
+            "the effect store panicked: {}",
+            payload_message(payload)
+        ))),
+    };
+    match claim {
+        Ok(Claim::Acquired) => EffectGate::Run(Some(key)),
+        Ok(Claim::Recorded(outcome)) => EffectGate::Replay(outcome),
+        Ok(Claim::InFlight { .. }) => EffectGate::Refuse(ErrorInfo::new(
+            ErrorCode::EffectInFlight,
+            format!(
+                "Tool {} is already running with these arguments",
+                tool.name()
+            ),
+        )),
+        Ok(Claim::Unknown { .. }) => EffectGate::Refuse(ErrorInfo::new(
+            ErrorCode::EffectOutcomeUnknown,
+            format!(
+                "An earlier call of tool {} with these arguments never recorded its outcome; it is not run again until the host resolves it",
+                tool.name()
+            ),
+        )),
+        Err(error) => EffectGate::Refuse(ErrorInfo::new(
+            ErrorCode::EffectStoreError,
+            format!("Tool {} was not run: {error}", tool.name()),
+        )),
+    }
+}
+
+/// Records what the model was told, so a replay tells it the same. Panics and cancellations are
+/// never recorded: whether their effect happened is unknown.
+async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult) {
+    let (Some(key), Some(store)) = (key, &p.effects) else {
+        return;
+    };
+    let outcome = match &result.outcome {
+        ToolOutcome::Value(value) => RecordedOutcome::Value(value.clone()),
+        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
+            RecordedOutcome::Error(error.clone())
+        }
+    };
+    let completed = std::panic::AssertUnwindSafe(store.complete(&key, &p.effect_owner, outcome))
+        .catch_unwind()
+        .await;
+    match completed {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => {
+            tracing::error!(target: "prism_tools", key = %key, %error, "could not record an effect outcome")
+        }
+        Err(_) => {
+            tracing::error!(target: "prism_tools", key = %key, "the effect store panicked while recording an outcome")
+        }
+    }
+}
+
+enum Executed {
+    Returned(Result<Value, ToolError>),
+    Panicked(String),
+    Cancelled,
+}
+
+async fn execute(
+    body: crate::definition::ToolFuture,
+    ctx: &ToolExecutionContext,
+    progress: Option<mpsc::Receiver<ProgressUpdate>>,
+    observe: &Observe<'_>,
+    name: &Arc<str>,
+) -> Executed {
+    let mut body = std::panic::AssertUnwindSafe(body).catch_unwind();
+    let cancellation = ctx.cancellation();
+    let finished = match progress {
+        None => tokio::select! {
+            biased;
+            finished = &mut body => Some(finished),
+            () = cancellation.cancelled() => None,
+        },
+        Some(mut progress) => {
+            let finished = loop {
+                tokio::select! {
+                    biased;
+                    finished = &mut body => break Some(finished),
+                    Some(update) = progress.recv() => observe.progress(name, update),
+                    () = cancellation.cancelled() => break None,
+                }
+            };
+            // Updates sent before the tool returned are still reported; closing the channel makes
+            // later sends (from tasks the tool spawned) fail instead of arriving after the end.
+            progress.close();
+            while let Ok(update) = progress.try_recv() {
+                observe.progress(name, update);
+            }
+            finished
+        }
+    };
+    match finished {
+        Some(Ok(returned)) => Executed::Returned(returned),
+        Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
+        None => {
+            drop_guarded(body);
+            Executed::Cancelled
+        }
+    }
+}
+
+/// Runs a guard callback; a panic refuses the call (fail closed).
+fn run_guard(kind: &str, check: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
+    match guarded(check) {
+        Ok(verdict) => verdict,
+        Err(panic) => Err(Refusal::new(format!(
+            "The call was refused because the {kind} panicked: {panic}"
+        ))),
+    }
+}
+
+fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
+    let mut message = p
+        .redactor
+        .redact_str(&format!("{what} panicked: {panic}"))
+        .into_owned();
+    crate::redact::truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
+    ErrorInfo::new(ErrorCode::ToolPanicked, message)
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Redacts a result's value and error message in place.
+pub(crate) fn redact_result(result: &mut ToolResult, redactor: &SecretRedactor) {
+    match &mut result.outcome {
+        ToolOutcome::Value(value) => {
+            if let std::borrow::Cow::Owned(clean) = redactor.redact_value(value) {
+                *value = clean;
+            }
+        }
+        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
+            redactor.redact_string(&mut error.message)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::effects::{
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectState, EffectStore, EffectStoreError,
+    RecordedOutcome, Resolution,
+};
+
+/// An [`EffectStore`] in memory: for tests and single-process hosts that accept losing claims on
+/// restart.
+#[derive(Debug, Default)]
+pub struct InMemoryEffectStore {
+    entries: Mutex<HashMap<EffectKey, EffectState>>,
+}
+
+impl InMemoryEffectStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<EffectKey, EffectState>> {
+        // A poisoned lock only means another thread panicked between two statements that never
+        // leave the map half-written; the data is still consistent.
+        self.entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+impl EffectStore for InMemoryEffectStore {
+    fn claim<'a>(
+        &'a self,
+        request: ClaimRequest<'a>,
+    ) -> BoxFuture<'a, Result<Claim, EffectStoreError>> {
+        let mut entries = self.lock();
+        let claim = match entries.get(request.key) {
+            Some(EffectState::Recorded(outcome)) => Claim::Recorded(outcome.clone()),
+            Some(EffectState::Claimed {
+                owner,
+                lease_expires_at,
+                ..
+            }) => {
+                if request.now < *lease_expires_at {
+                    Claim::InFlight {
+                        owner: owner.clone(),
+                        lease_expires_at: *lease_expires_at,
+                    }
+                } else {
+                    Claim::Unknown {
+                        owner: owner.clone(),
+                    }
+                }
+            }
+            None => {
+                entries.insert(
+                    request.key.clone(),
+                    EffectState::Claimed {
+                        owner: request.owner.to_owned(),
+                        claimed_at: request.now,
+                        lease_expires_at: request
+                            .now
+                            .saturating_add(request.lease.as_millis() as u64),
+                    },
+                );
+                Claim::Acquired
+            }
+        };
+        Box::pin(std::future::ready(Ok(claim)))
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        owner: &'a str,
+        outcome: RecordedOutcome,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        let mut entries = self.lock();
+        let result = match entries.get(key) {
+            Some(EffectState::Claimed { owner: holder, .. }) if holder == owner => {
+                entries.insert(key.clone(), EffectState::Recorded(outcome));
+                Ok(())
+            }
+            Some(_) => Err(EffectStoreError::NotOwner),
+            None => Err(EffectStoreError::NotFound),
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        let mut entries = self.lock();
+        let result = if entries.contains_key(key) {
+            match resolution {
+                Resolution::Record(outcome) => {
+                    entries.insert(key.clone(), EffectState::Recorded(outcome));
+                }
+                Resolution::Release => {
+                    entries.remove(key);
+                }
+            }
+            Ok(())
+        } else {
+            Err(EffectStoreError::NotFound)
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn state<'a>(
+        &'a self,
+        key: &'a EffectKey,
+    ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>> {
+        let state = self.lock().get(key).cloned();
+        Box::pin(std::future::ready(Ok(state)))
+    }
+}

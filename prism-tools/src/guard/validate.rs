@@ -1,0 +1,47 @@
+//! Validators: do these arguments make sense for this tool?
+//!
+//! The dispatcher's own validators always run (they are the host's floor); a run's validator,
+//! carried by the [`ToolScope`](crate::ToolScope), runs after them. A refusal is a blocked
+//! `validation_failed` result whose message is redacted like every other.
+
+use serde_json::Value;
+
+use crate::definition::ToolDefinition;
+use crate::error::Refusal;
+
+/// Checks a call's arguments before the tool runs.
+pub trait ToolValidator: Send + Sync + 'static {
+    /// `Ok(())` to let the call go on.
+    fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal>;
+}
+
+/// A validator from a closure.
+///
+/// ```
+/// use prism_tools::validator_fn;
+///
+/// let short_queries = validator_fn(|_tool, args| match args.get("query").and_then(|q| q.as_str()) {
+///     Some(query) if query.len() > 1000 => Err("query too long"),
+///     _ => Ok(()),
+/// });
+/// # let _ = short_queries;
+/// ```
+pub fn validator_fn<F, E>(validate: F) -> impl ToolValidator
+where
+    F: Fn(&ToolDefinition, &Value) -> Result<(), E> + Send + Sync + 'static,
+    E: Into<Refusal>,
+{
+    ValidatorFn(validate)
+}
+
+struct ValidatorFn<F>(F);
+
+impl<F, E> ToolValidator for ValidatorFn<F>
+where
+    F: Fn(&ToolDefinition, &Value) -> Result<(), E> + Send + Sync + 'static,
+    E: Into<Refusal>,
+{
+    fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal> {
+        (self.0)(tool, arguments).map_err(Into::into)
+    }
+}

@@ -1,0 +1,178 @@
+//! # Prism tools: typed Rust functions as language-model tools
+//!
+//! A host (an agent runtime, an MCP server, a CLI) registers tools, and every tool call a model
+//! makes goes through one fixed pipeline before, around and after the tool runs. The pipeline
+//! never executes a tool the host did not register and allow, every call id gets exactly one
+//! result whatever happens (bad JSON, unknown names, panics, cancellation), and no known secret
+//! leaves it in a result, an event, a ledger row or an error message.
+//!
+//! ## The pipeline
+//!
+//! [`Dispatcher::dispatch`] runs these steps, in this order, in one function:
+//!
+//! ```text
+//!  1  tool_call middleware        may rewrite name or arguments, never the call id
+//!  2  input guardrails            block -> blocked result; tripwire -> Err(Tripwire)
+//!  3  lookup                      unknown_tool          "Unknown tool: <name>"
+//!  4  filters, then run scope     tool_denied
+//!  5  arguments                   invalid_arguments     (object, size, depth; bad JSON text:
+//!                                                        code invalid_json_arguments)
+//!  6  trust, then permission      permission_denied
+//!  7  validators, then decoding   validation_failed / invalid_arguments (field path named)
+//!  8  before_execute              execution_denied
+//!  9  effect claim                replay a recorded outcome; refuse in-flight or unknown
+//! 10  started                     event + ledger row (arguments redacted)
+//! 11  execute                     progress events/rows; panic -> tool_panicked;
+//!                                 cancellation -> cancelled; Err -> tool_error
+//! 12  output guardrails           on the raw value, before redaction and observers
+//! 13  tool_result middleware      successful results only
+//! 14  finished                    event + ledger row (result redacted)
+//! ```
+//!
+//! Steps 3 to 5 always run on what step 1 produced, so middleware cannot grant access by renaming
+//! a call. The [`DispatchBuilder`] only accepts guards in this order: calling `.permission()`
+//! after `.validate()` is a compile error that says so.
+//!
+//! ## Outcomes
+//!
+//! | outcome | reason / code | event | ledger row |
+//! | --- | --- | --- | --- |
+//! | unknown tool | `unknown_tool` | blocked | blocked |
+//! | filtered out, not granted, hidden this turn | `tool_denied` | blocked | blocked |
+//! | arguments not an object, over a limit, or not decodable | `invalid_arguments` (`invalid_json_arguments` for unparsable text) | blocked | blocked |
+//! | trust or permission refused | `permission_denied` | blocked | blocked |
+//! | validator refused, or no schema under a secure dispatcher | `validation_failed` | blocked | blocked |
+//! | before-execute refused | `execution_denied` | blocked | blocked |
+//! | guardrail block (input or output) | `guardrail_blocked` | blocked | blocked |
+//! | effect outcome unknown / in flight / store failure | `effect_outcome_unknown` / `effect_in_flight` / `effect_store_error` | error | error |
+//! | tool returned `Err`, panicked, output too large | `tool_error` (or the tool's code) / `tool_panicked` / `output_too_large` | error | error |
+//! | cancelled through the context | `cancelled` | error | error |
+//!
+//! A panic in a guard callback refuses the call with that guard's reason (fail closed); a panic
+//! in middleware or in the tool is `tool_panicked`. A panic in an event sink or ledger is logged
+//! and never changes the result. The default panic hook still prints the payload before it is
+//! caught, and `panic = "abort"` voids these guarantees.
+//!
+//! ## Example
+//!
+//! ```
+//! use prism_tools::*;
+//! use serde_json::{json, Value};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let add = ToolDefinition::builder("add")
+//!     .description("Adds two integers.")
+//!     .parameters(json!({
+//!         "type": "object",
+//!         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+//!         "required": ["a", "b"]
+//!     }))
+//!     .run_sync(|args: &Value, _ctx| {
+//!         let (a, b) = (args["a"].as_i64(), args["b"].as_i64());
+//!         match (a, b) {
+//!             (Some(a), Some(b)) => Ok(json!(a + b)),
+//!             _ => Err("a and b must be integers".into()),
+//!         }
+//!     });
+//! let registry = ToolRegistry::from_iter([add]);
+//!
+//! let ledger = InMemoryLedger::new();
+//! let dispatcher = Dispatcher::builder(registry)
+//!     .filter(ToolFilter::allow(["add"]))
+//!     .permission(permission_fn(|tool, _args, _ctx| {
+//!         if tool.annotations().destructive == Some(true) { Err("needs approval") } else { Ok(()) }
+//!     }))
+//!     .ledger(ledger.clone())
+//!     .redactor(SecretRedactor::new(["sk-secret"]))
+//!     .build();
+//!
+//! let ctx = ToolExecutionContext::new().with_run_id("run-1");
+//! let result = dispatcher
+//!     .dispatch(ToolCall::new("c1", "add", json!({"a": 2, "b": 3})), &ctx)
+//!     .await
+//!     .expect("no guardrail trips here");
+//! assert_eq!(result.as_value(), Some(&json!(5)));
+//!
+//! let result = dispatcher
+//!     .dispatch(ToolCall::malformed("c2", "add", "expected `,` at line 1"), &ctx)
+//!     .await
+//!     .unwrap();
+//! assert_eq!(result.error_info().unwrap().code, ErrorCode::InvalidJsonArguments);
+//!
+//! let statuses: Vec<_> = ledger.records().iter().map(|row| row.status.as_str()).collect();
+//! assert_eq!(statuses, ["started", "finished", "blocked"]);
+//! # });
+//! ```
+//!
+//! ## Map of the crate
+//!
+//! | module | concept |
+//! | --- | --- |
+//! | [`call`] | [`ToolCall`], [`ToolResult`], [`ErrorInfo`], [`BlockReason`], [`ErrorCode`] |
+//! | [`definition`] | [`ToolDefinition`], [`ToolHandler`] (decode, then run), [`ToolAnnotations`] |
+//! | [`tool`] | the typed [`Tool`] trait that `#[tool]` implements |
+//! | [`registry`] | [`ToolRegistry`]: lock-free reads, replace or strict duplicates |
+//! | [`filter`], [`grant`], [`scope`] | exact allow/deny filters; per-run grants; per-call scope |
+//! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
+//! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
+//! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
+//! | [`effects`] | effect claims: at most once, or say unknown |
+//! | [`redact`] | [`SecretRedactor`] |
+//! | [`limits`] | argument and output bounds |
+//! | [`schema`] | JSON Schema generation settings for parameters |
+//! | [`contributions`] | inert tools contributed by extensions |
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod call;
+pub mod clock;
+pub mod context;
+pub mod contributions;
+pub mod definition;
+pub mod dispatch;
+pub mod effects;
+pub mod error;
+pub mod filter;
+pub mod grant;
+pub mod guard;
+pub mod limits;
+mod panic;
+pub mod redact;
+pub mod registry;
+pub mod schema;
+pub mod scope;
+pub mod tool;
+
+pub use call::{
+    BlockReason, CallId, ErrorCode, ErrorInfo, JsonObject, ToolCall, ToolOutcome, ToolResult,
+};
+pub use clock::{Clock, ManualClock, Millis, SystemClock};
+pub use context::{CancellationToken, ProgressUpdate, ToolExecutionContext};
+pub use contributions::{ContributedTools, ContributionRegistries, ExtensionApi};
+pub use definition::{
+    ToolAnnotations, ToolDefinition, ToolDefinitionBuilder, ToolFuture, ToolHandler,
+};
+pub use dispatch::{
+    CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger, LedgerError,
+    OwnershipScope, RecordStatus, RunLedger, SecureBuildError, SecureDispatcher, ToolCallRecord,
+    ToolEvent, ToolEventKind, Tripwire, event_fn,
+};
+pub use effects::{
+    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectState, EffectStore, EffectStoreError,
+    InMemoryEffectStore, RecordedOutcome, Resolution,
+};
+pub use error::{Refusal, ToolError};
+pub use filter::{CompiledFilters, ToolFilter, filter_tools};
+pub use grant::ToolGrant;
+pub use guard::{
+    BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, GuardrailHit, GuardrailRule,
+    IntoGuard, PermissionPolicy, ResultRewrite, RuleAction, RulePack, ToolMiddleware,
+    ToolValidator, TrustPolicy, before_execute_fn, call_middleware, permission_fn,
+    result_middleware, trust_fn, validator_fn,
+};
+pub use limits::Limits;
+pub use redact::SecretRedactor;
+pub use registry::{DuplicatePolicy, DuplicateTool, RegistrySnapshot, ToolRegistry, UnknownTool};
+pub use scope::ToolScope;
+pub use tool::Tool;

@@ -1,0 +1,172 @@
+//! [`SecretRedactor`]: keeps known secret values out of everything the dispatcher emits.
+//!
+//! All secrets are compiled into one Aho-Corasick automaton, so redacting a string costs one pass
+//! whatever the number of secrets. Overlapping secrets redact the longest match. Redaction returns
+//! borrowed data when nothing matched, so the common case allocates nothing.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde_json::Value;
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Replaces known secret values with [`REDACTED`].
+///
+/// ```
+/// use prism_tools::SecretRedactor;
+///
+/// let redactor = SecretRedactor::new(["sk-live-123"]);
+/// assert_eq!(redactor.redact_str("key sk-live-123 leaked"), "key [REDACTED] leaked");
+/// ```
+#[derive(Clone, Default)]
+pub struct SecretRedactor {
+    automaton: Option<Arc<AhoCorasick>>,
+    count: usize,
+}
+
+impl SecretRedactor {
+    /// A redactor for these secrets; empty strings are ignored.
+    ///
+    /// If the automaton cannot be built (secrets far beyond any realistic size), every string is
+    /// redacted whole rather than letting a secret through.
+    pub fn new<I, S>(secrets: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let secrets: Vec<String> = secrets
+            .into_iter()
+            .map(|secret| secret.as_ref().to_owned())
+            .filter(|secret| !secret.is_empty())
+            .collect();
+        if secrets.is_empty() {
+            return Self::default();
+        }
+        let count = secrets.len();
+        let automaton = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&secrets)
+            .ok()
+            .map(Arc::new);
+        Self { automaton, count }
+    }
+
+    /// True when there are no secrets.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `text` with every secret replaced.
+    pub fn redact_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.count == 0 {
+            return Cow::Borrowed(text);
+        }
+        match &self.automaton {
+            Some(automaton) => {
+                if automaton.is_match(text) {
+                    let replacements = vec![REDACTED; self.count];
+                    Cow::Owned(automaton.replace_all(text, &replacements))
+                } else {
+                    Cow::Borrowed(text)
+                }
+            }
+            None => Cow::Owned(REDACTED.to_owned()),
+        }
+    }
+
+    /// `value` with every secret replaced in its strings and keys.
+    pub fn redact_value<'a>(&self, value: &'a Value) -> Cow<'a, Value> {
+        if self.count == 0 || !self.value_has_secret(value) {
+            return Cow::Borrowed(value);
+        }
+        Cow::Owned(self.redact_owned(value))
+    }
+
+    /// Redacts `text` in place.
+    pub fn redact_string(&self, text: &mut String) {
+        if let Cow::Owned(redacted) = self.redact_str(text) {
+            *text = redacted;
+        }
+    }
+
+    fn value_has_secret(&self, value: &Value) -> bool {
+        let Some(automaton) = &self.automaton else {
+            return true;
+        };
+        match value {
+            Value::String(text) => automaton.is_match(text),
+            Value::Array(items) => items.iter().any(|item| self.value_has_secret(item)),
+            Value::Object(map) => map
+                .iter()
+                .any(|(key, item)| automaton.is_match(key) || self.value_has_secret(item)),
+            _ => false,
+        }
+    }
+
+    fn redact_owned(&self, value: &Value) -> Value {
+        match value {
+            Value::String(text) => Value::String(self.redact_str(text).into_owned()),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| self.redact_owned(item)).collect())
+            }
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(key, item)| (self.redact_str(key).into_owned(), self.redact_owned(item)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for SecretRedactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the secrets themselves.
+        f.debug_struct("SecretRedactor")
+            .field("secrets", &self.count)
+            .finish()
+    }
+}
+
+/// Cuts `text` to at most `max_bytes`, at a character boundary.
+pub fn truncate_at_char_boundary(text: &mut String, max_bytes: usize) {
+    if text.len() > max_bytes {
+        let cut = text.floor_char_boundary(max_bytes);
+        text.truncate(cut);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn longest_overlapping_secret_wins() {
+        let redactor = SecretRedactor::new(["abc", "abcdef"]);
+        assert_eq!(redactor.redact_str("xabcdefx"), "x[REDACTED]x");
+    }
+
+    #[test]
+    fn values_are_borrowed_when_clean_and_scrubbed_when_not() {
+        let redactor = SecretRedactor::new(["hunter2"]);
+        let clean = json!({"a": [1, "b"]});
+        assert!(matches!(redactor.redact_value(&clean), Cow::Borrowed(_)));
+        let dirty = json!({"hunter2": ["pw=hunter2"]});
+        assert_eq!(
+            redactor.redact_value(&dirty).into_owned(),
+            json!({"[REDACTED]": ["pw=[REDACTED]"]})
+        );
+    }
+
+    #[test]
+    fn truncation_respects_char_boundaries() {
+        let mut text = "ééé".to_owned();
+        truncate_at_char_boundary(&mut text, 3);
+        assert_eq!(text, "é");
+    }
+}

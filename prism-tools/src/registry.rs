@@ -1,0 +1,219 @@
+//! [`ToolRegistry`]: the tools a host made active.
+//!
+//! Reads never lock: the registry keeps an immutable snapshot behind an atomic pointer and a write
+//! swaps in a new one (copy-on-write). Dispatch reads the snapshot in a few nanoseconds however
+//! many threads dispatch at once; registration, which is rare, copies the map.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
+use indexmap::IndexMap;
+
+use crate::definition::ToolDefinition;
+
+type NameMap = IndexMap<Arc<str>, ToolDefinition, foldhash::fast::RandomState>;
+
+/// What `register` does when a name is already taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DuplicatePolicy {
+    /// The new tool replaces the old one and keeps its position in [`ToolRegistry::list`].
+    #[default]
+    Replace,
+    /// Registration fails with [`DuplicateTool`].
+    Error,
+}
+
+/// `register` refused a name that is already taken (strict registries only).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateTool(pub String);
+
+impl fmt::Display for DuplicateTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Duplicate tool: {}", self.0)
+    }
+}
+
+impl std::error::Error for DuplicateTool {}
+
+/// `resolve` found no tool of that name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTool(pub String);
+
+impl fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Unknown tool: {}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownTool {}
+
+/// An immutable view of a registry at one moment, in insertion order.
+#[derive(Clone, Default)]
+pub struct RegistrySnapshot {
+    tools: NameMap,
+}
+
+impl RegistrySnapshot {
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
+        self.tools.get(name)
+    }
+
+    /// The tools in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
+        self.tools.values()
+    }
+
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+impl fmt::Debug for RegistrySnapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+struct Shared {
+    policy: DuplicatePolicy,
+    snapshot: ArcSwap<RegistrySnapshot>,
+    writer: Mutex<()>,
+}
+
+/// The host-active tools. Clones share one registry.
+///
+/// ```
+/// use prism_tools::{ToolDefinition, ToolRegistry};
+/// use serde_json::Value;
+///
+/// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));
+/// let registry = ToolRegistry::strict();
+/// registry.register(tool("a")).unwrap();
+/// assert_eq!(registry.register(tool("a")).unwrap_err().to_string(), "Duplicate tool: a");
+/// assert_eq!(registry.resolve("b").unwrap_err().to_string(), "Unknown tool: b");
+/// ```
+#[derive(Clone)]
+pub struct ToolRegistry {
+    shared: Arc<Shared>,
+}
+
+impl ToolRegistry {
+    /// An empty registry where a new tool replaces an old one of the same name.
+    pub fn new() -> Self {
+        Self::with_policy(DuplicatePolicy::Replace)
+    }
+
+    /// An empty registry that refuses duplicate names.
+    pub fn strict() -> Self {
+        Self::with_policy(DuplicatePolicy::Error)
+    }
+
+    /// An empty registry with the given policy.
+    pub fn with_policy(policy: DuplicatePolicy) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                policy,
+                snapshot: ArcSwap::from_pointee(RegistrySnapshot::default()),
+                writer: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The duplicate policy.
+    pub fn policy(&self) -> DuplicatePolicy {
+        self.shared.policy
+    }
+
+    /// Adds a tool. A replaced tool keeps its position in [`list`](Self::list).
+    pub fn register(&self, tool: ToolDefinition) -> Result<(), DuplicateTool> {
+        let _writer = self
+            .shared
+            .writer
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let current = self.shared.snapshot.load();
+        if self.shared.policy == DuplicatePolicy::Error && current.tools.contains_key(tool.name()) {
+            return Err(DuplicateTool(tool.name().to_owned()));
+        }
+        let mut next = RegistrySnapshot::clone(&current);
+        next.tools.insert(Arc::clone(tool.name_arc()), tool);
+        self.shared.snapshot.store(Arc::new(next));
+        Ok(())
+    }
+
+    /// The tool called `name`, if registered.
+    pub fn get(&self, name: &str) -> Option<ToolDefinition> {
+        self.shared.snapshot.load().get(name).cloned()
+    }
+
+    /// The tool called `name`, or `Unknown tool: <name>`.
+    pub fn resolve(&self, name: &str) -> Result<ToolDefinition, UnknownTool> {
+        self.get(name).ok_or_else(|| UnknownTool(name.to_owned()))
+    }
+
+    /// Every tool, in insertion order.
+    pub fn list(&self) -> Vec<ToolDefinition> {
+        self.shared.snapshot.load().iter().cloned().collect()
+    }
+
+    /// True when a tool of that name is registered.
+    pub fn contains(&self, name: &str) -> bool {
+        self.shared.snapshot.load().get(name).is_some()
+    }
+
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.shared.snapshot.load().len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The current snapshot; later registrations do not change it.
+    pub fn snapshot(&self) -> Arc<RegistrySnapshot> {
+        self.shared.snapshot.load_full()
+    }
+
+    /// Looks a tool up without taking a lock or touching a reference count on the snapshot.
+    pub(crate) fn lookup(&self, name: &str) -> Option<ToolDefinition> {
+        self.shared.snapshot.load().get(name).cloned()
+    }
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("policy", &self.shared.policy)
+            .field("tools", &*self.shared.snapshot.load())
+            .finish()
+    }
+}
+
+/// Builds a replacing registry; a later tool of the same name replaces an earlier one.
+impl FromIterator<ToolDefinition> for ToolRegistry {
+    fn from_iter<I: IntoIterator<Item = ToolDefinition>>(tools: I) -> Self {
+        let mut snapshot = RegistrySnapshot::default();
+        for tool in tools {
+            snapshot.tools.insert(Arc::clone(tool.name_arc()), tool);
+        }
+        let registry = Self::new();
+        registry.shared.snapshot.store(Arc::new(snapshot));
+        registry
+    }
+}

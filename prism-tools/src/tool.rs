@@ -1,0 +1,181 @@
+//! The typed [`Tool`] trait: a tool whose arguments and output are Rust types.
+//!
+//! `#[tool]` expands to an implementation of this trait; implement it by hand for tools that
+//! need generics or hold state. [`ToolDefinition::from_tool`] turns any `Tool` into a definition
+//! that the registry stores. Arguments are decoded straight from the borrowed JSON (no clone)
+//! inside the handler's `prepare` step, so a decoding failure is reported before any guard that
+//! follows and before any side effect.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::ToolExecutionContext;
+use crate::definition::{ToolAnnotations, ToolDefinition, ToolFuture, ToolHandler};
+use crate::effects::EffectPolicy;
+use crate::error::{Refusal, ToolError};
+
+/// A tool with typed arguments and output.
+///
+/// ```
+/// use std::sync::Arc;
+/// use prism_tools::{Tool, ToolDefinition, ToolExecutionContext, schema};
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, schemars::JsonSchema)]
+/// struct AddArgs { a: i64, b: i64 }
+///
+/// struct Add;
+///
+/// impl Tool for Add {
+///     const NAME: &'static str = "add";
+///     type Args = AddArgs;
+///     type Output = i64;
+///     type Error = std::convert::Infallible;
+///
+///     fn description(&self) -> Option<std::borrow::Cow<'static, str>> {
+///         Some("Adds two integers.".into())
+///     }
+///
+///     fn parameters(&self) -> Option<serde_json::Value> {
+///         Some(schema::parameters_for::<AddArgs>())
+///     }
+///
+///     async fn call(self: Arc<Self>, args: AddArgs, _ctx: ToolExecutionContext) -> Result<i64, Self::Error> {
+///         Ok(args.a + args.b)
+///     }
+/// }
+///
+/// let add = ToolDefinition::from_tool(Add);
+/// assert_eq!(add.parameters().unwrap()["required"], serde_json::json!(["a", "b"]));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "this type does not implement `prism_tools::Tool`",
+    note = "annotate a function with `#[tool]`, or implement `Tool` for the type by hand"
+)]
+pub trait Tool: Send + Sync + Sized + 'static {
+    /// The tool's name, in the MCP character set `[A-Za-z0-9_.-]`, 1 to 128 characters.
+    const NAME: &'static str;
+    /// The decoded arguments.
+    type Args: DeserializeOwned + Send + 'static;
+    /// What the tool returns; serialised to JSON for the model.
+    type Output: Serialize + Send + 'static;
+    /// The tool's error; any `Display` type converts into [`ToolError`].
+    type Error: Into<ToolError> + Send + 'static;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> Option<Cow<'static, str>> {
+        None
+    }
+
+    /// The JSON Schema of [`Args`](Self::Args); see [`schema::parameters_for`](crate::schema::parameters_for).
+    fn parameters(&self) -> Option<Value> {
+        None
+    }
+
+    /// The JSON Schema of [`Output`](Self::Output), when known.
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
+    /// Behaviour hints.
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+
+    /// True when a turn calling this tool must run sequentially.
+    fn exclusive(&self) -> bool {
+        false
+    }
+
+    /// The effect policy, for tools whose side effect must happen at most once.
+    fn effect(&self) -> Option<EffectPolicy> {
+        None
+    }
+
+    /// The body. It owns what it needs (`Arc<Self>`, the arguments, the context), so the future
+    /// it returns is `'static` and can run on any executor thread.
+    fn call(
+        self: Arc<Self>,
+        args: Self::Args,
+        ctx: ToolExecutionContext,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send + 'static;
+}
+
+impl ToolDefinition {
+    /// A definition for a typed tool.
+    pub fn from_tool<T: Tool>(tool: T) -> Self {
+        Self::from_tool_arc(Arc::new(tool))
+    }
+
+    /// A definition for a typed tool that is already shared.
+    pub fn from_tool_arc<T: Tool>(tool: Arc<T>) -> Self {
+        let mut builder = ToolDefinition::builder(T::NAME)
+            .annotations(tool.annotations())
+            .exclusive(tool.exclusive());
+        if let Some(description) = tool.description() {
+            builder = builder.description(description);
+        }
+        if let Some(parameters) = tool.parameters() {
+            builder = builder.parameters(parameters);
+        }
+        if let Some(output) = tool.output_schema() {
+            builder = builder.output_schema(output);
+        }
+        if let Some(effect) = tool.effect() {
+            builder = builder.effect(effect);
+        }
+        builder.handler(TypedHandler(tool))
+    }
+}
+
+/// Adapts a [`Tool`] to [`ToolHandler`].
+struct TypedHandler<T>(Arc<T>);
+
+impl<T: Tool> ToolHandler for TypedHandler<T> {
+    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+        let args = decode_arguments::<T::Args>(T::NAME, arguments)?;
+        let tool = Arc::clone(&self.0);
+        Ok(Box::pin(async move {
+            let output = tool.call(args, ctx).await.map_err(Into::into)?;
+            serde_json::to_value(output).map_err(|error| {
+                ToolError::new(format!(
+                    "The output of tool `{}` could not be serialised: {error}",
+                    T::NAME
+                ))
+            })
+        }))
+    }
+}
+
+/// Decodes tool arguments from borrowed JSON. On failure the message names the JSON path of the
+/// offending field; the path is only tracked on the second, failing attempt, so the happy path
+/// pays nothing for it.
+pub fn decode_arguments<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, Refusal> {
+    let first = match A::deserialize(arguments) {
+        Ok(args) => return Ok(args),
+        Err(error) => error,
+    };
+    let (location, detail) = match serde_path_to_error::deserialize::<_, A>(arguments) {
+        Err(error) => {
+            let path = error.path().to_string();
+            let location = if path == "." || path.is_empty() {
+                "the top level".to_owned()
+            } else {
+                format!("`{path}`")
+            };
+            (location, error.into_inner().to_string())
+        }
+        // A decoder that fails once and then succeeds is not deterministic: report the first
+        // failure rather than invent a path.
+        Ok(_) => ("the top level".to_owned(), first.to_string()),
+    };
+    Err(Refusal::new(format!(
+        "Invalid arguments for tool `{tool}` at {location}: {detail}"
+    )))
+}

@@ -1,0 +1,1 @@
+pub use prism_tools::*;
