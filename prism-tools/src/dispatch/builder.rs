@@ -227,8 +227,11 @@ impl std::error::Error for SecureBuildError {}
 #[must_use = "a builder does nothing until `.build()`"]
 pub struct DispatchBuilder<S = stage::Start, T = Missing, P = Missing, V = Missing> {
     parts: Parts,
-    _stage: PhantomData<fn() -> (S, T, P, V)>,
+    _stage: StageMarker<S, T, P, V>,
 }
+
+/// Carries the builder's type-level state without owning any of it.
+type StageMarker<S, T, P, V> = PhantomData<fn() -> (S, T, P, V)>;
 
 struct Parts {
     registry: ToolRegistry,
