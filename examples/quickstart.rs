@@ -225,8 +225,8 @@ async fn main() {
 
     println!("Results sent back to the model");
     println!(
-        "{:<8} {:<18} {:<9} {}",
-        "call", "tool", "outcome", "value or error"
+        "{:<8} {:<18} {:<9} value or error",
+        "call", "tool", "outcome"
     );
     let mut leaked = false;
     for call in model_turn() {
@@ -261,7 +261,7 @@ async fn main() {
     }
 
     println!("\nLedger rows");
-    println!("{:<8} {:<18} {:<9} {}", "call", "tool", "status", "reason");
+    println!("{:<8} {:<18} {:<9} reason", "call", "tool", "status");
     for row in ledger.records() {
         let text = serde_json::to_string(&row).unwrap_or_default();
         leaked |= text.contains(API_KEY);
