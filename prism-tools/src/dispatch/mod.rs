@@ -206,7 +206,7 @@ impl Dispatcher {
             };
             if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
                 return Ok(observe.error(
-                    name.as_str().into(),
+                    requested_name(p, &name),
                     panicked("tool_call middleware", &panic, p),
                 ));
             }
@@ -218,14 +218,14 @@ impl Dispatcher {
                 Ok(GuardrailDecision::Pass) => {}
                 Ok(GuardrailDecision::Block(hit)) => {
                     return Ok(observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         hit.message(false).into(),
                     ));
                 }
                 Ok(GuardrailDecision::Tripwire(hit)) => {
                     let result = observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         hit.message(false).into(),
                     );
@@ -235,7 +235,7 @@ impl Dispatcher {
                     let refusal =
                         format!("Tool call blocked: an input guardrail panicked ({panic})");
                     return Ok(observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         refusal.into(),
                     ));
@@ -246,7 +246,8 @@ impl Dispatcher {
         // 3. Lookup: only registered tools exist.
         let Some(tool) = p.registry.lookup(&name) else {
             let message = format!("Unknown tool: {name}");
-            return Ok(observe.blocked(name.into(), BlockReason::UnknownTool, message.into()));
+            let name = requested_name(p, &name);
+            return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
         };
         let name = Arc::clone(tool.name_arc());
 
@@ -593,6 +594,12 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
         .into_owned();
     crate::redact::truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
     ErrorInfo::new(ErrorCode::ToolPanicked, message)
+}
+
+/// The name a call asked for, before lookup found a registered tool of that name. The model (or
+/// middleware) chose it, so it is redacted like any other text it sends back.
+fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
+    p.redactor.redact_str(name).into()
 }
 
 fn json_kind(value: &Value) -> &'static str {
