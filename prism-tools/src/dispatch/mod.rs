@@ -28,7 +28,7 @@ use crate::guard::{
     ToolMiddleware, ToolValidator, TrustPolicy,
 };
 use crate::limits::{Exceeded, Limits, check_value};
-use crate::panic::{drop_guarded, guarded, payload_message};
+use crate::panic::{drop_guarded, guarded, guarded_future, payload_message};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 
@@ -468,14 +468,10 @@ async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) ->
         now: p.clock.now_millis(),
         lease: policy.lease,
     };
-    let claim = match std::panic::AssertUnwindSafe(store.claim(request))
-        .catch_unwind()
-        .await
-    {
+    let claim = match guarded_future(|| store.claim(request)).await {
         Ok(claim) => claim,
-        Err(payload) => Err(crate::effects::EffectStoreError::Backend(format!(
-            "the effect store panicked: {}",
-            payload_message(payload)
+        Err(panic) => Err(crate::effects::EffectStoreError::Backend(format!(
+            "the effect store panicked: {panic}"
         ))),
     };
     match claim {
@@ -514,9 +510,7 @@ async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult
             RecordedOutcome::Error(error.clone())
         }
     };
-    let completed = std::panic::AssertUnwindSafe(store.complete(&key, &p.effect_owner, outcome))
-        .catch_unwind()
-        .await;
+    let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}
         Ok(Err(error)) => {
