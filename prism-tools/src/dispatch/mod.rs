@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
-use crate::clock::Clock;
+use crate::clock::{Clock, Millis, SystemClock};
 use crate::context::{ProgressSender, ProgressUpdate, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::effects::{Claim, ClaimRequest, EffectKey, EffectStore, RecordedOutcome};
@@ -104,6 +104,17 @@ pub(crate) struct Pipeline {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) limits: Limits,
     pub(crate) require_schema: bool,
+}
+
+impl Pipeline {
+    /// The configured clock's time. A clock is host code: if it panics, the system clock answers
+    /// instead, so the call still gets its result.
+    pub(crate) fn now(&self) -> Millis {
+        guarded(|| self.clock.now_millis()).unwrap_or_else(|panic| {
+            tracing::error!(target: "prism_tools", %panic, "the clock panicked; using the system clock");
+            SystemClock.now_millis()
+        })
+    }
 }
 
 /// Runs tool calls through the pipeline. Cheap to clone, `Send + Sync`, dispatches through `&self`.
@@ -465,7 +476,7 @@ async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) ->
     let request = ClaimRequest {
         key: &key,
         owner: &p.effect_owner,
-        now: p.clock.now_millis(),
+        now: p.now(),
         lease: policy.lease,
     };
     let claim = match guarded_future(|| store.claim(request)).await {
@@ -561,13 +572,12 @@ async fn execute(
             finished
         }
     };
+    // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
+    drop_guarded(body);
     match finished {
         Some(Ok(returned)) => Executed::Returned(returned),
         Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
-        None => {
-            drop_guarded(body);
-            Executed::Cancelled
-        }
+        None => Executed::Cancelled,
     }
 }
 
