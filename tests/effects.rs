@@ -26,18 +26,24 @@ struct Setup {
     dispatcher: Dispatcher,
 }
 
-/// A dispatcher over one tool `pay` with an effect policy; `body` decides what each run returns.
+/// The tool `pay` with an effect policy: counts its runs and answers with `body`.
+fn pay_tool(
+    runs: &Runs,
+    body: impl Fn(&Value) -> Result<Value, ToolError> + Send + Sync + 'static,
+) -> ToolDefinition {
+    let runs = runs.clone();
+    ToolDefinition::builder("pay")
+        .effect(policy())
+        .run_sync(move |args, _| {
+            runs.hit();
+            body(args)
+        })
+}
+
+/// A dispatcher over `pay` (and a plain `echo`), with an effect store and a manual clock.
 fn setup(body: impl Fn(&Value) -> Result<Value, ToolError> + Send + Sync + 'static) -> Setup {
     let runs = Runs::new();
-    let tool = {
-        let runs = runs.clone();
-        ToolDefinition::builder("pay")
-            .effect(policy())
-            .run_sync(move |args, _| {
-                runs.hit();
-                body(args)
-            })
-    };
+    let tool = pay_tool(&runs, body);
     setup_with(runs, tool)
 }
 
@@ -69,6 +75,18 @@ fn key(arguments: &Value) -> EffectKey {
 impl Setup {
     async fn pay(&self, id: &str, arguments: Value) -> ToolResult {
         run(&self.dispatcher, ToolCall::new(id, "pay", arguments)).await
+    }
+
+    /// The error code of paying with `arguments`, which must fail.
+    async fn code_of(&self, id: &str, arguments: Value) -> ErrorCode {
+        error_of(&self.pay(id, arguments).await).code.clone()
+    }
+
+    /// Lets the lease of a claim taken now run out, then checks that paying again reads unknown.
+    async fn assert_unknown_once_expired(&self, id: &str) {
+        self.clock.advance(LEASE_MS);
+        let code = self.code_of(id, json!({})).await;
+        assert_eq!(code, ErrorCode::EffectOutcomeUnknown);
     }
 
     async fn claim_as(&self, owner: &str, arguments: &Value) {
@@ -144,15 +162,7 @@ async fn tools_without_a_policy_or_dispatchers_without_a_store_never_claim() {
     );
 
     let runs = Runs::new();
-    let tool = {
-        let runs = runs.clone();
-        ToolDefinition::builder("pay")
-            .effect(policy())
-            .run_sync(move |_, _| {
-                runs.hit();
-                Ok(Value::Null)
-            })
-    };
+    let tool = pay_tool(&runs, |_| Ok(Value::Null));
     let storeless = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
     run(&storeless, ToolCall::new("a", "pay", json!({}))).await;
     run(&storeless, ToolCall::new("b", "pay", json!({}))).await;
@@ -205,10 +215,7 @@ async fn a_claim_is_in_flight_until_its_lease_expires_and_unknown_after() {
     s.claim_as("another-worker", &json!({})).await;
 
     s.clock.advance(LEASE_MS - 1);
-    assert_eq!(
-        error_of(&s.pay("c1", json!({})).await).code,
-        ErrorCode::EffectInFlight
-    );
+    assert_eq!(s.code_of("c1", json!({})).await, ErrorCode::EffectInFlight);
     s.clock.advance(1);
     let unknown = s.pay("c2", json!({})).await;
     assert_eq!(error_of(&unknown).code, ErrorCode::EffectOutcomeUnknown);
@@ -226,7 +233,7 @@ async fn an_unknown_outcome_is_never_replayed_automatically() {
     s.clock.advance(LEASE_MS * 100);
     for id in ["a", "b", "c"] {
         assert_eq!(
-            error_of(&s.pay(id, json!({})).await).code,
+            s.code_of(id, json!({})).await,
             ErrorCode::EffectOutcomeUnknown
         );
     }
@@ -268,15 +275,8 @@ async fn a_dispatch_dropped_mid_call_leaves_an_open_row_and_an_unknown_effect() 
         "the started row has no ending"
     );
 
-    assert_eq!(
-        error_of(&s.pay("c2", json!({})).await).code,
-        ErrorCode::EffectInFlight
-    );
-    s.clock.advance(LEASE_MS);
-    assert_eq!(
-        error_of(&s.pay("c3", json!({})).await).code,
-        ErrorCode::EffectOutcomeUnknown
-    );
+    assert_eq!(s.code_of("c2", json!({})).await, ErrorCode::EffectInFlight);
+    s.assert_unknown_once_expired("c3").await;
     assert_eq!(s.runs.count(), 1);
 }
 
@@ -314,28 +314,19 @@ async fn the_host_resolves_an_unknown_effect_by_recording_or_releasing_it() {
 #[tokio::test]
 async fn a_panicked_effect_is_not_recorded_and_reads_unknown_later() {
     let s = setup(|_| panic!("crashed halfway"));
-    assert_eq!(
-        error_of(&s.pay("c1", json!({})).await).code,
-        ErrorCode::ToolPanicked
-    );
+    assert_eq!(s.code_of("c1", json!({})).await, ErrorCode::ToolPanicked);
     assert!(matches!(
         s.state(&json!({})).await,
         Some(EffectState::Claimed { .. })
     ));
-    s.clock.advance(LEASE_MS);
-    assert_eq!(
-        error_of(&s.pay("c2", json!({})).await).code,
-        ErrorCode::EffectOutcomeUnknown
-    );
+    s.assert_unknown_once_expired("c2").await;
     assert_eq!(s.runs.count(), 1);
 }
 
 #[tokio::test]
 async fn refused_calls_claim_nothing() {
     let runs = Runs::new();
-    let tool = ToolDefinition::builder("pay")
-        .effect(policy())
-        .run_sync(|_, _| Ok(Value::Null));
+    let tool = pay_tool(&runs, |_| Ok(Value::Null));
     let store = Arc::new(InMemoryEffectStore::new());
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
         .validate(validator_fn(|_, args| {
@@ -365,15 +356,7 @@ async fn refused_calls_claim_nothing() {
 #[tokio::test]
 async fn a_blocked_output_is_recorded_and_replayed_as_blocked() {
     let runs = Runs::new();
-    let tool = {
-        let runs = runs.clone();
-        ToolDefinition::builder("pay")
-            .effect(policy())
-            .run_sync(move |_, _| {
-                runs.hit();
-                Ok(json!("card 4111"))
-            })
-    };
+    let tool = pay_tool(&runs, |_| Ok(json!("card 4111")));
     let store = Arc::new(InMemoryEffectStore::new());
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
         .guardrails(RulePack::new("dlp").rule(GuardrailRule::output_contains("card", ["4111"])))
@@ -434,15 +417,7 @@ impl EffectStore for BrokenStore {
 
 async fn dispatch_with(breakage: Breakage) -> (ToolResult, Runs, Watch) {
     let runs = Runs::new();
-    let tool = {
-        let runs = runs.clone();
-        ToolDefinition::builder("pay")
-            .effect(policy())
-            .run_sync(move |_, _| {
-                runs.hit();
-                Ok(json!("paid"))
-            })
-    };
+    let tool = pay_tool(&runs, |_| Ok(json!("paid")));
     let watch = Watch::new();
     let dispatcher = watch
         .attach(Dispatcher::builder(ToolRegistry::from_iter([tool])))

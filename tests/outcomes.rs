@@ -151,12 +151,24 @@ async fn unknown_tool() {
     );
 }
 
+/// Dispatches `{}` to `echo` through the dispatcher `configure` builds, asserts a blocked ending
+/// with `reason` and `code`, and returns the message.
+async fn refused_by(
+    configure: impl FnOnce(DispatchBuilder) -> Dispatcher,
+    reason: BlockReason,
+    code: ErrorCode,
+) -> String {
+    let f = Fixture::new();
+    let dispatcher = configure(f.builder());
+    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
+    f.assert_blocked(&result, reason, code);
+    error_of(&result).message.clone()
+}
+
 #[tokio::test]
 async fn filtered_out() {
-    let f = Fixture::new();
-    let dispatcher = f.builder().filter(ToolFilter::deny(["echo"])).build();
-    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
-    f.assert_blocked(&result, BlockReason::ToolDenied, ErrorCode::ToolDenied);
+    let deny = |builder: DispatchBuilder| builder.filter(ToolFilter::deny(["echo"])).build();
+    refused_by(deny, BlockReason::ToolDenied, ErrorCode::ToolDenied).await;
 }
 
 #[tokio::test]
@@ -256,99 +268,93 @@ async fn typed_decoding_failure_names_the_field() {
 }
 
 #[tokio::test]
-async fn trust_refused() {
-    let f = Fixture::new();
-    let dispatcher = f
-        .builder()
-        .trust(trust_fn(|_, _| Err("untrusted session")))
-        .build();
-    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
-    f.assert_blocked(
-        &result,
+async fn trust_or_permission_refused() {
+    let untrusted = |builder: DispatchBuilder| {
+        builder
+            .trust(trust_fn(|_, _| Err("untrusted session")))
+            .build()
+    };
+    let message = refused_by(
+        untrusted,
         BlockReason::PermissionDenied,
         ErrorCode::PermissionDenied,
-    );
-    assert_eq!(error_of(&result).message, "untrusted session");
-}
+    )
+    .await;
+    assert_eq!(message, "untrusted session");
 
-#[tokio::test]
-async fn permission_refused() {
-    let f = Fixture::new();
-    let dispatcher = f
-        .builder()
-        .permission(permission_fn(|_, _, _| Err("not yours")))
-        .build();
-    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
-    f.assert_blocked(
-        &result,
+    let forbidden = |builder: DispatchBuilder| {
+        builder
+            .permission(permission_fn(|_, _, _| Err("not yours")))
+            .build()
+    };
+    let message = refused_by(
+        forbidden,
         BlockReason::PermissionDenied,
         ErrorCode::PermissionDenied,
-    );
+    )
+    .await;
+    assert_eq!(message, "not yours");
 }
 
 #[tokio::test]
 async fn validator_refused_with_a_message_or_an_error_info() {
-    let f = Fixture::new();
-    let dispatcher = f
-        .builder()
-        .validate(validator_fn(|_, _| Err("text is required")))
-        .build();
-    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
-    f.assert_blocked(
-        &result,
+    let with_message = |builder: DispatchBuilder| {
+        builder
+            .validate(validator_fn(|_, _| Err("text is required")))
+            .build()
+    };
+    let message = refused_by(
+        with_message,
         BlockReason::ValidationFailed,
         ErrorCode::ValidationFailed,
-    );
-    assert_eq!(error_of(&result).message, "text is required");
+    )
+    .await;
+    assert_eq!(message, "text is required");
 
-    let f = Fixture::new();
-    let dispatcher = f
-        .builder()
-        .validate(validator_fn(|_, _| {
-            Err(ErrorInfo::new(
-                ErrorCode::parse("schema_mismatch"),
-                "text must be a string",
-            ))
-        }))
-        .build();
-    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
-    f.assert_blocked(
-        &result,
-        BlockReason::ValidationFailed,
-        ErrorCode::parse("schema_mismatch"),
-    );
+    let own_code = ErrorCode::parse("schema_mismatch");
+    let with_info = |builder: DispatchBuilder| {
+        builder
+            .validate(validator_fn(|_, _| {
+                Err(ErrorInfo::new(
+                    ErrorCode::parse("schema_mismatch"),
+                    "text must be a string",
+                ))
+            }))
+            .build()
+    };
+    let message = refused_by(with_info, BlockReason::ValidationFailed, own_code).await;
+    assert_eq!(message, "text must be a string");
 }
 
 #[tokio::test]
 async fn before_execute_refused() {
-    let f = Fixture::new();
-    let dispatcher = f
-        .builder()
-        .before_execute(before_execute_fn(|_, _, _| Err("dry run")))
-        .build();
-    let result = run(&dispatcher, ToolCall::new("c", "echo", json!({}))).await;
-    f.assert_blocked(
-        &result,
+    let dry_run = |builder: DispatchBuilder| {
+        builder
+            .before_execute(before_execute_fn(|_, _, _| Err("dry run")))
+            .build()
+    };
+    refused_by(
+        dry_run,
         BlockReason::ExecutionDenied,
         ErrorCode::ExecutionDenied,
-    );
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn input_guardrail_block() {
-    let f = Fixture::new();
-    let pack = RulePack::new("shell").rule(GuardrailRule::input_contains("rm", ["rm -rf"]));
-    let dispatcher = f.builder().guardrails(pack).build();
-    let result = run(
-        &dispatcher,
-        ToolCall::new("c", "echo", json!({"cmd": "rm -rf /"})),
-    )
-    .await;
-    f.assert_blocked(
-        &result,
+    let guarded = |builder: DispatchBuilder| {
+        builder
+            .guardrails(RulePack::new("tools").rule(GuardrailRule::deny_tools("no_echo", ["echo"])))
+            .build()
+    };
+    let message = refused_by(
+        guarded,
         BlockReason::GuardrailBlocked,
         ErrorCode::GuardrailBlocked,
-    );
+    )
+    .await;
+    assert_eq!(message, "Blocked by guardrail rule pack:tools/no_echo");
 }
 
 #[tokio::test]
