@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
-use crate::clock::Clock;
+use crate::clock::{Clock, Millis, SystemClock};
 use crate::context::{ProgressSender, ProgressUpdate, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::effects::{Claim, ClaimRequest, EffectKey, EffectStore, RecordedOutcome};
@@ -28,7 +28,7 @@ use crate::guard::{
     ToolMiddleware, ToolValidator, TrustPolicy,
 };
 use crate::limits::{Exceeded, Limits, check_value};
-use crate::panic::{drop_guarded, guarded, payload_message};
+use crate::panic::{drop_guarded, guarded, guarded_future, payload_message};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 
@@ -104,6 +104,17 @@ pub(crate) struct Pipeline {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) limits: Limits,
     pub(crate) require_schema: bool,
+}
+
+impl Pipeline {
+    /// The configured clock's time. A clock is host code: if it panics, the system clock answers
+    /// instead, so the call still gets its result.
+    pub(crate) fn now(&self) -> Millis {
+        guarded(|| self.clock.now_millis()).unwrap_or_else(|panic| {
+            tracing::error!(target: "prism_tools", %panic, "the clock panicked; using the system clock");
+            SystemClock.now_millis()
+        })
+    }
 }
 
 /// Runs tool calls through the pipeline. Cheap to clone, `Send + Sync`, dispatches through `&self`.
@@ -206,7 +217,7 @@ impl Dispatcher {
             };
             if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
                 return Ok(observe.error(
-                    name.as_str().into(),
+                    requested_name(p, &name),
                     panicked("tool_call middleware", &panic, p),
                 ));
             }
@@ -218,14 +229,14 @@ impl Dispatcher {
                 Ok(GuardrailDecision::Pass) => {}
                 Ok(GuardrailDecision::Block(hit)) => {
                     return Ok(observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         hit.message(false).into(),
                     ));
                 }
                 Ok(GuardrailDecision::Tripwire(hit)) => {
                     let result = observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         hit.message(false).into(),
                     );
@@ -235,7 +246,7 @@ impl Dispatcher {
                     let refusal =
                         format!("Tool call blocked: an input guardrail panicked ({panic})");
                     return Ok(observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         refusal.into(),
                     ));
@@ -246,7 +257,8 @@ impl Dispatcher {
         // 3. Lookup: only registered tools exist.
         let Some(tool) = p.registry.lookup(&name) else {
             let message = format!("Unknown tool: {name}");
-            return Ok(observe.blocked(name.into(), BlockReason::UnknownTool, message.into()));
+            let name = requested_name(p, &name);
+            return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
         };
         let name = Arc::clone(tool.name_arc());
 
@@ -464,17 +476,13 @@ async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) ->
     let request = ClaimRequest {
         key: &key,
         owner: &p.effect_owner,
-        now: p.clock.now_millis(),
+        now: p.now(),
         lease: policy.lease,
     };
-    let claim = match std::panic::AssertUnwindSafe(store.claim(request))
-        .catch_unwind()
-        .await
-    {
+    let claim = match guarded_future(|| store.claim(request)).await {
         Ok(claim) => claim,
-        Err(payload) => Err(crate::effects::EffectStoreError::Backend(format!(
-            "the effect store panicked: {}",
-            payload_message(payload)
+        Err(panic) => Err(crate::effects::EffectStoreError::Backend(format!(
+            "the effect store panicked: {panic}"
         ))),
     };
     match claim {
@@ -513,9 +521,7 @@ async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult
             RecordedOutcome::Error(error.clone())
         }
     };
-    let completed = std::panic::AssertUnwindSafe(store.complete(&key, &p.effect_owner, outcome))
-        .catch_unwind()
-        .await;
+    let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}
         Ok(Err(error)) => {
@@ -566,13 +572,12 @@ async fn execute(
             finished
         }
     };
+    // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
+    drop_guarded(body);
     match finished {
         Some(Ok(returned)) => Executed::Returned(returned),
         Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
-        None => {
-            drop_guarded(body);
-            Executed::Cancelled
-        }
+        None => Executed::Cancelled,
     }
 }
 
@@ -593,6 +598,12 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
         .into_owned();
     crate::redact::truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
     ErrorInfo::new(ErrorCode::ToolPanicked, message)
+}
+
+/// The name a call asked for, before lookup found a registered tool of that name. The model (or
+/// middleware) chose it, so it is redacted like any other text it sends back.
+fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
+    p.redactor.redact_str(name).into()
 }
 
 fn json_kind(value: &Value) -> &'static str {

@@ -109,7 +109,7 @@ impl<'a> Observe<'a> {
             std::borrow::Cow::Borrowed(_) => arguments,
             std::borrow::Cow::Owned(clean) => clean,
         });
-        let at = self.p.clock.now_millis();
+        let at = self.p.now();
         self.emit(name, at, || ToolEventKind::ToolExecutionStarted {
             arguments: Arc::clone(&arguments),
         });
@@ -127,7 +127,7 @@ impl<'a> Observe<'a> {
         };
         let progress = redact(update.progress);
         let metadata = update.metadata.map(redact);
-        let at = self.p.clock.now_millis();
+        let at = self.p.now();
         self.emit(name, at, || ToolEventKind::ToolExecutionProgress {
             progress: progress.clone(),
             metadata: metadata.clone(),
@@ -154,7 +154,7 @@ impl<'a> Observe<'a> {
         if !self.is_watching() {
             return;
         }
-        let at = self.p.clock.now_millis();
+        let at = self.p.now();
         let (kind, status, reason) = match &result.outcome {
             ToolOutcome::Value(_) => (
                 ToolEventKind::ToolExecutionFinished {
