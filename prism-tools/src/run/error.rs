@@ -1,0 +1,97 @@
+//! [`RunError`]: why a run failed.
+//!
+//! Failures before the first provider turn (an unknown granted name, a skill's missing tool)
+//! leave the session untouched. Failures later leave a transcript in which every call id the
+//! model made has its result row: the run persists rows first and fails second.
+
+use std::fmt;
+
+use crate::dispatch::Tripwire;
+use crate::run::ProviderError;
+
+/// Why a run failed.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum RunError {
+    /// `tool_names` named tools the registry does not have. Nothing was written.
+    UnknownTools {
+        /// The unknown names.
+        names: Vec<String>,
+    },
+    /// An active skill relies on tools outside the run's grant. Nothing was written.
+    MissingSkillTools {
+        /// The skill.
+        skill: String,
+        /// The tools it is missing.
+        names: Vec<String>,
+    },
+    /// The narrowing callback failed (or panicked); nothing was sent for that turn.
+    Narrowing {
+        /// The turn.
+        turn: u32,
+        /// Its redacted message.
+        message: String,
+    },
+    /// The provider failed.
+    Provider {
+        /// The turn.
+        turn: u32,
+        /// Its error, redacted.
+        error: ProviderError,
+    },
+    /// A guardrail tripped during a batch. The rows of that batch were written first.
+    Tripwire(Tripwire),
+    /// The run's cancellation token fired.
+    Cancelled,
+    /// A response called tools after the run's last allowed tool round; its calls were answered
+    /// `tool_round_limit` and nothing ran.
+    ToolRoundLimit {
+        /// The limit.
+        limit: u32,
+    },
+    /// The run reached its provider-turn limit.
+    TurnLimit {
+        /// The limit.
+        limit: u32,
+    },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownTools { names } => {
+                write!(f, "the run grants unknown tools: {}", names.join(", "))
+            }
+            Self::MissingSkillTools { skill, names } => write!(
+                f,
+                "skill {skill} needs tools this run does not have: {}",
+                names.join(", ")
+            ),
+            Self::Narrowing { turn, message } => {
+                write!(f, "tool narrowing failed before turn {turn}: {message}")
+            }
+            Self::Provider { turn, error } => {
+                write!(f, "the provider failed on turn {turn}: {error}")
+            }
+            Self::Tripwire(tripwire) => tripwire.fmt(f),
+            Self::Cancelled => f.write_str("the run was cancelled"),
+            Self::ToolRoundLimit { limit } => {
+                write!(
+                    f,
+                    "the model called tools after the limit of {limit} tool rounds"
+                )
+            }
+            Self::TurnLimit { limit } => write!(f, "the run reached its limit of {limit} turns"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Tripwire(tripwire) => Some(tripwire),
+            Self::Provider { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
