@@ -121,7 +121,7 @@
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
-//! | [`run`] | sessions, per-run grants, per-turn narrowing, ordered concurrent batches |
+//! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

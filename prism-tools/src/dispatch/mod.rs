@@ -502,6 +502,21 @@ impl Dispatcher {
     ) -> ToolResult {
         Observe::new(&self.pipeline, &call.id, ctx).unstarted(call.name.as_str().into(), error)
     }
+
+    /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
+    /// for): a blocked `permission_denied` result with the usual event and ledger row.
+    pub(crate) fn settle_refused(
+        &self,
+        call: &ToolCall,
+        message: String,
+        ctx: &ToolExecutionContext,
+    ) -> ToolResult {
+        Observe::new(&self.pipeline, &call.id, ctx).blocked(
+            call.name.as_str().into(),
+            BlockReason::PermissionDenied,
+            message.into(),
+        )
+    }
 }
 
 /// A call after `tool_call` middleware (step 1), ready for the rest of the pipeline.

@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::dispatch::Dispatcher;
-use crate::run::{AgentConfig, Provider, RunEvent, RunEventSink, Session, SessionState};
+use crate::run::{
+    AgentConfig, ApprovalPolicy, ApprovalStore, Provider, RunEvent, RunEventSink, Session,
+    SessionState,
+};
 
 /// A dispatcher, a provider and the defaults of every run.
 ///
@@ -33,6 +36,10 @@ pub struct Agent {
     pub(crate) config: AgentConfig,
     pub(crate) sinks: Vec<Arc<dyn RunEventSink>>,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) approvals: Option<Arc<dyn ApprovalStore>>,
+    pub(crate) approval_policy: Option<Arc<dyn ApprovalPolicy>>,
+    /// Built by [`Agent::secure`]: every run re-checks the tools' schemas.
+    pub(crate) secure: bool,
 }
 
 impl Agent {
@@ -49,7 +56,24 @@ impl Agent {
             config: AgentConfig::default(),
             sinks: Vec::new(),
             clock: Arc::new(SystemClock),
+            approvals: None,
+            approval_policy: None,
+            secure: false,
         }
+    }
+
+    /// Keeps pending approvals and decisions in `store`. Without a store, a call that needs
+    /// approval is refused (`permission_denied`) instead of suspending the run.
+    pub fn with_approvals(mut self, store: impl ApprovalStore) -> Self {
+        self.approvals = Some(Arc::new(store));
+        self
+    }
+
+    /// Asks `policy`, for every call, whether it needs approval (tools that require approval
+    /// themselves always do).
+    pub fn with_approval_policy(mut self, policy: impl ApprovalPolicy) -> Self {
+        self.approval_policy = Some(Arc::new(policy));
+        self
     }
 
     /// Sets the defaults of every run.
@@ -101,6 +125,9 @@ impl fmt::Debug for Agent {
             .field("dispatcher", &self.dispatcher)
             .field("config", &self.config)
             .field("sinks", &self.sinks.len())
+            .field("approvals", &self.approvals.is_some())
+            .field("approval_policy", &self.approval_policy.is_some())
+            .field("secure", &self.secure)
             .finish_non_exhaustive()
     }
 }

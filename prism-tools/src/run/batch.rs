@@ -240,7 +240,8 @@ async fn run_concurrently(
     }
 }
 
-fn not_dispatched() -> ErrorInfo {
+/// The error of a call its batch never started.
+pub(crate) fn not_dispatched() -> ErrorInfo {
     ErrorInfo::new(
         ErrorCode::ToolCallNotDispatched,
         "The batch stopped before this call started; it did not run",

@@ -11,7 +11,10 @@ use std::sync::Arc;
 
 use crate::context::CancellationToken;
 use crate::guard::ToolValidator;
-use crate::run::{DiscloseAll, Skill, ToolDisclosure, ToolNarrowing};
+use crate::run::{
+    ArtifactLoop, ArtifactValidator, DiscloseAll, Skill, ToolDisclosure, ToolNarrowing,
+    ToolRoundGate,
+};
 
 /// Tool rounds a run may use when neither level sets a limit.
 pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 16;
@@ -26,6 +29,9 @@ pub enum LoopStrategy {
     /// the first response without calls.
     #[default]
     SingleShot,
+    /// Each answer is a candidate artifact that the host's
+    /// [`ArtifactValidator`] accepts or sends back for revision.
+    GenerateValidateRevise(ArtifactLoop),
 }
 
 /// The settings both levels share; `None` means "not set here".
@@ -40,6 +46,8 @@ pub(crate) struct Settings {
     pub(crate) max_tool_rounds: Option<u32>,
     pub(crate) max_turns: Option<u32>,
     pub(crate) skills: Option<Vec<Skill>>,
+    pub(crate) round_gate: Option<Arc<dyn ToolRoundGate>>,
+    pub(crate) artifact_validator: Option<Arc<dyn ArtifactValidator>>,
 }
 
 impl Settings {
@@ -61,6 +69,8 @@ impl Settings {
             max_tool_rounds: pick(&run.max_tool_rounds, &self.max_tool_rounds),
             max_turns: pick(&run.max_turns, &self.max_turns),
             skills: pick(&run.skills, &self.skills),
+            round_gate: pick(&run.round_gate, &self.round_gate),
+            artifact_validator: pick(&run.artifact_validator, &self.artifact_validator),
         }
     }
 }
@@ -77,6 +87,8 @@ impl fmt::Debug for Settings {
             .field("max_tool_rounds", &self.max_tool_rounds)
             .field("max_turns", &self.max_turns)
             .field("skills", &self.skills)
+            .field("round_gate", &self.round_gate.is_some())
+            .field("artifact_validator", &self.artifact_validator.is_some())
             .finish()
     }
 }
@@ -131,6 +143,18 @@ macro_rules! shared_setters {
         /// Sets the active skills, whose tool dependencies are checked before the first turn.
         pub fn skills(mut self, skills: impl IntoIterator<Item = Skill>) -> Self {
             self.settings.skills = Some(skills.into_iter().collect());
+            self
+        }
+
+        /// Sets the gate asked once per response with calls, before any of them starts.
+        pub fn charge_tool_round(mut self, gate: impl ToolRoundGate) -> Self {
+            self.settings.round_gate = Some(Arc::new(gate));
+            self
+        }
+
+        /// Sets the validator of the generate-validate-revise loop's candidates.
+        pub fn artifact_validator(mut self, validator: impl ArtifactValidator) -> Self {
+            self.settings.artifact_validator = Some(Arc::new(validator));
             self
         }
     };
@@ -230,6 +254,8 @@ pub(crate) struct Resolved {
     pub(crate) max_tool_rounds: u32,
     pub(crate) max_turns: u32,
     pub(crate) skills: Vec<Skill>,
+    pub(crate) round_gate: Option<Arc<dyn ToolRoundGate>>,
+    pub(crate) artifact_validator: Option<Arc<dyn ArtifactValidator>>,
 }
 
 impl Resolved {
@@ -246,6 +272,8 @@ impl Resolved {
             max_tool_rounds: settings.max_tool_rounds.unwrap_or(DEFAULT_MAX_TOOL_ROUNDS),
             max_turns: settings.max_turns.unwrap_or(DEFAULT_MAX_TURNS),
             skills: settings.skills.unwrap_or_default(),
+            round_gate: settings.round_gate,
+            artifact_validator: settings.artifact_validator,
         }
     }
 }

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::dispatch::Tripwire;
-use crate::run::ProviderError;
+use crate::run::{ApprovalStoreError, ArtifactFailure, ProviderError};
 
 /// Why a run failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +54,29 @@ pub enum RunError {
         /// The limit.
         limit: u32,
     },
+    /// The artifact loop failed.
+    ArtifactFailed {
+        /// Why.
+        reason: ArtifactFailure,
+    },
+    /// The loop strategy needs a setting the run does not have (the artifact loop's validator).
+    Misconfigured {
+        /// What is missing.
+        message: String,
+    },
+    /// A secure agent refuses tools without a non-empty parameter schema. Nothing was written.
+    SchemaRequired {
+        /// The tools without one.
+        names: Vec<String>,
+    },
+    /// The session has a suspended run: resume it before starting another.
+    Suspended,
+    /// `resume` was called on a session with no suspended run.
+    NotSuspended,
+    /// Approvals were needed but the agent has no approval store.
+    NoApprovalStore,
+    /// The approval store refused an operation; nothing ran because of it.
+    Approval(ApprovalStoreError),
 }
 
 impl fmt::Display for RunError {
@@ -82,6 +105,19 @@ impl fmt::Display for RunError {
                 )
             }
             Self::TurnLimit { limit } => write!(f, "the run reached its limit of {limit} turns"),
+            Self::ArtifactFailed { reason } => {
+                write!(f, "the artifact loop failed: {}", reason.as_str())
+            }
+            Self::Misconfigured { message } => write!(f, "the run is misconfigured: {message}"),
+            Self::SchemaRequired { names } => write!(
+                f,
+                "a secure agent needs a non-empty parameter schema on every tool; missing on: {}",
+                names.join(", ")
+            ),
+            Self::Suspended => f.write_str("the session has a suspended run; resume it first"),
+            Self::NotSuspended => f.write_str("the session has no suspended run to resume"),
+            Self::NoApprovalStore => f.write_str("approvals need an approval store on the agent"),
+            Self::Approval(error) => write!(f, "approval refused: {error}"),
         }
     }
 }
@@ -91,6 +127,7 @@ impl std::error::Error for RunError {
         match self {
             Self::Tripwire(tripwire) => Some(tripwire),
             Self::Provider { error, .. } => Some(error),
+            Self::Approval(error) => Some(error),
             _ => None,
         }
     }

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::call::CallId;
 use crate::clock::Millis;
-use crate::run::ToolsMetadata;
+use crate::run::{ArtifactFailure, ToolsMetadata};
 use crate::shared_log::SharedLog;
 
 /// One run-level event.
@@ -35,6 +36,13 @@ pub struct RunEvent {
 pub struct TurnToolsMetadata {
     /// Count and hash of the tools sent.
     pub tools: ToolsMetadata,
+}
+
+/// Why the artifact loop failed, as recorded in its event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ArtifactFailedMetadata {
+    /// The reason.
+    pub reason: ArtifactFailure,
 }
 
 /// What happened.
@@ -76,6 +84,44 @@ pub enum RunEventKind {
         /// How many may run at once (1 when an exclusive tool is among them).
         concurrency: usize,
     },
+    /// The round gate refused a tool round; nothing of it ran.
+    ToolRoundRefused {
+        /// The provider turn.
+        turn: u32,
+        /// The refused round.
+        round: u32,
+        /// The gate's redacted reason.
+        reason: String,
+    },
+    /// The run suspended until these calls are approved or refused.
+    RunSuspended {
+        /// The calls waiting, in call order.
+        pending: Vec<CallId>,
+    },
+    /// The run resumed with decisions on every pending call.
+    RunResumed {
+        /// The calls approved.
+        approved: Vec<CallId>,
+        /// The calls refused.
+        refused: Vec<CallId>,
+    },
+    /// The artifact validator asked for a revision.
+    ArtifactRevisionRequested {
+        /// The provider turn whose answer was rejected.
+        turn: u32,
+        /// Revisions asked for so far.
+        revision: u32,
+    },
+    /// The artifact validator accepted an answer.
+    ArtifactAccepted {
+        /// The provider turn.
+        turn: u32,
+    },
+    /// The artifact loop failed.
+    ArtifactFailed {
+        /// Why.
+        metadata: ArtifactFailedMetadata,
+    },
     /// The run ended normally.
     RunFinished {
         /// Provider turns taken.
@@ -98,6 +144,12 @@ impl RunEventKind {
             Self::ToolNarrowingClamped { .. } => "tool_narrowing_clamped",
             Self::TurnStarted { .. } => "turn_started",
             Self::ToolBatchStarted { .. } => "tool_batch_started",
+            Self::ToolRoundRefused { .. } => "tool_round_refused",
+            Self::RunSuspended { .. } => "run_suspended",
+            Self::RunResumed { .. } => "run_resumed",
+            Self::ArtifactRevisionRequested { .. } => "artifact_revision_requested",
+            Self::ArtifactAccepted { .. } => "artifact_accepted",
+            Self::ArtifactFailed { .. } => "artifact_failed",
             Self::RunFinished { .. } => "run_finished",
             Self::RunFailed { .. } => "run_failed",
         }

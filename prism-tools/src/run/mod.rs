@@ -17,6 +17,14 @@
 //! exclusive tool making the batch sequential, and on a tripwire or abort every call that never
 //! started answered `tool_call_not_dispatched`.
 //!
+//! Around the batch sit the run-level gates: a [`ToolRoundGate`] asked once per response with
+//! calls before anything starts, and approvals: a call whose tool (or the agent's
+//! [`ApprovalPolicy`]) asks for one suspends the run before its side effect, with a
+//! [`PendingApproval`] in the agent's [`ApprovalStore`], until [`Session::resume`] brings
+//! decisions. [`LoopStrategy::GenerateValidateRevise`] turns the loop into draft, check and
+//! revise, with tools inert or bounded by the run's tool rounds. [`Agent::secure`] builds an agent
+//! where none of these checks can be left out.
+//!
 //! ```
 //! use prism_tools::run::{Agent, Message, ProviderResponse, RunOptions, ScriptedProvider};
 //! use prism_tools::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
@@ -41,6 +49,10 @@
 //! ```
 
 mod agent;
+mod approval;
+mod approval_store;
+mod artifact;
+mod artifact_step;
 mod batch;
 mod config;
 mod disclosure;
@@ -50,14 +62,30 @@ mod message;
 mod narrowing;
 mod outcome;
 mod provider;
+mod resume;
+mod round_gate;
 mod run_loop;
 mod scripted;
+mod secure;
 mod session;
 mod skill;
 mod snapshot;
+mod suspension;
+mod tool_round;
 mod turn;
 
 pub use agent::Agent;
+pub use approval::{
+    ApprovalDecision, ApprovalKey, ApprovalPolicy, ApprovalVerdict, DestructiveTools,
+    PendingApproval, approval_fn,
+};
+pub use approval_store::{
+    ApprovalRecord, ApprovalState, ApprovalStore, ApprovalStoreError, InMemoryApprovalStore,
+};
+pub use artifact::{
+    ArtifactFailure, ArtifactLoop, ArtifactToolCalls, ArtifactValidator, ArtifactVerdict,
+    artifact_validator_fn,
+};
 pub use batch::{BatchExecutor, BatchOutcome, BatchStop};
 pub use config::{
     AgentConfig, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_MAX_TURNS, LoopStrategy, RunOptions,
@@ -65,15 +93,19 @@ pub use config::{
 pub use disclosure::{DiscloseAll, DisclosureRequest, ToolDisclosure};
 pub use error::RunError;
 pub use events::{
-    RunEvent, RunEventKind, RunEventLog, RunEventSink, TurnToolsMetadata, run_event_fn,
+    ArtifactFailedMetadata, RunEvent, RunEventKind, RunEventLog, RunEventSink, TurnToolsMetadata,
+    run_event_fn,
 };
 pub use message::Message;
 pub use narrowing::{NarrowingRequest, ToolNarrowing, narrowing_fn};
-pub use outcome::{RunOutcome, RunSummary};
+pub use outcome::{RunEnd, RunOutcome, RunSummary};
 pub use provider::{
     Provider, ProviderError, ProviderRequest, ProviderResponse, StopReason, ToolsMetadata,
     TurnMetadata,
 };
+pub use round_gate::{RoundCharge, ToolRoundGate, round_gate_fn};
 pub use scripted::{RecordedRequest, ScriptedProvider};
+pub use secure::SecureAgentError;
 pub use session::{Session, SessionState};
 pub use skill::Skill;
+pub use suspension::SuspendedRun;

@@ -1,42 +1,49 @@
-//! The single-shot tool loop of one run.
+//! The turn loop of one run, for both loop strategies.
 //!
 //! ```text
-//! start:  merge settings ─► snapshot the grant ─► check skills ─► append the input
-//! turn:   narrow + disclose ─► provider ─► append the answer ─► no calls? done
-//!         ─► count a tool round (past the limit: tool_round_limit rows, fail)
-//!         ─► plan after middleware ─► batch (ordered rows) ─► tripwire or abort? fail
+//! start:  merge settings ─► snapshot the grant ─► check skills (and schemas, when secure)
+//!         ─► append the input
+//! turn:   narrow + disclose ─► provider ─► append the answer
+//!   single-shot:               no calls? done.  calls? one tool round (see tool_round.rs)
+//!   generate-validate-revise:  calls? inert rows, or a bounded tool round (then next turn)
+//!                              ─► validator: accept (done) or revise (feedback, next turn)
 //! ```
 //!
 //! Rows are appended before any failure is returned, so a failed run still answers every call id
-//! the model made.
+//! the model made. A suspended run keeps its place (turn, rounds, revisions) in the session's
+//! state and [`RunDriver::resume`] picks it up there.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
+use serde_json::Value;
 
-use crate::call::{ErrorCode, ErrorInfo, ToolCall};
+use crate::call::ToolCall;
 use crate::context::ToolExecutionContext;
 use crate::panic::{guarded, payload_message};
 use crate::run::config::Resolved;
 use crate::run::snapshot::RunTools;
+use crate::run::tool_round::RoundEnd;
 use crate::run::turn::{TurnInput, TurnTools, assemble};
 use crate::run::{
-    BatchExecutor, BatchStop, LoopStrategy, Message, ProviderError, ProviderRequest,
-    ProviderResponse, RunError, RunEvent, RunEventKind, RunOptions, RunOutcome, RunSummary,
-    Session, TurnMetadata, TurnToolsMetadata,
+    LoopStrategy, Message, ProviderError, ProviderRequest, ProviderResponse, RunEnd, RunError,
+    RunEvent, RunEventKind, RunOptions, RunOutcome, RunSummary, Session, SuspendedRun,
+    TurnMetadata, TurnToolsMetadata,
 };
-use crate::scope::ToolScope;
 
 /// One run in progress over a session.
 pub(crate) struct RunDriver<'s> {
-    session: &'s mut Session,
-    settings: Resolved,
-    tools: RunTools,
-    ctx: ToolExecutionContext,
-    run_id: Arc<str>,
-    turn: u32,
-    rounds: u32,
+    pub(crate) session: &'s mut Session,
+    pub(crate) settings: Resolved,
+    pub(crate) tools: RunTools,
+    pub(crate) ctx: ToolExecutionContext,
+    pub(crate) run_id: Arc<str>,
+    pub(crate) turn: u32,
+    pub(crate) rounds: u32,
+    pub(crate) revisions: u32,
+    /// The model's latest text.
+    pub(crate) text: String,
 }
 
 impl<'s> RunDriver<'s> {
@@ -46,23 +53,50 @@ impl<'s> RunDriver<'s> {
         input: String,
         options: RunOptions,
     ) -> Result<Self, RunError> {
-        let settings = Resolved::merge(&session.agent.config, &options);
-        let tools = RunTools::snapshot(
-            session.agent.dispatcher.registry(),
-            options.tool_names.as_deref(),
-            session.ceiling.as_deref(),
-        )?;
-        check_skills(&settings, &tools)?;
-
+        if session.suspended.is_some() {
+            return Err(RunError::Suspended);
+        }
+        let (settings, tools) = prepare(session, &options, session.ceiling.as_deref())?;
         session.runs += 1;
         let run_id: Arc<str> = format!("{}-run-{}", session.id, session.runs).into();
         session.grant = Some(tools.stored_names());
+        session.transcript.push(Message::user(input));
+        let driver = Self::with_state(session, settings, tools, &options, run_id);
+        driver.emit(RunEventKind::RunStarted {
+            grant: driver.tools.stored_names(),
+        });
+        Ok(driver)
+    }
+
+    /// Picks a suspended run up where it stopped. The grant is the stored one, intersected with
+    /// the live registry (and with `options.tool_names`, if set): never wider.
+    pub(crate) fn resume(
+        session: &'s mut Session,
+        suspended: &SuspendedRun,
+        options: RunOptions,
+    ) -> Result<Self, RunError> {
+        let (settings, tools) = prepare(session, &options, session.grant.as_deref())?;
+        let run_id: Arc<str> = suspended.run_id.as_str().into();
+        let mut driver = Self::with_state(session, settings, tools, &options, run_id);
+        driver.turn = suspended.turn;
+        driver.rounds = suspended.rounds;
+        driver.revisions = suspended.revisions;
+        driver.text = suspended.text.clone();
+        Ok(driver)
+    }
+
+    fn with_state(
+        session: &'s mut Session,
+        settings: Resolved,
+        tools: RunTools,
+        options: &RunOptions,
+        run_id: Arc<str>,
+    ) -> Self {
         let ctx = ToolExecutionContext::new()
             .with_session_id(Arc::clone(&session.id))
             .with_run_id(Arc::clone(&run_id))
-            .with_cancellation(options.cancellation.unwrap_or_default());
-        session.transcript.push(Message::user(input));
-        let driver = Self {
+            .with_cancellation(options.cancellation.clone().unwrap_or_default());
+        Self {
             session,
             settings,
             tools,
@@ -70,16 +104,13 @@ impl<'s> RunDriver<'s> {
             run_id,
             turn: 0,
             rounds: 0,
-        };
-        driver.emit(RunEventKind::RunStarted {
-            grant: driver.tools.stored_names(),
-        });
-        Ok(driver)
+            revisions: 0,
+            text: String::new(),
+        }
     }
 
-    /// Turns until the model answers without calls.
+    /// Turns until the run completes, stops, suspends or fails.
     pub(crate) async fn drive(mut self) -> Result<RunOutcome, RunError> {
-        let LoopStrategy::SingleShot = self.settings.strategy;
         loop {
             if self.ctx.is_cancelled() {
                 return Err(self.fail(RunError::Cancelled));
@@ -103,43 +134,76 @@ impl<'s> RunDriver<'s> {
             self.session
                 .transcript
                 .push(Message::assistant(text.clone(), tool_calls.clone()));
-            if tool_calls.is_empty() {
-                self.emit(RunEventKind::RunFinished {
-                    turns: self.turn,
-                    tool_rounds: self.rounds,
-                });
-                return Ok(RunOutcome::Completed(RunSummary {
-                    run_id: self.run_id.to_string(),
-                    text,
-                    turns: self.turn,
-                    tool_rounds: self.rounds,
-                }));
-            }
-            if let Err(error) = self.run_tool_round(tool_calls, &turn_tools).await {
-                return Err(self.fail(error));
+            self.text = text;
+            let step = match self.settings.strategy {
+                LoopStrategy::SingleShot => self.single_shot_step(tool_calls, &turn_tools).await,
+                LoopStrategy::GenerateValidateRevise(artifact) => {
+                    self.artifact_step(artifact, tool_calls, &turn_tools).await
+                }
+            };
+            match step {
+                Ok(None) => {}
+                Ok(Some(outcome)) => return Ok(outcome),
+                Err(error) => return Err(self.fail(error)),
             }
         }
     }
 
+    /// `Some` when the run ends with this turn.
+    async fn single_shot_step(
+        &mut self,
+        calls: Vec<ToolCall>,
+        turn_tools: &TurnTools,
+    ) -> Result<Option<RunOutcome>, RunError> {
+        if calls.is_empty() {
+            return Ok(Some(self.finish(None)));
+        }
+        let concurrency = self.settings.tool_concurrency;
+        let end = self.run_tool_round(calls, turn_tools, concurrency).await?;
+        Ok(self.round_outcome(end))
+    }
+
+    /// What a tool round means for the run: go on, or end here.
+    pub(crate) fn round_outcome(&mut self, end: RoundEnd) -> Option<RunOutcome> {
+        match end {
+            RoundEnd::Done => None,
+            RoundEnd::Refused(reason) => Some(self.outcome(RunEnd::Stopped { reason }, None)),
+            RoundEnd::Suspended(pending) => Some(self.outcome(RunEnd::Suspended { pending }, None)),
+        }
+    }
+
+    pub(crate) fn finish(&mut self, artifact: Option<Value>) -> RunOutcome {
+        self.emit(RunEventKind::RunFinished {
+            turns: self.turn,
+            tool_rounds: self.rounds,
+        });
+        self.outcome(RunEnd::Completed, artifact)
+    }
+
+    pub(crate) fn outcome(&self, end: RunEnd, artifact: Option<Value>) -> RunOutcome {
+        RunOutcome {
+            summary: RunSummary {
+                run_id: self.run_id.to_string(),
+                text: self.text.clone(),
+                turns: self.turn,
+                tool_rounds: self.rounds,
+                artifact,
+                revisions: self.revisions,
+            },
+            end,
+        }
+    }
+
     async fn assemble_turn(&mut self) -> Result<TurnTools, RunError> {
-        let last_assistant_text = self
-            .session
-            .transcript
-            .iter()
-            .rev()
-            .find_map(|row| match row {
-                Message::Assistant { content, .. } => Some(content.as_str()),
-                _ => None,
-            });
-        let latest_input = self
-            .session
-            .transcript
-            .iter()
-            .rev()
-            .find_map(|row| match row {
-                Message::User { content } => Some(content.as_str()),
-                _ => None,
-            });
+        let transcript = &self.session.transcript;
+        let last_assistant_text = transcript.iter().rev().find_map(|row| match row {
+            Message::Assistant { content, .. } => Some(content.as_str()),
+            _ => None,
+        });
+        let latest_input = transcript.iter().rev().find_map(|row| match row {
+            Message::User { content } => Some(content.as_str()),
+            _ => None,
+        });
         let input = TurnInput {
             turn: self.turn,
             last_assistant_text,
@@ -198,56 +262,7 @@ impl<'s> RunDriver<'s> {
         })
     }
 
-    /// Runs one response's calls and appends their rows in call order.
-    async fn run_tool_round(
-        &mut self,
-        calls: Vec<ToolCall>,
-        turn_tools: &TurnTools,
-    ) -> Result<(), RunError> {
-        let dispatcher = &self.session.agent.dispatcher;
-        self.rounds += 1;
-        if self.rounds > self.settings.max_tool_rounds {
-            let limit = self.settings.max_tool_rounds;
-            for call in &calls {
-                let error = ErrorInfo::new(
-                    ErrorCode::ToolRoundLimit,
-                    format!("The run allows {limit} tool rounds; this call did not run"),
-                );
-                let row = dispatcher.settle_unstarted(call, error, &self.ctx);
-                self.session.transcript.push(Message::tool(row));
-            }
-            return Err(RunError::ToolRoundLimit { limit });
-        }
-
-        let mut scope =
-            ToolScope::new(self.tools.grant().clone()).with_visible(turn_tools.visible.clone());
-        if let Some(validator) = &self.settings.validator {
-            scope = scope.with_validator(Arc::clone(validator));
-        }
-        let ctx = self.ctx.clone().with_scope(scope);
-        let executor = BatchExecutor::new(self.settings.tool_concurrency);
-        let planned: Vec<_> = calls
-            .into_iter()
-            .map(|call| dispatcher.plan(call))
-            .collect();
-        self.emit(RunEventKind::ToolBatchStarted {
-            turn: self.turn,
-            round: self.rounds,
-            calls: planned.len(),
-            concurrency: executor.limit_for(dispatcher, &planned),
-        });
-        let outcome = executor.run_planned(dispatcher, planned, &ctx).await;
-        self.session
-            .transcript
-            .extend(outcome.results.into_iter().map(Message::tool));
-        match outcome.stopped {
-            None => Ok(()),
-            Some(BatchStop::Tripwire(tripwire)) => Err(RunError::Tripwire(tripwire)),
-            Some(BatchStop::Cancelled) => Err(RunError::Cancelled),
-        }
-    }
-
-    fn emit(&self, kind: RunEventKind) {
+    pub(crate) fn emit(&self, kind: RunEventKind) {
         let agent = &self.session.agent;
         if agent.sinks.is_empty() {
             return;
@@ -261,7 +276,7 @@ impl<'s> RunDriver<'s> {
     }
 
     /// Reports a failure, then hands it back to be returned.
-    fn fail(&self, error: RunError) -> RunError {
+    pub(crate) fn fail(&self, error: RunError) -> RunError {
         let message = error.to_string();
         let redactor = self.session.agent.dispatcher.redactor();
         self.emit(RunEventKind::RunFailed {
@@ -271,8 +286,29 @@ impl<'s> RunDriver<'s> {
     }
 }
 
-/// Every active skill's tools must be among the granted ones.
-fn check_skills(settings: &Resolved, tools: &RunTools) -> Result<(), RunError> {
+/// Settings and grant for a run, and every check that must pass before anything is written.
+fn prepare(
+    session: &Session,
+    options: &RunOptions,
+    ceiling: Option<&[String]>,
+) -> Result<(Resolved, RunTools), RunError> {
+    let settings = Resolved::merge(&session.agent.config, options);
+    if matches!(settings.strategy, LoopStrategy::GenerateValidateRevise(_))
+        && settings.artifact_validator.is_none()
+    {
+        return Err(missing_artifact_validator());
+    }
+    let tools = RunTools::snapshot(
+        session.agent.dispatcher.registry(),
+        options.tool_names.as_deref(),
+        ceiling,
+    )?;
+    if session.agent.secure {
+        let names = crate::run::secure::tools_without_schema(tools.tools());
+        if !names.is_empty() {
+            return Err(RunError::SchemaRequired { names });
+        }
+    }
     for skill in &settings.skills {
         let missing: Vec<String> = skill
             .tool_names
@@ -287,5 +323,11 @@ fn check_skills(settings: &Resolved, tools: &RunTools) -> Result<(), RunError> {
             });
         }
     }
-    Ok(())
+    Ok((settings, tools))
+}
+
+pub(crate) fn missing_artifact_validator() -> RunError {
+    RunError::Misconfigured {
+        message: "the generate-validate-revise loop needs an artifact validator".into(),
+    }
 }

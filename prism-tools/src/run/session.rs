@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::run::run_loop::RunDriver;
-use crate::run::{Agent, Message, RunError, RunOptions, RunOutcome};
+use crate::run::{Agent, Message, RunError, RunOptions, RunOutcome, SuspendedRun};
 
 /// The storable part of a session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,9 @@ pub struct SessionState {
     /// How many runs the session started.
     #[serde(default)]
     pub runs: u64,
+    /// The run waiting for approvals, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspended: Option<SuspendedRun>,
 }
 
 /// A conversation with an agent.
@@ -40,6 +43,7 @@ pub struct Session {
     /// The grant this session was restored with: no run may exceed it.
     pub(crate) ceiling: Option<Vec<String>>,
     pub(crate) runs: u64,
+    pub(crate) suspended: Option<SuspendedRun>,
 }
 
 impl Session {
@@ -51,6 +55,7 @@ impl Session {
             grant: None,
             ceiling: None,
             runs: 0,
+            suspended: None,
         }
     }
 
@@ -62,12 +67,15 @@ impl Session {
             ceiling: state.grant.clone(),
             grant: state.grant,
             runs: state.runs,
+            suspended: state.suspended,
         }
     }
 
     /// Runs one user input to the end: provider turns and tool batches until the model answers
     /// without calls, a limit is reached, or something fails. Failures before the first provider
-    /// turn (unknown granted names, a skill's missing tools) leave the session as it was.
+    /// turn (unknown granted names, a skill's missing tools) leave the session as it was. A run
+    /// that reaches a call needing approval returns a suspended outcome; finish it with
+    /// [`resume`](Self::resume) before starting another.
     pub async fn run(
         &mut self,
         input: impl Into<String>,
@@ -86,6 +94,11 @@ impl Session {
         &self.transcript
     }
 
+    /// The run waiting for approvals, if any.
+    pub fn suspended(&self) -> Option<&SuspendedRun> {
+        self.suspended.as_ref()
+    }
+
     /// The storable state.
     pub fn state(&self) -> SessionState {
         SessionState {
@@ -93,6 +106,7 @@ impl Session {
             transcript: self.transcript.clone(),
             grant: self.grant.clone(),
             runs: self.runs,
+            suspended: self.suspended.clone(),
         }
     }
 }
@@ -105,6 +119,7 @@ impl fmt::Debug for Session {
             .field("grant", &self.grant)
             .field("ceiling", &self.ceiling)
             .field("runs", &self.runs)
+            .field("suspended", &self.suspended.is_some())
             .finish()
     }
 }
