@@ -138,6 +138,14 @@ async fn changed_arguments_need_a_new_approval() {
     assert_eq!(error, RunError::Approval(ApprovalStoreError::KeyMismatch));
     assert_eq!(fixture.wipes(), 0);
     assert!(session.suspended().is_some(), "still waiting");
+    assert_eq!(
+        session
+            .run("something else", RunOptions::new())
+            .await
+            .unwrap_err(),
+        RunError::Suspended,
+        "a suspended run is finished before another starts"
+    );
 
     let exact = ApprovalKey::new("s1", "c1".into(), "wipe", &json!({"path": "/tmp/cache"}));
     session

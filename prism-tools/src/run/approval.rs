@@ -7,6 +7,10 @@
 //! [`ApprovalKey`]: the session, the call id, the tool and a hash of the canonical JSON of the
 //! exact arguments. A decision answers one key. Changed arguments are a different key, and an
 //! approval for one call never covers another call of the same tool.
+//!
+//! An approval adds a check; it removes none. Only calls that could run at all are asked about
+//! (unknown, hidden and malformed calls are refused by the dispatcher as usual), and an approved
+//! call still goes through trust, permission, validation and every other guard when it runs.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

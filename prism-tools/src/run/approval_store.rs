@@ -9,10 +9,10 @@
 //! Every lookup is by the exact [`ApprovalKey`]. A decision whose key names a pending call but
 //! with another tool or other arguments is refused with [`ApprovalStoreError::KeyMismatch`].
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::call::CallId;
@@ -103,7 +103,7 @@ pub trait ApprovalStore: Send + Sync + 'static {
         key: &'a ApprovalKey,
     ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>>;
 
-    /// A session's approvals still waiting for a decision.
+    /// A session's approvals still waiting for a decision, in the order they were requested.
     fn pending<'a>(
         &'a self,
         session_id: &'a str,
@@ -158,7 +158,8 @@ impl<S: ApprovalStore + ?Sized> ApprovalStore for std::sync::Arc<S> {
 /// An [`ApprovalStore`] in memory, for tests and single-process hosts.
 #[derive(Debug, Default)]
 pub struct InMemoryApprovalStore {
-    records: Mutex<HashMap<(String, CallId), ApprovalRecord>>,
+    /// Kept in request order, so `pending` lists calls in the order the run asked.
+    records: Mutex<IndexMap<(String, CallId), ApprovalRecord>>,
 }
 
 impl InMemoryApprovalStore {
@@ -182,7 +183,7 @@ impl InMemoryApprovalStore {
         apply(record)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, CallId), ApprovalRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, IndexMap<(String, CallId), ApprovalRecord>> {
         // No code panics while holding the lock; a poisoned map is still consistent.
         self.records
             .lock()
@@ -247,7 +248,7 @@ impl ApprovalStore for InMemoryApprovalStore {
         &'a self,
         session_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
-        let mut pending: Vec<PendingApproval> = self
+        let pending: Vec<PendingApproval> = self
             .lock()
             .values()
             .filter(|record| {
@@ -256,7 +257,6 @@ impl ApprovalStore for InMemoryApprovalStore {
             })
             .map(|record| record.pending.clone())
             .collect();
-        pending.sort_by_key(|pending| pending.requested_at);
         Box::pin(std::future::ready(Ok(pending)))
     }
 

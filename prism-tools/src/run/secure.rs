@@ -37,7 +37,10 @@ impl std::error::Error for SecureAgentError {}
 
 impl Agent {
     /// An agent whose tools cannot run without trust, permission, validation and, when the
-    /// approval policy asks, a durable approval. See the [module docs](self).
+    /// approval policy asks, a durable approval. Every registered tool needs a non-empty
+    /// parameter schema (checked here, and again by every run for the tools it is granted);
+    /// destructive tools wait for approval unless
+    /// [`with_approval_policy`](Agent::with_approval_policy) sets another policy.
     ///
     /// ```
     /// use prism_tools::run::{Agent, InMemoryApprovalStore, ScriptedProvider};

@@ -179,9 +179,15 @@ impl RunDriver<'_> {
                 Plan::Refuse(message) => HeldCall::Settled {
                     result: dispatcher.settle_refused(&planned.call, message, ctx),
                 },
-                Plan::Run => HeldCall::Settled {
-                    result: dispatcher.settle_unstarted(&planned.call, not_dispatched(), ctx),
-                },
+                Plan::Run => {
+                    let error = ErrorInfo::new(
+                        ErrorCode::ToolCallNotDispatched,
+                        "The batch stopped at a call waiting for approval before this call started; it did not run",
+                    );
+                    HeldCall::Settled {
+                        result: dispatcher.settle_unstarted(&planned.call, error, ctx),
+                    }
+                }
             };
             calls.push(held);
         }
