@@ -199,6 +199,14 @@ impl Dispatcher {
         call: ToolCall,
         ctx: &ToolExecutionContext,
     ) -> Result<ToolResult, Tripwire> {
+        self.dispatch_planned(self.plan(call), ctx).await
+    }
+
+    /// Step 1 alone: runs `tool_call` middleware over `call`. The run layer plans a turn's batch
+    /// on what middleware produced (a rename into an exclusive tool makes the turn sequential),
+    /// then hands each planned call to [`dispatch_planned`](Self::dispatch_planned), which
+    /// continues at step 2 without running middleware twice.
+    pub(crate) fn plan(&self, call: ToolCall) -> PlannedCall {
         let p = &*self.pipeline;
         let ToolCall {
             id,
@@ -206,8 +214,6 @@ impl Dispatcher {
             mut arguments,
             arguments_error,
         } = call;
-        let observe = Observe::new(p, &id, ctx);
-
         // 1. tool_call middleware: may rewrite name and arguments, never the id.
         for middleware in &p.middleware {
             let mut rewrite = CallRewrite {
@@ -216,11 +222,49 @@ impl Dispatcher {
                 arguments: &mut arguments,
             };
             if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
-                return Ok(observe.error(
-                    requested_name(p, &name),
-                    panicked("tool_call middleware", &panic, p),
-                ));
+                let failure = panicked("tool_call middleware", &panic, p);
+                return PlannedCall {
+                    call: ToolCall {
+                        id,
+                        name,
+                        arguments,
+                        arguments_error,
+                    },
+                    middleware_failure: Some(failure),
+                };
             }
+        }
+        PlannedCall {
+            call: ToolCall {
+                id,
+                name,
+                arguments,
+                arguments_error,
+            },
+            middleware_failure: None,
+        }
+    }
+
+    /// Steps 2 to 14 on a call that already went through [`plan`](Self::plan).
+    pub(crate) async fn dispatch_planned(
+        &self,
+        planned: PlannedCall,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolResult, Tripwire> {
+        let p = &*self.pipeline;
+        let PlannedCall {
+            call:
+                ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    arguments_error,
+                },
+            middleware_failure,
+        } = planned;
+        let observe = Observe::new(p, &id, ctx);
+        if let Some(failure) = middleware_failure {
+            return Ok(observe.error(requested_name(p, &name), failure));
         }
 
         // 2. Input guardrails, on what middleware produced.
@@ -456,6 +500,44 @@ impl Dispatcher {
         record_effect(p, effect, &result).await;
         Ok(result)
     }
+}
+
+impl Dispatcher {
+    /// Answers a call that will never be dispatched (its batch stopped first, or it came past the
+    /// run's tool-round limit): the error is redacted and recorded as an `error` ledger row, and no
+    /// event is emitted, since nothing happened to the call.
+    pub(crate) fn settle_unstarted(
+        &self,
+        call: &ToolCall,
+        error: ErrorInfo,
+        ctx: &ToolExecutionContext,
+    ) -> ToolResult {
+        Observe::new(&self.pipeline, &call.id, ctx).unstarted(call.name.as_str().into(), error)
+    }
+
+    /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
+    /// for): a blocked `permission_denied` result with the usual event and ledger row.
+    pub(crate) fn settle_refused(
+        &self,
+        call: &ToolCall,
+        message: String,
+        ctx: &ToolExecutionContext,
+    ) -> ToolResult {
+        Observe::new(&self.pipeline, &call.id, ctx).blocked(
+            call.name.as_str().into(),
+            BlockReason::PermissionDenied,
+            message.into(),
+        )
+    }
+}
+
+/// A call after `tool_call` middleware (step 1), ready for the rest of the pipeline.
+#[derive(Clone, Debug)]
+pub(crate) struct PlannedCall {
+    /// The call as middleware left it; its id is the provider's.
+    pub(crate) call: ToolCall,
+    /// Set when middleware panicked: dispatching reports it as the call's error.
+    pub(crate) middleware_failure: Option<ErrorInfo>,
 }
 
 /// What the effect gate decided.

@@ -68,6 +68,22 @@ impl<'a> Observe<'a> {
         result
     }
 
+    /// The call was never dispatched: an error row, no event, and the result.
+    pub(crate) fn unstarted(&self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
+        self.p.redactor.redact_string(&mut error.message);
+        let result = ToolResult {
+            tool_call_id: self.id.clone(),
+            name,
+            outcome: ToolOutcome::Error(error),
+        };
+        let at = self.p.clock.now_millis();
+        self.append(&result.name, RecordStatus::Error, |record| {
+            record.finished_at = Some(at);
+            record.result = Some(result.clone());
+        });
+        result
+    }
+
     /// The tool returned a value: finished event, finished row, value result.
     pub(crate) fn finished(&self, name: Arc<str>, value: Value) -> ToolResult {
         let value = match self.p.redactor.redact_value(&value) {
