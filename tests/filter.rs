@@ -283,3 +283,46 @@ async fn a_tool_making_nested_calls_stays_inside_its_run_grant() {
     assert_eq!(via_admin.as_value(), Some(&json!({"inner": "tool_denied"})));
     assert_eq!(secret_runs.count(), 0);
 }
+
+#[tokio::test]
+async fn pinned_tools_outlive_a_replacement_but_not_a_removal_from_the_run() {
+    let registry = ToolRegistry::from_iter([ToolDefinition::builder("version")
+        .parameters(object_schema())
+        .run_sync(|_, _| Ok(json!("v1")))]);
+    let dispatcher = Dispatcher::builder(registry.clone()).build();
+    let pinned = std::sync::Arc::new(RegistrySnapshot::from_tools(registry.list()));
+    let pinned_ctx = ctx().with_scope(ToolScope::new(ToolGrant::All).with_pinned_tools(pinned));
+
+    // Replaced mid-run: the run keeps executing the definition it started with.
+    registry
+        .register(
+            ToolDefinition::builder("version")
+                .parameters(object_schema())
+                .run_sync(|_, _| Ok(json!("v2"))),
+        )
+        .unwrap();
+    let result = run_in(
+        &dispatcher,
+        ToolCall::new("1", "version", json!({})),
+        &pinned_ctx,
+    )
+    .await;
+    assert_eq!(result.as_value(), Some(&json!("v1")));
+    let unpinned = run_in(
+        &dispatcher,
+        ToolCall::new("2", "version", json!({})),
+        &ctx(),
+    )
+    .await;
+    assert_eq!(unpinned.as_value(), Some(&json!("v2")));
+
+    // Registered after the run started: not part of the run.
+    registry.register(echo("newcomer")).unwrap();
+    let late = run_in(
+        &dispatcher,
+        ToolCall::new("3", "newcomer", json!({})),
+        &pinned_ctx,
+    )
+    .await;
+    assert_eq!(late.block_reason(), Some(BlockReason::ToolDenied));
+}

@@ -31,6 +31,7 @@ use crate::limits::{Exceeded, Limits, check_value};
 use crate::panic::{drop_guarded, guarded, guarded_future, payload_message};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
+use crate::scope::ToolScope;
 
 pub use builder::{
     BeforeExecuteAllowed, DispatchBuilder, EffectsAllowed, FilterAllowed, GuardrailsAllowed,
@@ -299,10 +300,26 @@ impl Dispatcher {
         }
 
         // 3. Lookup: only registered tools exist.
-        let Some(tool) = p.registry.lookup(&name) else {
+        let Some(live) = p.registry.lookup(&name) else {
             let message = format!("Unknown tool: {name}");
             let name = requested_name(p, &name);
             return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
+        };
+        let tool = match ctx.scope().and_then(ToolScope::pinned_tools) {
+            None => live,
+            Some(pinned) => match pinned.get(&name) {
+                Some(tool) => tool.clone(),
+                None => {
+                    let message = format!(
+                        "Tool denied: {name} was not among this run's tools when it started"
+                    );
+                    return Ok(observe.blocked(
+                        Arc::clone(live.name_arc()),
+                        BlockReason::ToolDenied,
+                        message.into(),
+                    ));
+                }
+            },
         };
         let name = Arc::clone(tool.name_arc());
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::definition::ToolDefinition;
 use crate::grant::ToolGrant;
-use crate::registry::ToolRegistry;
+use crate::registry::{RegistrySnapshot, ToolRegistry};
 use crate::run::RunError;
 
 /// The tools one run may use, in registry order.
@@ -21,6 +21,7 @@ pub(crate) struct RunTools {
     tools: Vec<ToolDefinition>,
     names: Vec<Arc<str>>,
     grant: ToolGrant,
+    pinned: Arc<RegistrySnapshot>,
 }
 
 impl RunTools {
@@ -62,10 +63,12 @@ impl RunTools {
             .map(|tool| Arc::clone(tool.name_arc()))
             .collect();
         let grant = ToolGrant::only(names.iter());
+        let pinned = Arc::new(RegistrySnapshot::from_tools(tools.iter().cloned()));
         Ok(Self {
             tools,
             names,
             grant,
+            pinned,
         })
     }
 
@@ -82,6 +85,11 @@ impl RunTools {
     /// The grant, for the dispatcher's per-call scope.
     pub(crate) fn grant(&self) -> &ToolGrant {
         &self.grant
+    }
+
+    /// The definitions dispatch resolves calls to for the whole run.
+    pub(crate) fn pinned(&self) -> &Arc<RegistrySnapshot> {
+        &self.pinned
     }
 
     /// The grant as stored in a session's state.

@@ -300,7 +300,9 @@ impl RunDriver<'_> {
     /// The run's context narrowed to the grant, this turn's visible tools and the run's
     /// validator.
     pub(crate) fn scoped_context(&self, visible: &ToolGrant) -> ToolExecutionContext {
-        let mut scope = ToolScope::new(self.tools.grant().clone()).with_visible(visible.clone());
+        let mut scope = ToolScope::new(self.tools.grant().clone())
+            .with_visible(visible.clone())
+            .with_pinned_tools(Arc::clone(self.tools.pinned()));
         if let Some(validator) = &self.settings.validator {
             scope = scope.with_validator(Arc::clone(validator));
         }
