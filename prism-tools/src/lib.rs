@@ -116,7 +116,8 @@
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
-//! | [`effects`] | effect claims: at most once, or say unknown |
+//! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
+//! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect stores, [`RecordQuery`] |
 //! | [`redact`] | [`SecretRedactor`] |
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
@@ -142,6 +143,7 @@ pub mod redact;
 pub mod registry;
 pub mod schema;
 pub mod scope;
+pub mod storage;
 pub mod tool;
 
 pub use call::{
@@ -160,7 +162,8 @@ pub use dispatch::{
 };
 pub use effects::{
     Claim, ClaimRequest, EffectKey, EffectPolicy, EffectState, EffectStore, EffectStoreError,
-    InMemoryEffectStore, RecordedOutcome, Resolution,
+    EffectRecovery, InMemoryEffectStore, RecordedOutcome, RecoveryOutcome, Resolution,
+    UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
@@ -175,4 +178,9 @@ pub use limits::Limits;
 pub use redact::SecretRedactor;
 pub use registry::{DuplicatePolicy, DuplicateTool, RegistrySnapshot, ToolRegistry, UnknownTool};
 pub use scope::ToolScope;
+pub use storage::{JsonlLedger, LedgerReader, RecordQuery, StorageError, SyncPolicy};
+#[cfg(feature = "postgres")]
+pub use storage::{PostgresEffectStore, PostgresLedger, PostgresOptions};
+#[cfg(feature = "sqlite")]
+pub use storage::{SqliteEffectStore, SqliteLedger, SqliteOptions};
 pub use tool::Tool;
