@@ -161,8 +161,8 @@ pub use dispatch::{
     ToolEvent, ToolEventKind, Tripwire, event_fn,
 };
 pub use effects::{
-    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectState, EffectStore, EffectStoreError,
-    EffectRecovery, InMemoryEffectStore, RecordedOutcome, RecoveryOutcome, Resolution,
+    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectRecovery, EffectState, EffectStore,
+    EffectStoreError, InMemoryEffectStore, RecordedOutcome, RecoveryOutcome, Resolution,
     UnknownEffect,
 };
 pub use error::{Refusal, ToolError};

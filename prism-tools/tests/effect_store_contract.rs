@@ -67,7 +67,9 @@ async fn postgres(test: &str) -> Option<Opened<Arc<prism_tools::PostgresEffectSt
         .unwrap()
         .schema(&schema)
         .unwrap();
-    let store = prism_tools::PostgresEffectStore::connect(options).await.unwrap();
+    let store = prism_tools::PostgresEffectStore::connect(options)
+        .await
+        .unwrap();
     Some(Opened {
         backend: Arc::new(store),
         _keep: Box::new(support::SchemaGuard { url, schema }),

@@ -57,7 +57,9 @@ fn row(call: &str) -> ToolCallRecord {
 
 async fn call_ids(ledger: &impl LedgerReader) -> Vec<String> {
     let rows = ledger.read(&RecordQuery::run("run")).await.unwrap();
-    rows.iter().map(|row| row.tool_call_id.to_string()).collect()
+    rows.iter()
+        .map(|row| row.tool_call_id.to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -102,7 +104,10 @@ async fn jsonl_reports_a_row_it_cannot_read() {
 async fn jsonl_open_fails_clearly_on_a_missing_directory() {
     let dir = tempfile::tempdir().unwrap();
     let error = JsonlLedger::open(dir.path().join("no/such/dir/ledger.jsonl")).unwrap_err();
-    assert!(error.message().contains("could not open the ledger file"), "{error}");
+    assert!(
+        error.message().contains("could not open the ledger file"),
+        "{error}"
+    );
 }
 
 #[cfg(feature = "sqlite")]
@@ -144,15 +149,21 @@ mod sqlite {
         connection.pragma_update(None, "user_version", 999).unwrap();
         drop(connection);
         let error = SqliteLedger::open(&path).unwrap_err();
-        assert!(error.message().contains("newer than this library"), "{error}");
+        assert!(
+            error.message().contains("newer than this library"),
+            "{error}"
+        );
     }
 
     #[test]
     fn a_file_that_is_not_a_database_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("text.sqlite3");
-        std::fs::write(&path, "this is not a database, just some text padding it out".repeat(20))
-            .unwrap();
+        std::fs::write(
+            &path,
+            "this is not a database, just some text padding it out".repeat(20),
+        )
+        .unwrap();
         let error = SqliteEffectStore::open(&path).unwrap_err();
         assert!(error.message().contains("text.sqlite3"), "{error}");
     }
@@ -170,7 +181,9 @@ mod postgres {
     async fn open(test: &str) -> Option<Opened<PostgresLedger>> {
         let url = support::postgres_url(test)?;
         let schema = support::unique_schema("ledger");
-        let ledger = PostgresLedger::connect(options(&url, &schema)).await.unwrap();
+        let ledger = PostgresLedger::connect(options(&url, &schema))
+            .await
+            .unwrap();
         Some(Opened {
             backend: ledger,
             _keep: Box::new(support::SchemaGuard { url, schema }),
@@ -190,14 +203,18 @@ mod postgres {
             schema: schema.clone(),
         };
         {
-            let ledger = PostgresLedger::connect(options(&url, &schema)).await.unwrap();
+            let ledger = PostgresLedger::connect(options(&url, &schema))
+                .await
+                .unwrap();
             ledger.append(row("a"));
             ledger.append(row("b"));
         }
         let _effects = prism_tools::PostgresEffectStore::connect(options(&url, &schema))
             .await
             .unwrap();
-        let ledger = PostgresLedger::connect(options(&url, &schema)).await.unwrap();
+        let ledger = PostgresLedger::connect(options(&url, &schema))
+            .await
+            .unwrap();
         assert_eq!(call_ids(&ledger).await, ["a", "b"]);
 
         let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)

@@ -142,9 +142,7 @@ impl EffectRecovery for InMemoryEffectStore {
                 _ => None,
             })
             .collect();
-        unknown.sort_by(|a, b| {
-            (a.lease_expires_at, &a.key).cmp(&(b.lease_expires_at, &b.key))
-        });
+        unknown.sort_by(|a, b| (a.lease_expires_at, &a.key).cmp(&(b.lease_expires_at, &b.key)));
         unknown.truncate(limit);
         Box::pin(std::future::ready(Ok(unknown)))
     }

@@ -34,7 +34,10 @@ pub(crate) trait LedgerSink: Send + 'static {
 enum Command {
     Append(ToolCallRecord),
     Flush(mpsc::SyncSender<Result<(), LedgerError>>),
-    Read(RecordQuery, oneshot::Sender<Result<Vec<ToolCallRecord>, LedgerError>>),
+    Read(
+        RecordQuery,
+        oneshot::Sender<Result<Vec<ToolCallRecord>, LedgerError>>,
+    ),
 }
 
 /// The handle to a writer thread. Dropping it flushes the queue and joins the thread.
@@ -96,7 +99,10 @@ impl BatchWriter {
     }
 
     /// Reads rows after every row queued before this call is stored.
-    pub(crate) async fn read(&self, query: RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
+    pub(crate) async fn read(
+        &self,
+        query: RecordQuery,
+    ) -> Result<Vec<ToolCallRecord>, LedgerError> {
         let (reply, answer) = oneshot::channel();
         self.sender()
             .and_then(|sender| sender.send(Command::Read(query, reply)).ok())
@@ -188,7 +194,10 @@ impl Batch {
         }
         if let Err(error) = sink.write_batch(&self.rows) {
             let lost = self.rows.len();
-            self.fail(LedgerError(format!("{lost} rows were not stored: {}", error.0)));
+            self.fail(LedgerError(format!(
+                "{lost} rows were not stored: {}",
+                error.0
+            )));
         }
         self.rows.clear();
     }

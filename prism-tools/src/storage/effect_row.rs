@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use crate::clock::Millis;
-use crate::effects::{Claim, EffectKey, EffectState, EffectStoreError, RecordedOutcome, UnknownEffect};
+use crate::effects::{
+    Claim, EffectKey, EffectState, EffectStoreError, RecordedOutcome, UnknownEffect,
+};
 
 /// A row of `prism_effects`.
 pub(crate) struct StoredEffect {

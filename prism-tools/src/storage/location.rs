@@ -54,7 +54,9 @@ impl LedgerLocation {
         }
         let path = location.strip_prefix("sqlite:").unwrap_or(location);
         if path.is_empty() {
-            return Err(StorageError::new("the SQLite ledger location names no file"));
+            return Err(StorageError::new(
+                "the SQLite ledger location names no file",
+            ));
         }
         Ok(Self::Sqlite(PathBuf::from(path)))
     }
@@ -66,7 +68,9 @@ impl LedgerLocation {
             #[cfg(feature = "postgres")]
             Self::Postgres(url) => {
                 let options = crate::storage::PostgresOptions::new(url)?;
-                Ok(Arc::new(crate::storage::PostgresLedger::connect(options).await?))
+                Ok(Arc::new(
+                    crate::storage::PostgresLedger::connect(options).await?,
+                ))
             }
             #[cfg(not(feature = "postgres"))]
             Self::Postgres(_) => Err(StorageError::new(

@@ -77,7 +77,9 @@ impl RecordQuery {
     /// True when `record` is selected.
     pub fn matches(&self, record: &ToolCallRecord) -> bool {
         fn same(wanted: &Option<String>, actual: Option<&str>) -> bool {
-            wanted.as_deref().is_none_or(|wanted| Some(wanted) == actual)
+            wanted
+                .as_deref()
+                .is_none_or(|wanted| Some(wanted) == actual)
         }
         same(&self.run_id, record.run_id.as_deref())
             && same(&self.session_id, record.session_id.as_deref())

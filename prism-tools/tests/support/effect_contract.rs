@@ -8,8 +8,8 @@ use futures_util::future::join_all;
 use prism_tools::effects::{EffectRecovery, RecoveryOutcome};
 use prism_tools::{
     BlockReason, Claim, ClaimRequest, Dispatcher, EffectKey, EffectPolicy, EffectState,
-    EffectStore, EffectStoreError, ErrorCode, ErrorInfo, ManualClock, RecordedOutcome, Resolution, ToolCall,
-    ToolDefinition, ToolExecutionContext, ToolRegistry,
+    EffectStore, EffectStoreError, ErrorCode, ErrorInfo, ManualClock, RecordedOutcome, Resolution,
+    ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry,
 };
 use serde_json::{Value, json};
 
@@ -31,7 +31,10 @@ fn request<'a>(key: &'a EffectKey, owner: &'a str, now: u64) -> ClaimRequest<'a>
 pub async fn claim_acquires_once_and_reports_state<S: EffectRecovery>(store: &Arc<S>) {
     let key = key("acquire");
     assert_eq!(store.state(&key).await.unwrap(), None);
-    assert_eq!(store.claim(request(&key, "a", 1_000)).await.unwrap(), Claim::Acquired);
+    assert_eq!(
+        store.claim(request(&key, "a", 1_000)).await.unwrap(),
+        Claim::Acquired
+    );
     assert_eq!(
         store.state(&key).await.unwrap(),
         Some(EffectState::Claimed {
@@ -50,10 +53,15 @@ pub async fn live_claim_reads_in_flight_even_to_its_owner<S: EffectRecovery>(sto
         lease_expires_at: 60_000,
     };
     assert_eq!(store.claim(request(&key, "b", 1)).await.unwrap(), in_flight);
-    assert_eq!(store.claim(request(&key, "a", 59_999)).await.unwrap(), in_flight);
+    assert_eq!(
+        store.claim(request(&key, "a", 59_999)).await.unwrap(),
+        in_flight
+    );
 }
 
-pub async fn expired_claim_reads_unknown_and_is_never_taken_again<S: EffectRecovery>(store: &Arc<S>) {
+pub async fn expired_claim_reads_unknown_and_is_never_taken_again<S: EffectRecovery>(
+    store: &Arc<S>,
+) {
     let key = key("unknown");
     store.claim(request(&key, "a", 0)).await.unwrap();
     for (owner, now) in [("b", 60_000), ("a", 60_001), ("c", u64::from(u32::MAX))] {
@@ -103,7 +111,9 @@ pub async fn complete_requires_the_owner_and_an_open_claim<S: EffectRecovery>(st
     store.complete(&key, "a", outcome.clone()).await.unwrap();
     // A second outcome never replaces the first.
     assert_eq!(
-        store.complete(&key, "a", RecordedOutcome::Value(json!(2))).await,
+        store
+            .complete(&key, "a", RecordedOutcome::Value(json!(2)))
+            .await,
         Err(EffectStoreError::NotOwner)
     );
     assert_eq!(
@@ -154,7 +164,9 @@ pub async fn resolve_records_or_releases<S: EffectRecovery>(store: &Arc<S>) {
     );
 }
 
-pub async fn unknown_effects_lists_expired_open_claims_oldest_first<S: EffectRecovery>(store: &Arc<S>) {
+pub async fn unknown_effects_lists_expired_open_claims_oldest_first<S: EffectRecovery>(
+    store: &Arc<S>,
+) {
     let (old, newer, live, done) = (key("old"), key("newer"), key("live"), key("done"));
     store.claim(request(&old, "a", 0)).await.unwrap();
     store.claim(request(&newer, "b", 5)).await.unwrap();
@@ -199,7 +211,10 @@ pub async fn resolve_unknown_only_touches_the_claim_it_saw<S: EffectRecovery>(st
     );
 
     // Released and claimed anew by someone else: the new claim is not the one the host saw.
-    store.resolve(&reclaimed, Resolution::Release).await.unwrap();
+    store
+        .resolve(&reclaimed, Resolution::Release)
+        .await
+        .unwrap();
     store.claim(request(&reclaimed, "b", 61_000)).await.unwrap();
     let outcome = store
         .resolve_unknown(find(&reclaimed), Resolution::Release)
@@ -308,11 +323,17 @@ pub async fn dispatcher_runs_an_effect_at_most_once<S: EffectRecovery>(store: &A
     // A claim some other worker took and never finished.
     let policy = EffectPolicy::new(MINUTE).with_scope("tenant-1");
     let orphan = EffectKey::new("pay", &policy, &json!({"cents": 999}));
-    store.claim(request(&orphan, "crashed-worker", 1_000)).await.unwrap();
+    store
+        .claim(request(&orphan, "crashed-worker", 1_000))
+        .await
+        .unwrap();
     let result = dispatcher.dispatch(call("c5", 999), &ctx).await.unwrap();
     assert_eq!(result.error_info().unwrap().code, ErrorCode::EffectInFlight);
     clock.advance(60_000);
     let result = dispatcher.dispatch(call("c6", 999), &ctx).await.unwrap();
-    assert_eq!(result.error_info().unwrap().code, ErrorCode::EffectOutcomeUnknown);
+    assert_eq!(
+        result.error_info().unwrap().code,
+        ErrorCode::EffectOutcomeUnknown
+    );
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }

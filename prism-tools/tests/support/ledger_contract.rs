@@ -42,12 +42,19 @@ pub async fn reads_rows_back_in_order_by_run_session_and_call<L: RunLedger + Led
 
     let read = |query: RecordQuery| async move { ids(&ledger.read(&query).await.unwrap()) };
     let pairs = |list: &[(&str, &'static str)]| -> Vec<(String, &'static str)> {
-        list.iter().map(|(id, status)| (id.to_string(), *status)).collect()
+        list.iter()
+            .map(|(id, status)| (id.to_string(), *status))
+            .collect()
     };
     assert_eq!(read(RecordQuery::all()).await, ids(&appended));
     assert_eq!(
         read(RecordQuery::run("r1")).await,
-        pairs(&[("a", "started"), ("b", "blocked"), ("a", "started"), ("a", "finished")])
+        pairs(&[
+            ("a", "started"),
+            ("b", "blocked"),
+            ("a", "started"),
+            ("a", "finished")
+        ])
     );
     assert_eq!(
         read(RecordQuery::session("s1")).await.len(),
@@ -56,13 +63,22 @@ pub async fn reads_rows_back_in_order_by_run_session_and_call<L: RunLedger + Led
     );
     assert_eq!(
         read(RecordQuery::call("a")).await,
-        pairs(&[("a", "started"), ("a", "started"), ("a", "started"), ("a", "finished")])
+        pairs(&[
+            ("a", "started"),
+            ("a", "started"),
+            ("a", "started"),
+            ("a", "finished")
+        ])
     );
     assert_eq!(
         read(RecordQuery::call("a").and_run("r1").and_session("s1")).await,
         pairs(&[("a", "started"), ("a", "started"), ("a", "finished")])
     );
-    assert!(read(RecordQuery::run("r1").and_session("s2")).await.is_empty());
+    assert!(
+        read(RecordQuery::run("r1").and_session("s2"))
+            .await
+            .is_empty()
+    );
     assert!(read(RecordQuery::run("nope")).await.is_empty());
 }
 
@@ -89,12 +105,19 @@ pub async fn every_field_round_trips<L: RunLedger + LedgerReader>(ledger: &L) {
     ));
     let mut finished = row("s", "r", "call_1", RecordStatus::Finished);
     finished.finished_at = Some(1_700_000_000_400);
-    finished.result = Some(ToolResult::value("call_1".into(), "search", json!([1, "two", null])));
+    finished.result = Some(ToolResult::value(
+        "call_1".into(),
+        "search",
+        json!([1, "two", null]),
+    ));
     let mut failed = row("s", "r", "call_3", RecordStatus::Error);
     failed.result = Some(ToolResult::error(
         "call_3".into(),
         "search",
-        ErrorInfo::new(ErrorCode::Custom("upstream.timeout".into()), "took too long"),
+        ErrorInfo::new(
+            ErrorCode::Custom("upstream.timeout".into()),
+            "took too long",
+        ),
     ));
     let rows = vec![started, progress, blocked, finished, failed];
     for row in rows.clone() {
@@ -109,7 +132,10 @@ pub async fn reads_see_rows_appended_before_them<L: RunLedger + LedgerReader>(le
     }
     let rows = ledger.read(&RecordQuery::run("r")).await.unwrap();
     let expected: Vec<String> = (0..500).map(|n| format!("call_{n}")).collect();
-    let read: Vec<String> = rows.iter().map(|row| row.tool_call_id.to_string()).collect();
+    let read: Vec<String> = rows
+        .iter()
+        .map(|row| row.tool_call_id.to_string())
+        .collect();
     assert_eq!(read, expected);
 }
 
@@ -144,7 +170,11 @@ pub async fn dispatcher_rows_land_with_ownership<L: RunLedger + LedgerReader + C
     );
     assert!(rows.iter().all(|row| {
         row.session_id.as_deref() == Some("session-9")
-            && row.ownership.as_ref().and_then(|scope| scope.tenant_id.as_deref()) == Some("acme")
+            && row
+                .ownership
+                .as_ref()
+                .and_then(|scope| scope.tenant_id.as_deref())
+                == Some("acme")
     }));
     assert_eq!(rows[0].arguments.as_deref(), Some(&json!({"text": "hi"})));
     assert_eq!(rows[2].reason, Some(BlockReason::UnknownTool));

@@ -50,7 +50,9 @@ impl PostgresEffectStore {
         migrations::apply(&mut client, options.schema.as_deref())
             .await
             .map_err(|error| {
-                StorageError::new(format!("could not migrate the PostgreSQL database: {error}"))
+                StorageError::new(format!(
+                    "could not migrate the PostgreSQL database: {error}"
+                ))
             })?;
         Ok(store)
     }
@@ -254,7 +256,9 @@ impl EffectRecovery for PostgresEffectStore {
                 Resolution::Record(outcome) => {
                     let outcome = encode_outcome(&outcome)?;
                     self.execute(
-                        &format!("UPDATE prism_effects SET outcome = $4::text::json WHERE {same_claim}"),
+                        &format!(
+                            "UPDATE prism_effects SET outcome = $4::text::json WHERE {same_claim}"
+                        ),
                         &[&key, &effect.owner, &claimed_at, &outcome],
                     )
                     .await?

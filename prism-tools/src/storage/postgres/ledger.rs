@@ -29,10 +29,9 @@ impl PostgresLedger {
     /// Connects, applies missing migrations, and starts the writer thread.
     pub async fn connect(options: PostgresOptions) -> Result<Self, StorageError> {
         let max_batch = options.max_batch;
-        let (writer, opened) =
-            BatchWriter::spawn("postgres-ledger", max_batch, move || {
-                PostgresSink::open(options)
-            })?;
+        let (writer, opened) = BatchWriter::spawn("postgres-ledger", max_batch, move || {
+            PostgresSink::open(options)
+        })?;
         opened.await.map_err(|_| {
             StorageError::new("the PostgreSQL ledger thread stopped while connecting")
         })??;
@@ -100,11 +99,12 @@ impl PostgresSink {
             .map_err(|error| StorageError::new(error.0))?;
         let migrated = sink.runtime.block_on(migrations::apply(client, schema));
         migrated.map_err(|error| {
-            StorageError::new(format!("could not migrate the PostgreSQL database: {error}"))
+            StorageError::new(format!(
+                "could not migrate the PostgreSQL database: {error}"
+            ))
         })?;
         Ok(sink)
     }
-
 }
 
 /// The open connection in `slot`, connecting again if there is none or it was lost.

@@ -79,10 +79,9 @@ pub(super) async fn apply(client: &mut Client, schema: Option<&str>) -> Result<(
     }
     for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(current) {
         let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
-        transaction
-            .batch_execute(sql)
-            .await
-            .map_err(|failure| format!("migration {version} ({name}) failed: {}", error(failure)))?;
+        transaction.batch_execute(sql).await.map_err(|failure| {
+            format!("migration {version} ({name}) failed: {}", error(failure))
+        })?;
         transaction
             .execute(
                 "INSERT INTO prism_schema_migrations (version, name) VALUES ($1, $2)",

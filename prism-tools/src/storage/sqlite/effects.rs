@@ -115,7 +115,12 @@ impl EffectStore for SqliteEffectStore {
                      VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO NOTHING",
                 )
                 .and_then(|mut insert| {
-                    insert.execute(params![key, owner, to_db_millis(now), to_db_millis(expires)])
+                    insert.execute(params![
+                        key,
+                        owner,
+                        to_db_millis(now),
+                        to_db_millis(expires)
+                    ])
                 })
                 .map_err(sqlite_error)?;
             let claim = if inserted == 1 {

@@ -77,7 +77,9 @@ fn open_connection(options: &SqliteOptions) -> Result<Connection, StorageError> 
     };
     let mut connection = Connection::open(&options.path).map_err(fail)?;
     // The busy timeout first: the pragmas below may already wait for another process.
-    connection.busy_timeout(options.busy_timeout).map_err(fail)?;
+    connection
+        .busy_timeout(options.busy_timeout)
+        .map_err(fail)?;
     let mode: String = connection
         .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
         .map_err(fail)?;

@@ -30,7 +30,9 @@ impl ConnectionWorker {
                 }
             })
             .map_err(|error| {
-                StorageError::new(format!("could not start the SQLite effects thread: {error}"))
+                StorageError::new(format!(
+                    "could not start the SQLite effects thread: {error}"
+                ))
             })?;
         Ok(Self {
             jobs: Some(jobs),
