@@ -372,7 +372,7 @@ async fn race_child(
         .build();
     std::io::stdin().lock().read_line(&mut String::new())?;
     // Half the workers walk the keys forwards and half backwards: every key is contended.
-    let mut pending: VecDeque<u64> = if worker % 2 == 0 {
+    let mut pending: VecDeque<u64> = if worker.is_multiple_of(2) {
         (0..KEYS).collect()
     } else {
         (0..KEYS).rev().collect()
