@@ -4,9 +4,10 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use crate::storage::{QueryableLedger, SqliteLedger, StorageError};
+use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
+use crate::effects::BoxFuture;
+use crate::storage::{LedgerReader, RecordQuery, SqliteLedger, StorageError};
 
 /// The environment variable [`LedgerLocation::from_env`] reads.
 pub const LEDGER_URL_VAR: &str = "PRISM_LEDGER_URL";
@@ -62,15 +63,14 @@ impl LedgerLocation {
     }
 
     /// Opens the ledger, creating and migrating its database as needed.
-    pub async fn open(&self) -> Result<Arc<dyn QueryableLedger>, StorageError> {
+    pub async fn open(&self) -> Result<DurableLedger, StorageError> {
         match self {
-            Self::Sqlite(path) => Ok(Arc::new(SqliteLedger::open(path.clone())?)),
+            Self::Sqlite(path) => Ok(DurableLedger::Sqlite(SqliteLedger::open(path.clone())?)),
             #[cfg(feature = "postgres")]
             Self::Postgres(url) => {
                 let options = crate::storage::PostgresOptions::new(url)?;
-                Ok(Arc::new(
-                    crate::storage::PostgresLedger::connect(options).await?,
-                ))
+                let ledger = crate::storage::PostgresLedger::connect(options).await?;
+                Ok(DurableLedger::Postgres(ledger))
             }
             #[cfg(not(feature = "postgres"))]
             Self::Postgres(_) => Err(StorageError::new(
@@ -101,5 +101,47 @@ impl fmt::Debug for LedgerLocation {
     /// As [`Display`](fmt::Display): a connection URL may hold a password.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "LedgerLocation({self})")
+    }
+}
+
+/// The ledger a [`LedgerLocation`] opened: either backend, behind one type. Cheap to clone.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum DurableLedger {
+    /// A SQLite ledger.
+    Sqlite(SqliteLedger),
+    /// A PostgreSQL ledger.
+    #[cfg(feature = "postgres")]
+    Postgres(crate::storage::PostgresLedger),
+}
+
+impl RunLedger for DurableLedger {
+    fn append(&self, record: ToolCallRecord) {
+        match self {
+            Self::Sqlite(ledger) => ledger.append(record),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(ledger) => ledger.append(record),
+        }
+    }
+
+    fn flush(&self) -> Result<(), LedgerError> {
+        match self {
+            Self::Sqlite(ledger) => ledger.flush(),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(ledger) => ledger.flush(),
+        }
+    }
+}
+
+impl LedgerReader for DurableLedger {
+    fn read<'a>(
+        &'a self,
+        query: &'a RecordQuery,
+    ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>> {
+        match self {
+            Self::Sqlite(ledger) => ledger.read(query),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(ledger) => ledger.read(query),
+        }
     }
 }

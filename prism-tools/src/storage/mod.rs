@@ -16,12 +16,15 @@
 //! load many rows share one commit and when idle a row is committed at once, with no timer adding
 //! latency. [`flush`](crate::RunLedger::flush) waits until every row appended before it is stored
 //! and reports the first failure since the previous flush; dropping the last handle of a ledger
-//! flushes it and stops its thread. Reads ([`LedgerReader`]) go through the same thread, after the
+//! flushes it and stops its thread. Both block the calling thread until the writer has caught up:
+//! call them at turn or run boundaries, at shutdown, or from `spawn_blocking`, not in a hot loop
+//! on an async worker. Reads ([`LedgerReader`]) go through the same thread, after the
 //! rows queued before them, so a reader always sees its own writes.
 //!
 //! The queue is unbounded: `append` never waits, so a backend slower than the dispatch rate for a
-//! long time grows memory instead of slowing tools down. Call `flush` at turn or run boundaries to
-//! bound it.
+//! long time grows memory instead of slowing tools down; a flush at each turn or run boundary
+//! bounds it. A batch the backend refuses is dropped (retrying it forever would stall every later
+//! row) and the next flush reports how many rows were lost and why.
 //!
 //! ## Effect stores use the database's own transactions
 //!
@@ -57,10 +60,10 @@ use std::fmt;
 
 pub use jsonl::{JsonlLedger, SyncPolicy};
 #[cfg(feature = "sqlite")]
-pub use location::{LEDGER_URL_VAR, LedgerLocation};
+pub use location::{DurableLedger, LEDGER_URL_VAR, LedgerLocation};
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresEffectStore, PostgresLedger, PostgresOptions};
-pub use query::{LedgerReader, QueryableLedger, RecordQuery};
+pub use query::{LedgerReader, RecordQuery};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteEffectStore, SqliteLedger, SqliteOptions};
 

@@ -1,7 +1,7 @@
 //! Reading a ledger back: [`RecordQuery`] selects rows by run, session and call id;
 //! [`LedgerReader`] returns them in the order they were appended.
 
-use crate::dispatch::{InMemoryLedger, LedgerError, RunLedger, ToolCallRecord};
+use crate::dispatch::{InMemoryLedger, LedgerError, ToolCallRecord};
 use crate::effects::BoxFuture;
 
 /// Which rows to read: every field that is set must match. [`RecordQuery::all`] sets none.
@@ -108,12 +108,6 @@ pub trait LedgerReader: Send + Sync + 'static {
         query: &'a RecordQuery,
     ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>>;
 }
-
-/// A ledger that can also be read back; what [`LedgerLocation`](crate::storage::LedgerLocation)
-/// opens.
-pub trait QueryableLedger: RunLedger + LedgerReader {}
-
-impl<T: RunLedger + LedgerReader> QueryableLedger for T {}
 
 impl LedgerReader for InMemoryLedger {
     fn read<'a>(

@@ -21,6 +21,20 @@ use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
 /// outcome is an `UPDATE` that only matches while the recording owner still holds the claim and
 /// no outcome exists. Cheap to clone (a connection pool inside); use it from one Tokio runtime,
 /// the one that connected it.
+///
+/// ```no_run
+/// use prism_tools::effects::EffectRecovery;
+/// use prism_tools::storage::{PostgresEffectStore, PostgresOptions};
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let options = PostgresOptions::new("postgres://agent@db.internal/agents")?.pool_size(8);
+/// let store = PostgresEffectStore::connect(options).await?;
+/// let now = prism_tools::Clock::now_millis(&prism_tools::SystemClock);
+/// for effect in store.unknown_effects(now, 100).await? {
+///     println!("{} was claimed by {} and never finished", effect.key, effect.owner);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct PostgresEffectStore {
     pool: Pool,

@@ -20,6 +20,16 @@ use crate::storage::{LedgerReader, RecordQuery, StorageError};
 ///
 /// The writer thread runs its own single-threaded Tokio runtime for its connection, so the
 /// ledger works the same whether the host calls it from an async runtime or not.
+///
+/// ```no_run
+/// use prism_tools::storage::{LedgerReader, PostgresLedger, PostgresOptions, RecordQuery};
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let options = PostgresOptions::new("postgres://agent@db.internal/agents")?.schema("prism")?;
+/// let ledger = PostgresLedger::connect(options).await?;
+/// let rows = ledger.read(&RecordQuery::run("run-42")).await?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct PostgresLedger {
     writer: Arc<BatchWriter>,
