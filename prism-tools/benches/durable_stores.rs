@@ -80,6 +80,7 @@ fn append_and_flush(ledger: &dyn RunLedger, writers: usize) -> Duration {
 
 fn ledger_append(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
     let mut ledgers: Vec<(&str, Box<dyn Fn() -> Arc<dyn RunLedger>>)> = vec![
         ("memory", Box::new(|| Arc::new(InMemoryLedger::new()))),
         ("jsonl", {
@@ -128,6 +129,7 @@ fn claim_complete(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
     let mut stores: Vec<(&str, Arc<dyn EffectStore>)> = vec![
         ("memory", Arc::new(InMemoryEffectStore::new())),
         (
