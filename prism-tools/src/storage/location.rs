@@ -20,6 +20,10 @@ pub const LEDGER_URL_VAR: &str = "PRISM_LEDGER_URL";
 /// let location = LedgerLocation::parse("sqlite:/tmp/agent.sqlite3").unwrap();
 /// assert_eq!(location, LedgerLocation::Sqlite("/tmp/agent.sqlite3".into()));
 /// assert_eq!(location.to_string(), "SQLite file /tmp/agent.sqlite3");
+///
+/// let postgres = LedgerLocation::parse("postgres://agent:s3cret@db.internal/agents").unwrap();
+/// assert_eq!(postgres.to_string(), "PostgreSQL database agents");
+/// assert!(!format!("{postgres:?}").contains("s3cret"));
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
