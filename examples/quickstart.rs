@@ -6,13 +6,17 @@
 //! fails, a tool that panics, and an error that leaks a secret. Every call gets exactly one
 //! result; the events and ledger rows show what happened, with the secret redacted everywhere.
 //!
-//! Run it with `cargo run --example quickstart`.
+//! Run it with `cargo run --example quickstart`. The ledger is a SQLite file in the system temp
+//! directory (its path is printed); set `PRISM_LEDGER_URL=postgres://…` and build with
+//! `--features postgres` to write it to PostgreSQL instead, or `PRISM_LEDGER_URL=sqlite:PATH` to
+//! choose the file.
 
+use prism::storage::{LedgerLocation, LedgerReader, RecordQuery};
 use prism::{
-    CollectingSink, Dispatcher, GuardrailRule, InMemoryLedger, OwnershipScope, RulePack,
-    SecretRedactor, ToolCall, ToolDefinition, ToolError, ToolEvent, ToolEventKind,
-    ToolExecutionContext, ToolFilter, ToolOutcome, ToolRegistry, before_execute_fn,
-    call_middleware, permission_fn, trust_fn, validator_fn,
+    CollectingSink, Dispatcher, GuardrailRule, OwnershipScope, RulePack, RunLedger, SecretRedactor,
+    ToolCall, ToolDefinition, ToolError, ToolEvent, ToolEventKind, ToolExecutionContext,
+    ToolFilter, ToolOutcome, ToolRegistry, before_execute_fn, call_middleware, permission_fn,
+    trust_fn, validator_fn,
 };
 use serde_json::{Value, json};
 
@@ -158,7 +162,7 @@ fn model_turn() -> Vec<ToolCall> {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The default hook would print the panicking tool's backtrace note; keep the output readable.
     std::panic::set_hook(Box::new(|info| {
         let place = info.location().map(ToString::to_string).unwrap_or_default();
@@ -166,7 +170,9 @@ async fn main() {
     }));
 
     let events = CollectingSink::new();
-    let ledger = InMemoryLedger::new();
+    let location = LedgerLocation::from_env()?;
+    let ledger = location.open().await?;
+    println!("Ledger: {location}\n");
     let dispatcher = Dispatcher::builder(tools())
         // Models often capitalise tool names; normalise before anything checks the name.
         .middleware(call_middleware(|call| {
@@ -218,9 +224,11 @@ async fn main() {
         })
         .build();
 
+    // One run id per process, so rows of earlier runs in the same ledger file stay apart.
+    let run_id = format!("quickstart-{}", std::process::id());
     let ctx = ToolExecutionContext::new()
         .with_session_id("session-1")
-        .with_run_id("run-1")
+        .with_run_id(run_id.as_str())
         .with_metadata("billing", json!(true));
 
     println!("Results sent back to the model");
@@ -262,7 +270,8 @@ async fn main() {
 
     println!("\nLedger rows");
     println!("{:<8} {:<18} {:<9} reason", "call", "tool", "status");
-    for row in ledger.records() {
+    ledger.flush()?;
+    for row in ledger.read(&RecordQuery::run(run_id)).await? {
         let text = serde_json::to_string(&row).unwrap_or_default();
         leaked |= text.contains(API_KEY);
         let reason = row
@@ -284,6 +293,7 @@ async fn main() {
         "\nSecret present in any result, event or row: {}",
         if leaked { "YES (bug)" } else { "no" }
     );
+    Ok(())
 }
 
 fn describe(event: &ToolEvent) -> String {
