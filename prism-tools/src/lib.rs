@@ -121,6 +121,7 @@
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
+//! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -142,6 +143,7 @@ pub mod redact;
 pub mod registry;
 pub mod schema;
 pub mod scope;
+pub mod search;
 pub mod tool;
 
 pub use call::{
@@ -175,4 +177,8 @@ pub use limits::Limits;
 pub use redact::SecretRedactor;
 pub use registry::{DuplicatePolicy, DuplicateTool, RegistrySnapshot, ToolRegistry, UnknownTool};
 pub use scope::ToolScope;
+pub use search::{
+    ActivatedTools, Disclosure, FullDisclosureReason, SearchConfig, SearchLimits,
+    SharedActivatedTools, ToolScorer, ToolSearch,
+};
 pub use tool::Tool;

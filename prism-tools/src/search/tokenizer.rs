@@ -1,0 +1,318 @@
+//! [`Tokenizer`]: turns tool text and queries into the words the index matches on.
+//!
+//! Search quality comes mostly from here, so every step has a reason:
+//!
+//! - Words are found with the Unicode word-boundary rules (UAX #29), so accented and non-Latin
+//!   text splits where a reader would split it, and punctuation never sticks to a word.
+//! - Identifiers are split as well: `getWeather`, `read_file`, `fs.read` and `mp3` also yield
+//!   `get` + `weather`, `read` + `file`, `fs` + `read`, `mp` + `3`. The whole word is kept too, so
+//!   a query that writes `youtube` still meets a description that writes `YouTube`.
+//! - Everything is lowercased, then common English function words ("the", "can", "you"…) are
+//!   dropped: they appear in every query and say nothing about which tool is wanted.
+//! - Words are reduced to their Snowball stem, so "forecasts", "forecasting" and "forecast" meet.
+//! - A query word whose stem no tool uses may still match by a long shared prefix ("crypto" and
+//!   "cryptocurrencies"), at a lower weight; the index does that lookup, this switch enables it.
+//!
+//! The same tokenizer must read both sides (tools and queries); [`ToolIndex`](super::ToolIndex)
+//! keeps the one it was built with for that reason.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+use foldhash::fast::RandomState;
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// English function words (the NLTK list), plus the words people use to phrase a request
+/// ("could you please help me find…"): they appear in queries whatever the task is, so they only
+/// add noise to a ranking of tools.
+static ENGLISH_STOP_WORDS: LazyLock<HashSet<&'static str, RandomState>> = LazyLock::new(|| {
+    stop_words::get("en")
+        .iter()
+        .chain(REQUEST_WORDS)
+        .copied()
+        .collect()
+});
+
+/// Words that phrase a request rather than name a task.
+const REQUEST_WORDS: &[&str] = &[
+    "also", "could", "find", "get", "give", "hey", "hi", "help", "know", "let", "like", "make",
+    "may", "might", "must", "need", "please", "provide", "show", "tell", "thank", "thanks", "use",
+    "using", "want", "would",
+];
+
+/// Splits text into lowercase search words, drops stop words and stems what remains.
+///
+/// ```
+/// use prism_tools::search::Tokenizer;
+///
+/// let tokenizer = Tokenizer::english();
+/// let mut words = Vec::new();
+/// tokenizer.for_each_word("Show the weatherForecast for Zürich", |word| words.push(word.to_owned()));
+/// // "show", "the" and "for" say nothing about the task.
+/// assert_eq!(words, ["weatherforecast", "weather", "forecast", "zürich"]);
+/// assert_eq!(tokenizer.stem("forecasts"), "forecast");
+///
+/// let plain = Tokenizer::plain();
+/// let mut words = Vec::new();
+/// plain.for_each_word("Show the weatherForecast", |word| words.push(word.to_owned()));
+/// assert_eq!(words, ["show", "the", "weatherforecast"]);
+/// assert_eq!(plain.stem("forecasts"), "forecasts");
+/// ```
+#[derive(Clone)]
+pub struct Tokenizer {
+    stemmer: Option<Arc<Stemmer>>,
+    stop_words: bool,
+    split_identifiers: bool,
+    prefixes: bool,
+}
+
+impl Tokenizer {
+    /// The default: identifier splitting, English stop words, English Snowball stemming and
+    /// prefix matching.
+    pub fn english() -> Self {
+        Self {
+            stemmer: Some(Arc::new(Stemmer::create(Algorithm::English))),
+            stop_words: true,
+            split_identifiers: true,
+            prefixes: true,
+        }
+    }
+
+    /// Lowercased Unicode words and nothing else: no identifier splitting, no stop words, no
+    /// stemming, no prefix matching. The baseline that the default is measured against.
+    pub fn plain() -> Self {
+        Self {
+            stemmer: None,
+            stop_words: false,
+            split_identifiers: false,
+            prefixes: false,
+        }
+    }
+
+    /// Turns stemming on or off.
+    pub fn with_stemming(mut self, stemming: bool) -> Self {
+        self.stemmer = stemming.then(|| Arc::new(Stemmer::create(Algorithm::English)));
+        self
+    }
+
+    /// Turns stop-word removal on or off.
+    pub fn with_stop_words(mut self, stop_words: bool) -> Self {
+        self.stop_words = stop_words;
+        self
+    }
+
+    /// Turns identifier splitting (`snake_case`, `camelCase`, dots, digits) on or off.
+    pub fn with_identifier_splitting(mut self, split: bool) -> Self {
+        self.split_identifiers = split;
+        self
+    }
+
+    /// Turns prefix matching on or off: a query word whose stem no tool uses then also matches
+    /// the indexed terms it shares a long prefix with (see
+    /// [`ToolIndex::query`](super::ToolIndex::query)).
+    pub fn with_prefix_matching(mut self, prefixes: bool) -> Self {
+        self.prefixes = prefixes;
+        self
+    }
+
+    /// True when prefix matching is on.
+    pub fn matches_prefixes(&self) -> bool {
+        self.prefixes
+    }
+
+    /// Calls `emit` with every lowercase word of `text` that is not a stop word, in order, before
+    /// stemming. A split identifier emits the whole word first, then its parts.
+    pub fn for_each_word(&self, text: &str, mut emit: impl FnMut(&str)) {
+        self.for_each_lowered(text, |word| {
+            if !self.is_stop_word(word) {
+                emit(word);
+            }
+        });
+    }
+
+    /// Like [`for_each_word`](Self::for_each_word) but keeps stop words, for a caller that
+    /// remembers which words are stop words (the index does, once per distinct word).
+    pub(crate) fn for_each_lowered(&self, text: &str, mut emit: impl FnMut(&str)) {
+        let mut lowered = String::new();
+        for word in text.unicode_words() {
+            lower_into(word, &mut lowered);
+            emit(&lowered);
+            // Most words are plain lowercase letters: nothing to split.
+            if !self.split_identifiers || word.bytes().all(|b| b.is_ascii_lowercase()) {
+                continue;
+            }
+            let mut parts = identifier_parts(word).peekable();
+            let first = parts.next();
+            // A word that is a single part was emitted whole already.
+            if let (Some(first), Some(_)) = (first, parts.peek()) {
+                for part in std::iter::once(first).chain(parts) {
+                    lower_into(part, &mut lowered);
+                    emit(&lowered);
+                }
+            }
+        }
+    }
+
+    /// The stem of a lowercase word (the word itself when stemming is off).
+    pub fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
+        match &self.stemmer {
+            Some(stemmer) => stemmer.stem(word),
+            None => Cow::Borrowed(word),
+        }
+    }
+
+    /// True when this tokenizer drops `word` (already lowercase).
+    pub fn is_stop_word(&self, word: &str) -> bool {
+        self.stop_words && ENGLISH_STOP_WORDS.contains(word)
+    }
+}
+
+impl Default for Tokenizer {
+    fn default() -> Self {
+        Self::english()
+    }
+}
+
+impl fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("stemming", &self.stemmer.is_some())
+            .field("stop_words", &self.stop_words)
+            .field("split_identifiers", &self.split_identifiers)
+            .field("prefixes", &self.prefixes)
+            .finish()
+    }
+}
+
+/// Writes `word` lowercased into `buffer`, with a fast path for ASCII.
+fn lower_into(word: &str, buffer: &mut String) {
+    buffer.clear();
+    if word.is_ascii() {
+        buffer.push_str(word);
+        buffer.make_ascii_lowercase();
+    } else {
+        buffer.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// The kind of character, for finding the seams inside an identifier.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Upper,
+    Lower,
+    Digit,
+    Separator,
+}
+
+fn class(c: char) -> Class {
+    if c.is_uppercase() {
+        Class::Upper
+    } else if c.is_numeric() {
+        Class::Digit
+    } else if c.is_alphabetic() {
+        Class::Lower
+    } else {
+        // `_`, `.`, `'` and any other joiner the word rules kept inside a word.
+        Class::Separator
+    }
+}
+
+/// The parts of an identifier-like word: split at separators, at a lowercase-to-uppercase step
+/// (`getWeather`), before the last capital of a capital run followed by lowercase (`HTTPServer`
+/// gives `HTTP` + `Server`), and between letters and digits.
+fn identifier_parts(word: &str) -> impl Iterator<Item = &str> {
+    let mut chars = word.char_indices().peekable();
+    let mut start: Option<usize> = None;
+    let mut previous = Class::Separator;
+    std::iter::from_fn(move || {
+        while let Some((at, c)) = chars.next() {
+            let current = class(c);
+            let next = chars.peek().map(|&(_, c)| class(c));
+            if current == Class::Separator {
+                previous = current;
+                if let Some(begin) = start.take() {
+                    return Some(&word[begin..at]);
+                }
+                continue;
+            }
+            let seam = match (previous, current) {
+                (Class::Separator, _) => false,
+                (Class::Lower, Class::Upper) => true,
+                (Class::Upper, Class::Upper) => next == Some(Class::Lower),
+                (Class::Digit, Class::Digit) => false,
+                (Class::Digit, _) | (_, Class::Digit) => true,
+                _ => false,
+            };
+            previous = current;
+            match start {
+                Some(begin) if seam => {
+                    start = Some(at);
+                    return Some(&word[begin..at]);
+                }
+                Some(_) => {}
+                None => start = Some(at),
+            }
+        }
+        start.take().map(|begin| &word[begin..])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(word: &str) -> Vec<&str> {
+        identifier_parts(word).collect()
+    }
+
+    fn words(tokenizer: &Tokenizer, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokenizer.for_each_word(text, |word| out.push(word.to_owned()));
+        out
+    }
+
+    #[test]
+    fn identifiers_split_at_every_seam() {
+        assert_eq!(parts("getWeather"), ["get", "Weather"]);
+        assert_eq!(parts("read_file"), ["read", "file"]);
+        assert_eq!(parts("fs.read_file2"), ["fs", "read", "file", "2"]);
+        assert_eq!(parts("HTTPServer"), ["HTTP", "Server"]);
+        assert_eq!(parts("ChatOCR"), ["Chat", "OCR"]);
+        assert_eq!(parts("mp3"), ["mp", "3"]);
+        assert_eq!(parts("__private__"), ["private"]);
+        assert_eq!(parts("plain"), ["plain"]);
+        assert_eq!(parts("Éclair_Ünïcode"), ["Éclair", "Ünïcode"]);
+    }
+
+    #[test]
+    fn whole_word_comes_before_its_parts_and_stop_parts_are_dropped() {
+        let tokenizer = Tokenizer::english();
+        assert_eq!(
+            words(&tokenizer, "YouTube read_file"),
+            ["youtube", "tube", "read_file", "read", "file"]
+        );
+    }
+
+    #[test]
+    fn non_latin_text_splits_into_words() {
+        let tokenizer = Tokenizer::english();
+        assert_eq!(
+            words(&tokenizer, "Prévisions météo — Москва, 東京"),
+            ["prévisions", "météo", "москва", "東", "京"]
+        );
+    }
+
+    #[test]
+    fn switches_turn_each_step_off() {
+        let tokenizer = Tokenizer::english()
+            .with_stop_words(false)
+            .with_identifier_splitting(false)
+            .with_stemming(false);
+        assert_eq!(words(&tokenizer, "the readFile"), ["the", "readfile"]);
+        assert_eq!(tokenizer.stem("running"), "running");
+        assert_eq!(Tokenizer::english().stem("running"), "run");
+    }
+}
