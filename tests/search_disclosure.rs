@@ -223,25 +223,22 @@ impl ToolScorer for Everything {
 fn scorer_failures_disclose_the_whole_input_list_and_nothing_more() {
     let tools = catalog();
     let input = &tools[1..4];
-    let cases: [(
-        Box<dyn Fn(SearchConfig) -> SearchConfig>,
-        FullDisclosureReason,
-    ); 3] = [
+    let cases = [
         (
-            Box::new(|c| c.with_scorer(Failing)),
+            SearchConfig::default().with_scorer(Failing),
             FullDisclosureReason::ScorerFailed("embedding service unavailable".into()),
         ),
         (
-            Box::new(|c| c.with_scorer(Panicking)),
+            SearchConfig::default().with_scorer(Panicking),
             FullDisclosureReason::ScorerPanicked,
         ),
         (
-            Box::new(|c| c.with_scorer(NotANumber)),
+            SearchConfig::default().with_scorer(NotANumber),
             FullDisclosureReason::InvalidScore,
         ),
     ];
-    for (configure, expected) in cases {
-        let search = configure(SearchConfig::default()).index(&tools);
+    for (config, expected) in cases {
+        let search = config.index(&tools);
         let turn = search.disclose(input, "email", &SharedActivatedTools::default());
         assert_eq!(names(turn.tools()), names(input));
         assert!(turn.search_tool().is_none());
