@@ -157,10 +157,11 @@ impl ToolIndex {
         }
         let mut builder = Builder {
             tokenizer: &tokenizer,
-            terms: HashMap::default(),
-            surfaces: HashMap::default(),
-            document: Vec::new(),
-            triples: Vec::new(),
+            // Sized for a typical tool (a few dozen words, half of them new) to avoid rehashing.
+            terms: HashMap::with_capacity_and_hasher(tools.len() * 8, RandomState::default()),
+            surfaces: HashMap::with_capacity_and_hasher(tools.len() * 12, RandomState::default()),
+            document: Vec::with_capacity(64),
+            triples: Vec::with_capacity(tools.len() * 32),
             lengths: Vec::with_capacity(tools.len()),
         };
         for (position, tool) in tools.iter().enumerate() {
