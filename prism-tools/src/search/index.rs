@@ -13,6 +13,7 @@
 //! remembered. A query looks its words up in that memory first and only stems a word the tools
 //! never used, without writing anything back, so a search takes no lock.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ use crate::definition::ToolDefinition;
 
 use super::limits::{MAX_FIELD_BYTES, MAX_INDEXED_TOOLS, cut_at_char_boundary};
 use super::query::{Query, QueryTerm, TermMatch};
+use super::stem_memo::{RememberedStems, Stemming};
 use super::tokenizer::Tokenizer;
 
 /// Identifies a term of a [`ToolIndex`].
@@ -155,33 +157,35 @@ impl ToolIndex {
                 return Err(IndexError::DuplicateName(Arc::clone(tool.name_arc())));
             }
         }
-        let mut builder = Builder {
-            tokenizer: &tokenizer,
-            // Sized for a typical tool (a few dozen words, half of them new) to avoid rehashing.
-            terms: HashMap::with_capacity_and_hasher(tools.len() * 8, RandomState::default()),
-            surfaces: HashMap::with_capacity_and_hasher(tools.len() * 12, RandomState::default()),
-            document: Vec::with_capacity(64),
-            triples: Vec::with_capacity(tools.len() * 32),
-            lengths: Vec::with_capacity(tools.len()),
+        let (terms, surfaces, triples, lengths) = {
+            let mut builder = Builder {
+                tokenizer: &tokenizer,
+                stems: tokenizer.stemming().map(Stemming::remembering),
+                // `terms` is temporary, so it is sized to avoid rehashing; `surfaces` stays in the
+                // index and grows only as far as it needs.
+                terms: HashMap::with_capacity_and_hasher(tools.len() * 8, RandomState::default()),
+                surfaces: HashMap::default(),
+                document: Vec::with_capacity(64),
+                triples: Vec::with_capacity(tools.len() * 32),
+                lengths: Vec::with_capacity(tools.len()),
+            };
+            for (position, tool) in tools.iter().enumerate() {
+                builder.add_tool(position as u32, tool, &weights);
+            }
+            // The builder, and with it the lock on the stem memory, ends here.
+            (
+                builder.terms,
+                builder.surfaces,
+                builder.triples,
+                builder.lengths,
+            )
         };
-        for (position, tool) in tools.iter().enumerate() {
-            builder.add_tool(position as u32, tool, &weights);
-        }
-        let Builder {
-            terms,
-            surfaces,
-            triples,
-            lengths,
-            ..
-        } = builder;
         let (offsets, postings) = group_by_term(terms.len(), &triples);
         let mut terms_by_id = vec![Box::<str>::default(); terms.len()];
         for (text, term) in terms {
             terms_by_id[term as usize] = text;
         }
-        let mut sorted_terms: Vec<TermId> = (0..terms_by_id.len() as TermId).collect();
-        sorted_terms
-            .sort_unstable_by(|&a, &b| terms_by_id[a as usize].cmp(&terms_by_id[b as usize]));
+        let sorted_terms = sort_terms(&terms_by_id);
         let average_length = if lengths.is_empty() {
             0.0
         } else {
@@ -333,6 +337,8 @@ impl ToolIndex {
 /// Indexing state while a snapshot is read.
 struct Builder<'t> {
     tokenizer: &'t Tokenizer,
+    /// The tokenizer's stem memory, held open for the whole build; `None` without stemming.
+    stems: Option<RememberedStems<'t>>,
     terms: HashMap<Box<str>, TermId, RandomState>,
     surfaces: HashMap<Box<str>, Option<TermId>, RandomState>,
     /// The current tool's (term, weight) pairs.
@@ -384,23 +390,31 @@ impl Builder<'_> {
         if depth == 0 {
             return;
         }
-        if let Some(Value::Object(properties)) = schema.get("properties") {
-            for (name, property) in properties {
-                self.add_text(name, weights.parameter_name);
-                if let Some(Value::String(description)) = property.get("description") {
-                    self.add_text(description, weights.parameter_description);
+        let Value::Object(schema) = schema else {
+            return;
+        };
+        // One pass over the keys: a schema object is small, and matching beats three lookups.
+        for (key, value) in schema {
+            match (key.as_str(), value) {
+                ("properties", Value::Object(properties)) => {
+                    for (name, property) in properties {
+                        self.add_text(name, weights.parameter_name);
+                        if let Some(Value::String(description)) = property.get("description") {
+                            self.add_text(description, weights.parameter_description);
+                        }
+                        self.add_schema(property, weights, depth - 1);
+                    }
                 }
-                self.add_schema(property, weights, depth - 1);
+                ("items", items) => self.add_schema(items, weights, depth - 1),
+                _ => {}
             }
-        }
-        if let Some(items) = schema.get("items") {
-            self.add_schema(items, weights, depth - 1);
         }
     }
 
     fn add_text(&mut self, text: &str, weight: f32) {
         let Self {
             tokenizer,
+            stems,
             terms,
             surfaces,
             document,
@@ -414,9 +428,15 @@ impl Builder<'_> {
                     let term = if tokenizer.is_stop_word(word) {
                         None
                     } else {
-                        let stem = tokenizer.stem(word);
+                        let stem = match stems {
+                            Some(stems) => stems.stem(word),
+                            None => Cow::Borrowed(word),
+                        };
                         let next = terms.len() as TermId;
-                        Some(*terms.entry(Box::from(&*stem)).or_insert(next))
+                        Some(match terms.get(&*stem) {
+                            Some(&term) => term,
+                            None => *terms.entry(Box::from(&*stem)).or_insert(next),
+                        })
                     };
                     surfaces.insert(Box::from(word), term);
                     term
@@ -427,6 +447,28 @@ impl Builder<'_> {
             }
         });
     }
+}
+
+/// Term ids in the order of their text. Each term is keyed by its first eight bytes as a
+/// big-endian number, which orders like the text itself, so most comparisons are one integer
+/// comparison; only terms sharing those bytes compare their full text.
+fn sort_terms(terms: &[Box<str>]) -> Vec<TermId> {
+    let prefix = |text: &str| {
+        let mut bytes = [0u8; 8];
+        let len = text.len().min(8);
+        bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
+        u64::from_be_bytes(bytes)
+    };
+    let mut keyed: Vec<(u64, TermId)> = terms
+        .iter()
+        .enumerate()
+        .map(|(term, text)| (prefix(text), term as TermId))
+        .collect();
+    keyed.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
+    });
+    keyed.into_iter().map(|(_, term)| term).collect()
 }
 
 /// Groups (term, tool, frequency) triples, which arrive in tool order, into flat per-term

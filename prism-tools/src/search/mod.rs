@@ -23,6 +23,7 @@
 //! | piece | file | what it does |
 //! | --- | --- | --- |
 //! | [`Tokenizer`] | `tokenizer.rs` | Unicode words, identifier splitting, lowercasing, stop words, Snowball stems |
+//! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
 //! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields (name x3, description, parameters) as flat postings |
 //! | [`Query`] | `query.rs` | a query analysed by the index, surface words kept for `[matched: …]` |
 //! | [`ToolScorer`], [`BlendedScorer`] | `scorer.rs` | the pluggable scorer, and a blend of several |
@@ -65,6 +66,7 @@ mod limits;
 mod query;
 mod scorer;
 mod search_tool;
+mod stem_memo;
 mod tokenizer;
 mod tool_search;
 
@@ -84,5 +86,6 @@ pub use scorer::{BlendedScorer, ScoreError, ToolScorer};
 pub use search_tool::{
     ReservedToolName, SEARCH_TOOLS_NAME, SHORT_DESCRIPTION_BYTES, check_reserved_name,
 };
+pub use stem_memo::MAX_MEMO_WORDS;
 pub use tokenizer::Tokenizer;
 pub use tool_search::{SearchConfig, SearchHit, SearchResults, ToolSearch};

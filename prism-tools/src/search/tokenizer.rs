@@ -10,6 +10,8 @@
 //! - Everything is lowercased, then common English function words ("the", "can", "you"…) are
 //!   dropped: they appear in every query and say nothing about which tool is wanted.
 //! - Words are reduced to their Snowball stem, so "forecasts", "forecasting" and "forecast" meet.
+//!   Clones of a tokenizer share a bounded memory of the stems they computed (see
+//!   [`MAX_MEMO_WORDS`](super::MAX_MEMO_WORDS)), so re-indexing known words costs no stemming.
 //! - A query word whose stem no tool uses may still match by a long shared prefix ("crypto" and
 //!   "cryptocurrencies"), at a lower weight; the index does that lookup, this switch enables it.
 //!
@@ -22,8 +24,9 @@ use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use foldhash::fast::RandomState;
-use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
+
+use super::stem_memo::Stemming;
 
 /// English function words (the NLTK list), plus the words people use to phrase a request
 /// ("could you please help me find…"): they appear in queries whatever the task is, so they only
@@ -63,7 +66,7 @@ const REQUEST_WORDS: &[&str] = &[
 /// ```
 #[derive(Clone)]
 pub struct Tokenizer {
-    stemmer: Option<Arc<Stemmer>>,
+    stemmer: Option<Arc<Stemming>>,
     stop_words: bool,
     split_identifiers: bool,
     prefixes: bool,
@@ -74,7 +77,7 @@ impl Tokenizer {
     /// prefix matching.
     pub fn english() -> Self {
         Self {
-            stemmer: Some(Arc::new(Stemmer::create(Algorithm::English))),
+            stemmer: Some(Arc::new(Stemming::english())),
             stop_words: true,
             split_identifiers: true,
             prefixes: true,
@@ -94,7 +97,7 @@ impl Tokenizer {
 
     /// Turns stemming on or off.
     pub fn with_stemming(mut self, stemming: bool) -> Self {
-        self.stemmer = stemming.then(|| Arc::new(Stemmer::create(Algorithm::English)));
+        self.stemmer = stemming.then(|| Arc::new(Stemming::english()));
         self
     }
 
@@ -164,6 +167,11 @@ impl Tokenizer {
         }
     }
 
+    /// The stemmer and its memory, when stemming is on.
+    pub(crate) fn stemming(&self) -> Option<&Stemming> {
+        self.stemmer.as_deref()
+    }
+
     /// True when this tokenizer drops `word` (already lowercase).
     pub fn is_stop_word(&self, word: &str) -> bool {
         self.stop_words && ENGLISH_STOP_WORDS.contains(word)
@@ -180,6 +188,13 @@ impl fmt::Debug for Tokenizer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tokenizer")
             .field("stemming", &self.stemmer.is_some())
+            .field(
+                "remembered_stems",
+                &self
+                    .stemmer
+                    .as_ref()
+                    .map_or(0, |stemming| stemming.remembered()),
+            )
             .field("stop_words", &self.stop_words)
             .field("split_identifiers", &self.split_identifiers)
             .field("prefixes", &self.prefixes)
