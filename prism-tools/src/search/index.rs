@@ -165,7 +165,9 @@ impl ToolIndex {
                 // index and grows only as far as it needs.
                 terms: HashMap::with_capacity_and_hasher(tools.len() * 8, RandomState::default()),
                 surfaces: HashMap::default(),
+                current: 0,
                 document: Vec::with_capacity(64),
+                last_use: Vec::with_capacity(tools.len() * 8),
                 triples: Vec::with_capacity(tools.len() * 32),
                 lengths: Vec::with_capacity(tools.len()),
             };
@@ -341,8 +343,13 @@ struct Builder<'t> {
     stems: Option<RememberedStems<'t>>,
     terms: HashMap<Box<str>, TermId, RandomState>,
     surfaces: HashMap<Box<str>, Option<TermId>, RandomState>,
-    /// The current tool's (term, weight) pairs.
+    /// The tool being read.
+    current: u32,
+    /// The current tool's (term, frequency) pairs, one per term.
     document: Vec<(TermId, f32)>,
+    /// For each term, the last tool that used it and its slot in that tool's `document`: adds a
+    /// repeated word to its slot without sorting or hashing.
+    last_use: Vec<(u32, u32)>,
     /// (term, tool, frequency) for every tool so far, tools in order.
     triples: Vec<(TermId, u32, f32)>,
     lengths: Vec<f32>,
@@ -361,6 +368,7 @@ const MAX_SCHEMA_DEPTH: usize = 4;
 impl Builder<'_> {
     fn add_tool(&mut self, position: u32, tool: &ToolDefinition, weights: &FieldWeights) {
         self.document.clear();
+        self.current = position;
         self.add_text(tool.name(), weights.name);
         if let Some(description) = tool.description() {
             self.add_text(description, weights.description);
@@ -370,20 +378,11 @@ impl Builder<'_> {
         }
         let length = self.document.iter().map(|(_, weight)| weight).sum();
         self.lengths.push(length);
-        self.document.sort_unstable_by_key(|(term, _)| *term);
-        let mut pairs = self.document.iter().copied();
-        let Some((mut term, mut frequency)) = pairs.next() else {
-            return;
-        };
-        for (next, weight) in pairs {
-            if next == term {
-                frequency += weight;
-            } else {
-                self.triples.push((term, position, frequency));
-                (term, frequency) = (next, weight);
-            }
-        }
-        self.triples.push((term, position, frequency));
+        self.triples.extend(
+            self.document
+                .iter()
+                .map(|&(term, frequency)| (term, position, frequency)),
+        );
     }
 
     fn add_schema(&mut self, schema: &Value, weights: &FieldWeights, depth: usize) {
@@ -417,7 +416,9 @@ impl Builder<'_> {
             stems,
             terms,
             surfaces,
+            current,
             document,
+            last_use,
             ..
         } = self;
         let (text, _) = cut_at_char_boundary(text, MAX_FIELD_BYTES);
@@ -442,8 +443,17 @@ impl Builder<'_> {
                     term
                 }
             };
-            if let Some(term) = term {
-                document.push((term, weight));
+            let Some(term) = term else { return };
+            let at = term as usize;
+            if last_use.len() <= at {
+                last_use.resize(at + 1, (u32::MAX, 0));
+            }
+            match last_use[at] {
+                (tool, slot) if tool == *current => document[slot as usize].1 += weight,
+                _ => {
+                    last_use[at] = (*current, document.len() as u32);
+                    document.push((term, weight));
+                }
             }
         });
     }
