@@ -24,7 +24,8 @@
 //! | --- | --- | --- |
 //! | [`Tokenizer`] | `tokenizer.rs` | Unicode words, identifier splitting, lowercasing, stop words, Snowball stems |
 //! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
-//! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields (name x3, description, parameters) as flat postings |
+//! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields as flat postings; query analysis |
+//! | [`FieldWeights`] | `index_builder.rs` | reading a snapshot: name x3, description, parameter names and descriptions |
 //! | [`Query`] | `query.rs` | a query analysed by the index, surface words kept for `[matched: …]` |
 //! | [`ToolScorer`], [`BlendedScorer`] | `scorer.rs` | the pluggable scorer, and a blend of several |
 //! | [`Bm25`] | `bm25.rs` | the default scorer; IDF from the indexed snapshot |
@@ -62,6 +63,7 @@ mod activated;
 mod bm25;
 mod disclosure;
 mod index;
+mod index_builder;
 mod limits;
 mod query;
 mod scorer;
@@ -74,9 +76,10 @@ pub use activated::{ActivatedTools, SharedActivatedTools};
 pub use bm25::Bm25;
 pub use disclosure::{Disclosure, FullDisclosureReason};
 pub use index::{
-    FieldWeights, IndexError, MAX_RELATED_TERMS, MIN_RELATED_PREFIX, Posting, RELATED_TERM_WEIGHT,
-    TermId, ToolIndex,
+    IndexError, MAX_RELATED_TERMS, MIN_RELATED_PREFIX, Posting, RELATED_TERM_WEIGHT, TermId,
+    ToolIndex,
 };
+pub use index_builder::FieldWeights;
 pub use limits::{
     CutQuery, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, MAX_ACTIVATED_TOOLS, MAX_FIELD_BYTES,
     MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SearchLimits,

@@ -14,7 +14,8 @@ use crate::panic::guarded;
 
 use super::bm25::Bm25;
 use super::disclosure::FullDisclosureReason;
-use super::index::{FieldWeights, ToolIndex};
+use super::index::ToolIndex;
+use super::index_builder::FieldWeights;
 use super::limits::SearchLimits;
 use super::query::Query;
 use super::scorer::ToolScorer;
