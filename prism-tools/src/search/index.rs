@@ -86,16 +86,7 @@ impl std::error::Error for IndexError {}
 pub struct ToolIndex {
     tools: Vec<ToolDefinition>,
     positions: HashMap<Arc<str>, u32, RandomState>,
-    /// The text of each term (a stem), by term id.
-    terms: Vec<Box<str>>,
-    /// Term ids sorted by their text: exact and prefix lookups by binary search.
-    sorted_terms: Vec<TermId>,
-    /// Surface word seen while building → its term, `None` for a stop word (the stem memo).
-    surfaces: HashMap<Box<str>, Option<TermId>, RandomState>,
-    /// Postings of term `t` are `postings[offsets[t]..offsets[t + 1]]`, sorted by tool.
-    offsets: Vec<u32>,
-    postings: Vec<Posting>,
-    lengths: Vec<f32>,
+    words: SnapshotWords,
     average_length: f32,
     tokenizer: Tokenizer,
 }
@@ -122,14 +113,8 @@ impl ToolIndex {
                 return Err(IndexError::DuplicateName(Arc::clone(tool.name_arc())));
             }
         }
-        let SnapshotWords {
-            terms,
-            sorted_terms,
-            surfaces,
-            offsets,
-            postings,
-            lengths,
-        } = read_snapshot(tools, &tokenizer, &weights);
+        let words = read_snapshot(tools, &tokenizer, &weights);
+        let lengths = &words.lengths;
         let average_length = if lengths.is_empty() {
             0.0
         } else {
@@ -138,12 +123,7 @@ impl ToolIndex {
         Ok(Self {
             tools: tools.to_vec(),
             positions,
-            terms,
-            sorted_terms,
-            surfaces,
-            offsets,
-            postings,
-            lengths,
+            words,
             average_length,
             tokenizer,
         })
@@ -160,7 +140,7 @@ impl ToolIndex {
         let mut terms = Vec::new();
         self.tokenizer.for_each_word(text, |word| {
             // A word the tools used is answered from the memo, without stemming.
-            let (exact, matches) = match self.surfaces.get(word).copied().flatten() {
+            let (exact, matches) = match self.words.surfaces.get(word).copied().flatten() {
                 Some(term) => (Some(term), vec![TermMatch { term, weight: 1.0 }]),
                 None => {
                     let stem = self.tokenizer.stem(word);
@@ -177,10 +157,11 @@ impl ToolIndex {
 
     /// The term whose text is `stem`.
     fn term_id(&self, stem: &str) -> Option<TermId> {
-        self.sorted_terms
-            .binary_search_by(|&term| (*self.terms[term as usize]).cmp(stem))
+        self.words
+            .sorted_terms
+            .binary_search_by(|&term| (*self.words.terms[term as usize]).cmp(stem))
             .ok()
-            .map(|at| self.sorted_terms[at])
+            .map(|at| self.words.sorted_terms[at])
     }
 
     /// Terms sharing a long prefix with `stem`, at most [`MAX_RELATED_TERMS`].
@@ -192,10 +173,14 @@ impl ToolIndex {
         let weight = RELATED_TERM_WEIGHT;
         // Terms that the stem is a prefix of, in sorted order.
         let start = self
+            .words
             .sorted_terms
-            .partition_point(|&term| *self.terms[term as usize] < *stem);
-        for &term in self.sorted_terms[start..].iter().take(MAX_RELATED_TERMS) {
-            if !self.terms[term as usize].starts_with(stem) {
+            .partition_point(|&term| *self.words.terms[term as usize] < *stem);
+        for &term in self.words.sorted_terms[start..]
+            .iter()
+            .take(MAX_RELATED_TERMS)
+        {
+            if !self.words.terms[term as usize].starts_with(stem) {
                 break;
             }
             related.push(TermMatch { term, weight });
@@ -238,19 +223,22 @@ impl ToolIndex {
 
     /// How many distinct terms.
     pub fn term_count(&self) -> usize {
-        self.terms.len()
+        self.words.terms.len()
     }
 
     /// The text (a stem) of `term`.
     pub fn term_text(&self, term: TermId) -> Option<&str> {
-        self.terms.get(term as usize).map(|text| &**text)
+        self.words.terms.get(term as usize).map(|text| &**text)
     }
 
     /// The tools containing `term`, in snapshot order.
     pub fn postings(&self, term: TermId) -> &[Posting] {
         let term = term as usize;
-        match (self.offsets.get(term), self.offsets.get(term + 1)) {
-            (Some(&start), Some(&end)) => &self.postings[start as usize..end as usize],
+        match (
+            self.words.offsets.get(term),
+            self.words.offsets.get(term + 1),
+        ) {
+            (Some(&start), Some(&end)) => &self.words.postings[start as usize..end as usize],
             _ => &[],
         }
     }
@@ -269,7 +257,11 @@ impl ToolIndex {
 
     /// The weighted length of the tool at `tool` (0 when out of range).
     pub fn document_length(&self, tool: u32) -> f32 {
-        self.lengths.get(tool as usize).copied().unwrap_or(0.0)
+        self.words
+            .lengths
+            .get(tool as usize)
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// The mean weighted length over all tools.

@@ -71,6 +71,7 @@ impl Default for FieldWeights {
 }
 
 /// What a snapshot's text becomes: the parts of an index.
+#[derive(Clone, Debug)]
 pub(crate) struct SnapshotWords {
     /// The text of each term, by term id.
     pub(crate) terms: Vec<Box<str>>,
