@@ -106,6 +106,7 @@ pub(crate) fn read_snapshot(
             last_use: Vec::with_capacity(tools.len() * 8),
             triples: Vec::with_capacity(tools.len() * 32),
             lengths: Vec::with_capacity(tools.len()),
+            lowered: String::with_capacity(64),
         };
         for (position, tool) in tools.iter().enumerate() {
             builder.add_tool(position as u32, tool, &weights);
@@ -151,6 +152,8 @@ struct Builder<'t> {
     /// (term, tool, frequency) for every tool so far, tools in order.
     triples: Vec<(TermId, u32, f32)>,
     lengths: Vec<f32>,
+    /// Scratch space for lowercasing.
+    lowered: String,
 }
 
 /// How far into nested parameter schemas the index reads.
@@ -210,10 +213,11 @@ impl Builder<'_> {
             current,
             document,
             last_use,
+            lowered,
             ..
         } = self;
         let (text, _) = cut_at_char_boundary(text, MAX_FIELD_BYTES);
-        tokenizer.for_each_lowered(text, |word| {
+        tokenizer.for_each_lowered(text, lowered, |word| {
             let term = match surfaces.get(word) {
                 Some(&term) => term,
                 None => {

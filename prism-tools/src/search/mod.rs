@@ -23,6 +23,7 @@
 //! | piece | file | what it does |
 //! | --- | --- | --- |
 //! | [`Tokenizer`] | `tokenizer.rs` | Unicode words, identifier splitting, lowercasing, stop words, Snowball stems |
+//! | (word finding) | `words.rs` | Unicode word boundaries (with an ASCII fast path), identifier seams |
 //! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
 //! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields as flat postings; query analysis |
 //! | [`FieldWeights`] | `index_builder.rs` | reading a snapshot: name x3, description, parameter names and descriptions |
@@ -71,6 +72,7 @@ mod search_tool;
 mod stem_memo;
 mod tokenizer;
 mod tool_search;
+mod words;
 
 pub use activated::{ActivatedTools, SharedActivatedTools};
 pub use bm25::Bm25;

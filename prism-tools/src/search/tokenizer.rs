@@ -23,10 +23,9 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
-use foldhash::fast::RandomState;
-use unicode_segmentation::UnicodeSegmentation;
-
 use super::stem_memo::Stemming;
+use super::words::{for_each_unicode_word, identifier_parts, lower_into};
+use foldhash::fast::RandomState;
 
 /// English function words (the NLTK list), plus the words people use to phrase a request
 /// ("could you please help me find…"): they appear in queries whatever the task is, so they only
@@ -129,7 +128,7 @@ impl Tokenizer {
     /// Calls `emit` with every lowercase word of `text` that is not a stop word, in order, before
     /// stemming. A split identifier emits the whole word first, then its parts.
     pub fn for_each_word(&self, text: &str, mut emit: impl FnMut(&str)) {
-        self.for_each_lowered(text, |word| {
+        self.for_each_lowered(text, &mut String::new(), |word| {
             if !self.is_stop_word(word) {
                 emit(word);
             }
@@ -137,26 +136,31 @@ impl Tokenizer {
     }
 
     /// Like [`for_each_word`](Self::for_each_word) but keeps stop words, for a caller that
-    /// remembers which words are stop words (the index does, once per distinct word).
-    pub(crate) fn for_each_lowered(&self, text: &str, mut emit: impl FnMut(&str)) {
-        let mut lowered = String::new();
-        for word in text.unicode_words() {
-            lower_into(word, &mut lowered);
-            emit(&lowered);
+    /// remembers which words are stop words (the index does, once per distinct word). `lowered`
+    /// is scratch space, passed in so that a caller reading many texts allocates it once.
+    pub(crate) fn for_each_lowered(
+        &self,
+        text: &str,
+        lowered: &mut String,
+        mut emit: impl FnMut(&str),
+    ) {
+        for_each_unicode_word(text, |word| {
+            lower_into(word, lowered);
+            emit(lowered);
             // Most words are plain lowercase letters: nothing to split.
             if !self.split_identifiers || word.bytes().all(|b| b.is_ascii_lowercase()) {
-                continue;
+                return;
             }
             let mut parts = identifier_parts(word).peekable();
             let first = parts.next();
             // A word that is a single part was emitted whole already.
             if let (Some(first), Some(_)) = (first, parts.peek()) {
                 for part in std::iter::once(first).chain(parts) {
-                    lower_into(part, &mut lowered);
-                    emit(&lowered);
+                    lower_into(part, lowered);
+                    emit(lowered);
                 }
             }
-        }
+        });
     }
 
     /// The stem of a lowercase word (the word itself when stemming is off).
@@ -202,104 +206,14 @@ impl fmt::Debug for Tokenizer {
     }
 }
 
-/// Writes `word` lowercased into `buffer`, with a fast path for ASCII.
-fn lower_into(word: &str, buffer: &mut String) {
-    buffer.clear();
-    if word.is_ascii() {
-        buffer.push_str(word);
-        buffer.make_ascii_lowercase();
-    } else {
-        buffer.extend(word.chars().flat_map(char::to_lowercase));
-    }
-}
-
-/// The kind of character, for finding the seams inside an identifier.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Upper,
-    Lower,
-    Digit,
-    Separator,
-}
-
-fn class(c: char) -> Class {
-    if c.is_uppercase() {
-        Class::Upper
-    } else if c.is_numeric() {
-        Class::Digit
-    } else if c.is_alphabetic() {
-        Class::Lower
-    } else {
-        // `_`, `.`, `'` and any other joiner the word rules kept inside a word.
-        Class::Separator
-    }
-}
-
-/// The parts of an identifier-like word: split at separators, at a lowercase-to-uppercase step
-/// (`getWeather`), before the last capital of a capital run followed by lowercase (`HTTPServer`
-/// gives `HTTP` + `Server`), and between letters and digits.
-fn identifier_parts(word: &str) -> impl Iterator<Item = &str> {
-    let mut chars = word.char_indices().peekable();
-    let mut start: Option<usize> = None;
-    let mut previous = Class::Separator;
-    std::iter::from_fn(move || {
-        while let Some((at, c)) = chars.next() {
-            let current = class(c);
-            let next = chars.peek().map(|&(_, c)| class(c));
-            if current == Class::Separator {
-                previous = current;
-                if let Some(begin) = start.take() {
-                    return Some(&word[begin..at]);
-                }
-                continue;
-            }
-            let seam = match (previous, current) {
-                (Class::Separator, _) => false,
-                (Class::Lower, Class::Upper) => true,
-                (Class::Upper, Class::Upper) => next == Some(Class::Lower),
-                (Class::Digit, Class::Digit) => false,
-                (Class::Digit, _) | (_, Class::Digit) => true,
-                _ => false,
-            };
-            previous = current;
-            match start {
-                Some(begin) if seam => {
-                    start = Some(at);
-                    return Some(&word[begin..at]);
-                }
-                Some(_) => {}
-                None => start = Some(at),
-            }
-        }
-        start.take().map(|begin| &word[begin..])
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parts(word: &str) -> Vec<&str> {
-        identifier_parts(word).collect()
-    }
 
     fn words(tokenizer: &Tokenizer, text: &str) -> Vec<String> {
         let mut out = Vec::new();
         tokenizer.for_each_word(text, |word| out.push(word.to_owned()));
         out
-    }
-
-    #[test]
-    fn identifiers_split_at_every_seam() {
-        assert_eq!(parts("getWeather"), ["get", "Weather"]);
-        assert_eq!(parts("read_file"), ["read", "file"]);
-        assert_eq!(parts("fs.read_file2"), ["fs", "read", "file", "2"]);
-        assert_eq!(parts("HTTPServer"), ["HTTP", "Server"]);
-        assert_eq!(parts("ChatOCR"), ["Chat", "OCR"]);
-        assert_eq!(parts("mp3"), ["mp", "3"]);
-        assert_eq!(parts("__private__"), ["private"]);
-        assert_eq!(parts("plain"), ["plain"]);
-        assert_eq!(parts("Éclair_Ünïcode"), ["Éclair", "Ünïcode"]);
     }
 
     #[test]
