@@ -327,3 +327,24 @@ fn empty_inputs_and_queries_are_handled() {
             .is_none()
     );
 }
+
+struct Verbose;
+impl ToolScorer for Verbose {
+    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+        Err(ScoreError::new("é".repeat(1000)))
+    }
+}
+
+#[test]
+fn a_scorer_message_is_bounded() {
+    let tools = catalog();
+    let search = SearchConfig::default().with_scorer(Verbose).index(&tools);
+    let turn = search.disclose(&tools, "email", &SharedActivatedTools::default());
+    let Some(FullDisclosureReason::ScorerFailed(message)) = turn.full_disclosure_reason() else {
+        panic!(
+            "expected a scorer failure, got {:?}",
+            turn.full_disclosure_reason()
+        );
+    };
+    assert_eq!(message.len(), prism::search::MAX_SCORER_MESSAGE_BYTES);
+}

@@ -42,7 +42,8 @@ pub enum FullDisclosureReason {
     NotIndexed(Arc<str>),
     /// The input list contains a tool named `search_tools`.
     ReservedName,
-    /// The scorer returned an error (its message).
+    /// The scorer returned an error (its message, cut to
+    /// [`MAX_SCORER_MESSAGE_BYTES`](super::MAX_SCORER_MESSAGE_BYTES)).
     ScorerFailed(Box<str>),
     /// The scorer panicked.
     ScorerPanicked,

@@ -93,4 +93,6 @@ pub use search_tool::{
 };
 pub use stem_memo::MAX_MEMO_WORDS;
 pub use tokenizer::Tokenizer;
-pub use tool_search::{SearchConfig, SearchHit, SearchResults, ToolSearch};
+pub use tool_search::{
+    MAX_SCORER_MESSAGE_BYTES, SearchConfig, SearchHit, SearchResults, ToolSearch,
+};

@@ -181,7 +181,8 @@ fn render(results: &SearchResults, max_query_bytes: usize) -> String {
         lines.push("No tools matched the query.".to_owned());
     }
     for hit in results.hits() {
-        let mut line = hit.tool.name().to_owned();
+        // Names come from the host, but a line must stay one line whatever they hold.
+        let mut line = one_line(hit.tool.name());
         line.push(':');
         if let Some(description) = hit.tool.description() {
             line.push(' ');
@@ -201,18 +202,22 @@ fn render(results: &SearchResults, max_query_bytes: usize) -> String {
 fn short_description(description: &str) -> String {
     let first_line = description.trim().lines().next().unwrap_or_default();
     let (cut, truncated) = cut_at_char_boundary(first_line, SHORT_DESCRIPTION_BYTES);
-    let mut short: String = cut
-        .chars()
+    let mut short = one_line(cut);
+    if truncated {
+        short.push('…');
+    }
+    short
+}
+
+/// `text` with every control character and line or paragraph separator made a space.
+fn one_line(text: &str) -> String {
+    text.chars()
         .map(|c| match c {
             '\u{2028}' | '\u{2029}' => ' ',
             c if c.is_control() => ' ',
             c => c,
         })
-        .collect();
-    if truncated {
-        short.push('…');
-    }
-    short
+        .collect()
 }
 
 #[cfg(test)]
@@ -226,6 +231,7 @@ mod tests {
             "Sends mail."
         );
         assert_eq!(short_description("a\tb\u{85}c\u{2028}d"), "a b c d");
+        assert_eq!(one_line("evil\nname"), "evil name");
         let long = "é".repeat(200);
         let short = short_description(&long);
         assert_eq!(short, format!("{}…", "é".repeat(80)));
