@@ -123,6 +123,7 @@
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
 //! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
+//! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -148,6 +149,7 @@ pub mod schema;
 pub mod scope;
 mod shared_log;
 pub mod storage;
+pub mod search;
 pub mod tool;
 
 pub use call::{
@@ -187,4 +189,8 @@ pub use storage::{JsonlLedger, LedgerReader, RecordQuery, StorageError, SyncPoli
 pub use storage::{PostgresEffectStore, PostgresLedger, PostgresOptions};
 #[cfg(feature = "sqlite")]
 pub use storage::{SqliteEffectStore, SqliteLedger, SqliteOptions};
+pub use search::{
+    ActivatedTools, Disclosure, FullDisclosureReason, SearchConfig, SearchLimits,
+    SharedActivatedTools, ToolScorer, ToolSearch,
+};
 pub use tool::Tool;
