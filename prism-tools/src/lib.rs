@@ -147,9 +147,9 @@ pub mod registry;
 pub mod run;
 pub mod schema;
 pub mod scope;
+pub mod search;
 mod shared_log;
 pub mod storage;
-pub mod search;
 pub mod tool;
 
 pub use call::{
@@ -184,13 +184,13 @@ pub use limits::Limits;
 pub use redact::SecretRedactor;
 pub use registry::{DuplicatePolicy, DuplicateTool, RegistrySnapshot, ToolRegistry, UnknownTool};
 pub use scope::ToolScope;
+pub use search::{
+    ActivatedTools, Disclosure, FullDisclosureReason, SearchConfig, SearchLimits,
+    SharedActivatedTools, ToolScorer, ToolSearch,
+};
 pub use storage::{JsonlLedger, LedgerReader, RecordQuery, StorageError, SyncPolicy};
 #[cfg(feature = "postgres")]
 pub use storage::{PostgresEffectStore, PostgresLedger, PostgresOptions};
 #[cfg(feature = "sqlite")]
 pub use storage::{SqliteEffectStore, SqliteLedger, SqliteOptions};
-pub use search::{
-    ActivatedTools, Disclosure, FullDisclosureReason, SearchConfig, SearchLimits,
-    SharedActivatedTools, ToolScorer, ToolSearch,
-};
 pub use tool::Tool;
