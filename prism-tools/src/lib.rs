@@ -114,6 +114,7 @@
 //! | [`registry`] | [`ToolRegistry`]: lock-free reads, replace or strict duplicates |
 //! | [`filter`], [`grant`], [`scope`] | exact allow/deny filters; per-run grants; per-call scope |
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
+//! | [`extract`] | [`FromToolContext`], [`State`]: tool parameters taken from the call, not the model |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
 //! | [`effects`] | effect claims: at most once, or say unknown |
@@ -133,10 +134,13 @@ pub mod definition;
 pub mod dispatch;
 pub mod effects;
 pub mod error;
+pub mod extract;
 pub mod filter;
 pub mod grant;
 pub mod guard;
 pub mod limits;
+#[doc(hidden)]
+pub mod macro_support;
 mod panic;
 pub mod redact;
 pub mod registry;
@@ -163,6 +167,7 @@ pub use effects::{
     InMemoryEffectStore, RecordedOutcome, Resolution,
 };
 pub use error::{Refusal, ToolError};
+pub use extract::{FromToolContext, State};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
 pub use grant::ToolGrant;
 pub use guard::{
