@@ -46,10 +46,11 @@ pub struct Argument {
 /// schemars' derives then stay generic, so a type that cannot be decoded fails in one place with
 /// one message instead of in every line the derives generate.
 pub enum Decoding {
-    /// A type parameter; `Default` is required too for `#[serde(default)]` or `skip`.
-    Generic { needs_default: bool },
-    /// The written type, for `with`, `deserialize_with` or `default = "…"`, whose functions
-    /// return that very type.
+    /// A type parameter.
+    Generic,
+    /// The written type, for serde attributes that need it: `with` and `deserialize_with`
+    /// (their functions return that very type), `default` and `skip` (schemars shows a default
+    /// only for a type it knows to be `Serialize`).
     Concrete,
 }
 
@@ -290,9 +291,7 @@ fn serde_field(attrs: &[Attribute], ident: &Ident) -> SerdeField {
         json_name: unraw(ident),
         json_span: ident.span(),
         flatten: None,
-        decoding: Decoding::Generic {
-            needs_default: false,
-        },
+        decoding: Decoding::Generic,
     };
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
         let _ = attr.parse_nested_meta(|meta| {
@@ -311,20 +310,19 @@ fn serde_field(attrs: &[Attribute], ident: &Ident) -> SerdeField {
                 (field.json_name, field.json_span) = (literal.value(), literal.span());
                 return Ok(());
             }
-            let has_value = meta.input.peek(syn::Token![=]);
             if path.is_ident("flatten") {
                 field.flatten = Some(path.span());
-            } else if path.is_ident("with")
-                || path.is_ident("deserialize_with")
-                || (path.is_ident("default") && has_value)
+            } else if [
+                "with",
+                "deserialize_with",
+                "default",
+                "skip",
+                "skip_deserializing",
+            ]
+            .iter()
+            .any(|key| path.is_ident(key))
             {
                 field.decoding = Decoding::Concrete;
-            } else if let Decoding::Generic { needs_default } = &mut field.decoding
-                && (path.is_ident("default")
-                    || path.is_ident("skip")
-                    || path.is_ident("skip_deserializing"))
-            {
-                *needs_default = true;
             }
             skip_value(&meta)
         });

@@ -152,6 +152,16 @@ impl<S: ?Sized, T: ToolArgument> JsonSchema for WholeArguments<S, T> {
     }
 }
 
+/// The parameters of a `#[derive(Tool)]` tool: the struct's schema without its root
+/// description, which is the tool's description already.
+pub fn derived_parameters<T: JsonSchema>() -> Value {
+    let mut schema = crate::schema::parameters_for::<T>();
+    if let Value::Object(root) = &mut schema {
+        root.remove("description");
+    }
+    schema
+}
+
 /// Asks, in generated (non-generic) code, whether `T` has a schema: `(&&OutputSchema::<T>::new())
 /// .output_schema()` resolves to [`HasOutputSchema`] when `T: JsonSchema` and to
 /// [`NoOutputSchema`] otherwise. Method lookup tries the receiver `&&OutputSchema<T>` before it

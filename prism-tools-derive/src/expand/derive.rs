@@ -102,6 +102,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
         args_ty: args_ty.clone(),
         output_ty: quote!(#p::Value),
         output_schema: None,
+        parameters_fn: syn::parse_quote!(derived_parameters),
         body: quote! {
             async move {
                 #extraction

@@ -131,6 +131,7 @@ pub fn expand(
         args_ty,
         output_ty,
         output_schema: value_ty,
+        parameters_fn: format_ident!("parameters_for"),
         body: quote! {
             async move {
                 #unpack
@@ -168,15 +169,10 @@ impl ArgsStruct {
     ) {
         let attrs = &argument.field_attrs;
         let field_ty = match argument.decoding {
-            Decoding::Generic { needs_default } => {
+            Decoding::Generic => {
                 let generic = format_ident!("T{}", self.generics.len());
-                let default = if needs_default {
-                    " + ::core::default::Default"
-                } else {
-                    ""
-                };
                 self.bounds.push(format!(
-                    "{generic}: {}::ToolArgument{default}",
+                    "{generic}: {}::ToolArgument",
                     runtime.private_path_string()
                 ));
                 self.type_args.push(ty.to_token_stream());

@@ -124,6 +124,9 @@ pub struct ToolImpl<'a> {
     pub output_ty: TokenStream,
     /// The type whose schema is the output schema, if it is worth asking (not `()`).
     pub output_schema: Option<TokenStream>,
+    /// The function of `__private` that makes the parameters' schema: `parameters_for`, or
+    /// `derived_parameters` when the description would repeat the tool's.
+    pub parameters_fn: Ident,
     /// The future `call` returns, built with the names from [`call_idents`].
     pub body: TokenStream,
 }
@@ -138,6 +141,7 @@ impl ToolImpl<'_> {
             args_ty,
             output_ty,
             body,
+            parameters_fn,
             ..
         } = self;
         let state = state_param();
@@ -195,7 +199,7 @@ impl ToolImpl<'_> {
                 fn parameters(&self) -> ::core::option::Option<#p::Value> {
                     static SCHEMA: ::std::sync::OnceLock<#p::Value> = ::std::sync::OnceLock::new();
                     ::core::option::Option::Some(
-                        SCHEMA.get_or_init(#p::parameters_for::<#args_ty>).clone(),
+                        SCHEMA.get_or_init(#p::#parameters_fn::<#args_ty>).clone(),
                     )
                 }
 
