@@ -122,11 +122,13 @@
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
+//! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod call;
+mod canonical;
 pub mod clock;
 pub mod context;
 pub mod contributions;
@@ -144,8 +146,10 @@ pub mod macro_support;
 mod panic;
 pub mod redact;
 pub mod registry;
+pub mod run;
 pub mod schema;
 pub mod scope;
+mod shared_log;
 pub mod tool;
 
 pub use call::{

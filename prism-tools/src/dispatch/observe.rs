@@ -68,6 +68,22 @@ impl<'a> Observe<'a> {
         result
     }
 
+    /// The call was never dispatched: an error row, no event, and the result.
+    pub(crate) fn unstarted(&self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
+        self.p.redactor.redact_string(&mut error.message);
+        let result = ToolResult {
+            tool_call_id: self.id.clone(),
+            name,
+            outcome: ToolOutcome::Error(error),
+        };
+        let at = self.p.clock.now_millis();
+        self.append(&result.name, RecordStatus::Error, |record| {
+            record.finished_at = Some(at);
+            record.result = Some(result.clone());
+        });
+        result
+    }
+
     /// The tool returned a value: finished event, finished row, value result.
     pub(crate) fn finished(&self, name: Arc<str>, value: Value) -> ToolResult {
         let value = match self.p.redactor.redact_value(&value) {
@@ -109,7 +125,7 @@ impl<'a> Observe<'a> {
             std::borrow::Cow::Borrowed(_) => arguments,
             std::borrow::Cow::Owned(clean) => clean,
         });
-        let at = self.p.clock.now_millis();
+        let at = self.p.now();
         self.emit(name, at, || ToolEventKind::ToolExecutionStarted {
             arguments: Arc::clone(&arguments),
         });
@@ -127,7 +143,7 @@ impl<'a> Observe<'a> {
         };
         let progress = redact(update.progress);
         let metadata = update.metadata.map(redact);
-        let at = self.p.clock.now_millis();
+        let at = self.p.now();
         self.emit(name, at, || ToolEventKind::ToolExecutionProgress {
             progress: progress.clone(),
             metadata: metadata.clone(),
@@ -154,7 +170,7 @@ impl<'a> Observe<'a> {
         if !self.is_watching() {
             return;
         }
-        let at = self.p.clock.now_millis();
+        let at = self.p.now();
         let (kind, status, reason) = match &result.outcome {
             ToolOutcome::Value(_) => (
                 ToolEventKind::ToolExecutionFinished {
