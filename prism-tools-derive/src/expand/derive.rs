@@ -12,7 +12,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Meta};
 
-use super::tool_impl::{Runtime, ToolImpl, call_idents, state_param, tool_struct};
+use super::tool_impl::{CratePaths, ToolImpl, call_idents, state_param, tool_struct};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs, skip_value};
 use crate::check;
@@ -50,11 +50,11 @@ pub fn expand(item: TokenStream) -> TokenStream {
             ident.span(),
         ));
     }
-    let runtime = Runtime::new(keys.krate.as_ref());
+    let paths = CratePaths::new(keys.krate.as_ref());
     let identity = check::identity(&keys, &docs::collect(&input.attrs), ident, &mut errors);
     check_shape(&input, &mut errors);
 
-    let p = runtime.private();
+    let p = paths.private();
     let vis = &input.vis;
     let parameter = keys
         .state
@@ -94,7 +94,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
     let args_ty = quote_spanned!(ident.span()=> #p::WholeArguments<#state, #ident>);
     predicates.push(quote!(#args_ty: #p::ToolArguments));
     let tool_impl = ToolImpl {
-        runtime: &runtime,
+        paths: &paths,
         tool_ty: quote!(__PrismTool),
         predicates,
         identity: &identity,
@@ -111,7 +111,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
         },
     }
     .to_tokens();
-    let tool_struct = tool_struct(&syn::Visibility::Inherited, &syn::parse_quote!(__PrismTool));
+    let tool_struct = tool_struct(&syn::parse_quote!(__PrismTool));
     quote! {
         const _: () = {
             #tool_struct

@@ -6,7 +6,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-use super::tool_impl::{Runtime, ToolImpl, call_idents, state_param};
+use super::tool_impl::{CratePaths, ToolImpl, call_idents, state_param};
 use crate::check::Identity;
 use crate::param::{Argument, Context, Decoding, ParamKind};
 use crate::parse::{Output, ToolFn};
@@ -21,14 +21,14 @@ pub struct Invocation {
 
 /// Expands one tool function whose `Tool` impl is for the tool type `tool_ty`.
 pub fn expand(
-    runtime: &Runtime,
+    paths: &CratePaths,
     tool: &ToolFn,
     identity: &Identity,
     tool_ty: TokenStream,
     invocation: &Invocation,
     args_struct: &Ident,
 ) -> TokenStream {
-    let p = runtime.private();
+    let p = paths.private();
     let state = state_param();
     let (args, ctx) = call_idents();
 
@@ -49,9 +49,9 @@ pub fn expand(
             ParamKind::Argument(argument) => {
                 // Checked with the others through the argument struct; this clause only makes
                 // the compiler point at this parameter when its type does not qualify.
-                let at = runtime.private_at(ty.span());
+                let at = paths.private_at(ty.span());
                 predicates.push(quote_spanned!(ty.span()=> #at::WholeArguments<#state, #ty>: #at::ToolArguments));
-                args_struct_parts.field(runtime, &param.ident, ty, argument, &local);
+                args_struct_parts.field(paths, &param.ident, ty, argument, &local);
                 call_args.push(quote!(#local));
             }
             ParamKind::WholeArguments => {
@@ -65,7 +65,7 @@ pub fn expand(
                 call_args.push(quote!(&#ctx))
             }
             ParamKind::Context(Context::State { .. } | Context::Extractor) => {
-                let at = runtime.private_at(ty.span());
+                let at = paths.private_at(ty.span());
                 predicates.push(quote_spanned!(ty.span()=> #ty: #at::FromToolContext<#state>));
                 extractions.push(quote! {
                     let #local = <#ty as #p::FromToolContext<#state>>::from_context(&#ctx, &self.__state)?;
@@ -82,7 +82,7 @@ pub fn expand(
             None,
         ),
         None => {
-            let (item, args_ty) = args_struct_parts.item(runtime, args_struct);
+            let (item, args_ty) = args_struct_parts.item(paths, args_struct);
             let bindings = &args_struct_parts.bindings;
             let unpack = quote!(let #args_struct { #(#bindings,)* .. } = #args;);
             (args_ty, Some(item), Some(unpack))
@@ -100,7 +100,7 @@ pub fn expand(
         Output::Result(ty) => {
             // The compiler blames a failed bound on the argument; naming the value at the
             // return type makes it blame the return type, not the attribute.
-            let at = runtime.private_at(ty.span());
+            let at = paths.private_at(ty.span());
             let value = Ident::new(
                 "__prism_returned",
                 ty.span().resolved_at(Span::mixed_site()),
@@ -116,14 +116,14 @@ pub fn expand(
     };
     let output_ty = match (&value_ty, &tool.output) {
         (Some(value), Output::Value(ty) | Output::Result(ty)) => {
-            let at = runtime.private_at(ty.span());
+            let at = paths.private_at(ty.span());
             quote_spanned!(ty.span()=> #at::Returned<#value>)
         }
         _ => quote!(#p::Returned<()>),
     };
 
     let tool_impl = ToolImpl {
-        runtime,
+        paths,
         tool_ty,
         predicates,
         identity,
@@ -161,7 +161,7 @@ struct ArgsStruct {
 impl ArgsStruct {
     fn field(
         &mut self,
-        runtime: &Runtime,
+        paths: &CratePaths,
         name: &Ident,
         ty: &syn::Type,
         argument: &Argument,
@@ -173,7 +173,7 @@ impl ArgsStruct {
                 let generic = format_ident!("T{}", self.generics.len());
                 self.bounds.push(format!(
                     "{generic}: {}::ToolArgument",
-                    runtime.private_path_string()
+                    paths.private_path_string()
                 ));
                 self.type_args.push(ty.to_token_stream());
                 self.generics.push(generic.clone());
@@ -186,9 +186,9 @@ impl ArgsStruct {
     }
 
     /// The struct's definition and the type the `Tool` impl names.
-    fn item(&self, runtime: &Runtime, name: &Ident) -> (TokenStream, TokenStream) {
-        let p = runtime.private();
-        let crate_attrs = runtime.derive_crate_attrs();
+    fn item(&self, paths: &CratePaths, name: &Ident) -> (TokenStream, TokenStream) {
+        let p = paths.private();
+        let crate_attrs = paths.derive_crate_attrs();
         let bound = self.bounds.join(", ");
         let ArgsStruct {
             generics,

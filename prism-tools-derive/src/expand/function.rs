@@ -4,14 +4,16 @@
 //! stays callable as written. Beside it goes a braced struct with the *same name*: a function
 //! lives in the value namespace and a braced struct only in the type namespace, so the two do not
 //! clash, and `add::definition()` finds the struct wherever `add` is in scope, including inside
-//! another function's body. Everything else hides in a `const _` block.
+//! another function's body. Everything else (the argument struct, the private type that
+//! implements `Tool`) hides inside `definition`, where the argument and output types may be
+//! private to the module without leaking through a public impl.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
 use syn::{Attribute, FnArg, Item, ItemFn};
 
 use super::fn_tool::{self, Invocation};
-use super::tool_impl::{Runtime, tool_struct};
+use super::tool_impl::{CratePaths, tool_struct};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs};
 use crate::check;
@@ -49,7 +51,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
 
     let keys = ToolAttrs::parse(args, Site::Function, &mut errors);
-    let runtime = Runtime::new(keys.krate.as_ref());
+    let paths = CratePaths::new(keys.krate.as_ref());
     let tool = ToolFn::parse(
         keys,
         &function.attrs,
@@ -68,15 +70,15 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     if !errors.is_empty() {
         // Keep the function and a `definition` of the right shape, so that the only errors the
         // user sees are the ones above, not "cannot find `add`" at every call site.
-        let fallback = (!tool.has_receiver).then(|| fallback(&runtime, &function, state.is_some()));
+        let fallback = (!tool.has_receiver).then(|| fallback(&paths, &function, state.is_some()));
         return with_errors(errors, quote!(#emitted #fallback));
     }
 
-    let p = runtime.private();
+    let p = paths.private();
     let ident = &function.sig.ident;
     let vis = &function.vis;
     let tool_impl = fn_tool::expand(
-        &runtime,
+        &paths,
         &tool,
         &identity,
         quote!(#ident),
@@ -93,10 +95,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         ),
         None => (quote!(), quote!(::std::sync::Arc::new(()))),
     };
-    let tool_struct = tool_struct(&syn::Visibility::Inherited, ident);
+    let tool_struct = tool_struct(ident);
     // A type that does not qualify is reported here, where the tool is instantiated: at the
     // function's name.
-    let at = runtime.private_at(ident.span());
+    let at = paths.private_at(ident.span());
     let instantiate = quote_spanned!(ident.span()=> #at::ToolDefinition::from_tool(#ident { __state: #state_value }));
     let struct_doc = format!(
         "The tool `{}`, made from the function `{ident}` by `#[tool]`: `{ident}::definition` returns its definition.",
@@ -147,8 +149,8 @@ pub fn forwarded_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
         .collect()
 }
 
-fn fallback(runtime: &Runtime, function: &ItemFn, stateful: bool) -> TokenStream {
-    let p = runtime.private();
+fn fallback(paths: &CratePaths, function: &ItemFn, stateful: bool) -> TokenStream {
+    let p = paths.private();
     let ident = &function.sig.ident;
     let vis = &function.vis;
     let parameter = stateful.then(|| quote!(_state: impl ::core::marker::Sized));

@@ -11,7 +11,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Attribute, FnArg, ImplItem, ItemImpl, Type};
 
 use super::fn_tool::{self, Invocation};
-use super::tool_impl::{self, Runtime};
+use super::tool_impl::{self, CratePaths};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs, ToolsAttrs};
 use crate::check;
@@ -33,7 +33,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let keys = ToolsAttrs::parse(args, &mut errors);
-    let runtime = Runtime::new(keys.krate.as_ref());
+    let paths = CratePaths::new(keys.krate.as_ref());
     let method_name = keys.name.unwrap_or_else(|| format_ident!("tools"));
     if let Some((_, path, _)) = &block.trait_ {
         errors.at(
@@ -100,7 +100,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
 
-    let p = runtime.private();
+    let p = paths.private();
     if !errors.is_empty() {
         let fallback = quote! {
             impl #self_ty {
@@ -120,7 +120,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let tool_struct = format_ident!("__PrismTool{}", index);
         let method = &tool.ident;
         let tool_impl = fn_tool::expand(
-            &runtime,
+            &paths,
             tool,
             identity,
             quote!(#tool_struct),
@@ -130,7 +130,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             },
             &fn_tool::args_struct_ident(index),
         );
-        let definition = tool_impl::tool_struct(&syn::Visibility::Inherited, &tool_struct);
+        let definition = tool_impl::tool_struct(&tool_struct);
         // A method compiled out by `#[cfg]` takes its tool with it.
         items.push(quote! {
             #(#cfgs)*

@@ -7,13 +7,13 @@ use syn::{Ident, Path};
 use crate::attr::{Effect, ToolAttrs};
 use crate::check::Identity;
 
-/// Paths into the facade's `__private` module, which the generated code reaches everything
-/// through, so users need no dependency besides `prism`.
-pub struct Runtime {
+/// Paths into the facade's `__private` module, through which the generated code reaches
+/// everything it uses, so users need no dependency besides `prism`.
+pub struct CratePaths {
     krate: Path,
 }
 
-impl Runtime {
+impl CratePaths {
     /// `crate = …` when given, else `::prism`.
     pub fn new(krate: Option<&Path>) -> Self {
         Self {
@@ -83,7 +83,7 @@ pub fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-/// The receiver, argument and context of the generated `call`. Mixed-site hygiene keeps them
+/// The argument and context parameters of the generated `call`. Mixed-site hygiene keeps them
 /// apart from the user's own names: a tool called `ctx` still calls the user's function.
 pub fn call_idents() -> (Ident, Ident) {
     (
@@ -99,13 +99,12 @@ pub fn state_param() -> Ident {
     Ident::new("__PrismState", Span::call_site())
 }
 
-/// `struct <name><__PrismState: ?Sized> { __state: Arc<__PrismState> }`. Only `definition`
-/// instantiates it, with the tool's state type. No default for the parameter: a default naming a
-/// private state type would leak it through a public struct.
-pub fn tool_struct(vis: &syn::Visibility, name: &Ident) -> TokenStream {
+/// `struct <name><__PrismState: ?Sized> { __state: Arc<__PrismState> }`, the private type that
+/// implements `Tool`. Only the generated `definition` instantiates it, with the tool's state type.
+pub fn tool_struct(name: &Ident) -> TokenStream {
     let state = state_param();
     quote! {
-        #vis struct #name<#state: ?::core::marker::Sized> {
+        struct #name<#state: ?::core::marker::Sized> {
             __state: ::std::sync::Arc<#state>,
         }
     }
@@ -113,7 +112,7 @@ pub fn tool_struct(vis: &syn::Visibility, name: &Ident) -> TokenStream {
 
 /// Everything the `Tool` impl needs.
 pub struct ToolImpl<'a> {
-    pub runtime: &'a Runtime,
+    pub paths: &'a CratePaths,
     /// The tool type's name; the impl adds its state parameter.
     pub tool_ty: TokenStream,
     /// Requirements on the user's types, each mentioning [`state_param`].
@@ -133,7 +132,7 @@ pub struct ToolImpl<'a> {
 
 impl ToolImpl<'_> {
     pub fn to_tokens(&self) -> TokenStream {
-        let p = self.runtime.private();
+        let p = self.paths.private();
         let ToolImpl {
             tool_ty,
             predicates,
@@ -222,7 +221,7 @@ impl ToolImpl<'_> {
     }
 
     fn annotations(&self) -> Option<TokenStream> {
-        let p = self.runtime.private();
+        let p = self.paths.private();
         let keys = self.keys;
         let hint = |value: Option<bool>| match value {
             Some(value) => quote!(::core::option::Option::Some(#value)),
