@@ -114,6 +114,7 @@
 //! | [`registry`] | [`ToolRegistry`]: lock-free reads, replace or strict duplicates |
 //! | [`filter`], [`grant`], [`scope`] | exact allow/deny filters; per-run grants; per-call scope |
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
+//! | [`extract`] | [`FromToolContext`], [`State`]: tool parameters taken from the call, not the model |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
 //! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
@@ -137,10 +138,13 @@ pub mod definition;
 pub mod dispatch;
 pub mod effects;
 pub mod error;
+pub mod extract;
 pub mod filter;
 pub mod grant;
 pub mod guard;
 pub mod limits;
+#[doc(hidden)]
+pub mod macro_support;
 mod panic;
 pub mod redact;
 pub mod registry;
@@ -172,6 +176,7 @@ pub use effects::{
     UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
+pub use extract::{FromToolContext, State};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
 pub use grant::ToolGrant;
 pub use guard::{
