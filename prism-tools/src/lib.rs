@@ -118,7 +118,7 @@
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
 //! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
-//! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect stores, [`RecordQuery`] |
+//! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect and approval stores, [`RecordQuery`] |
 //! | [`redact`] | [`SecretRedactor`] |
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
@@ -195,7 +195,7 @@ pub use search::{
 };
 pub use storage::{JsonlLedger, LedgerReader, RecordQuery, StorageError, SyncPolicy};
 #[cfg(feature = "postgres")]
-pub use storage::{PostgresEffectStore, PostgresLedger, PostgresOptions};
+pub use storage::{PostgresApprovalStore, PostgresEffectStore, PostgresLedger, PostgresOptions};
 #[cfg(feature = "sqlite")]
-pub use storage::{SqliteEffectStore, SqliteLedger, SqliteOptions};
+pub use storage::{SqliteApprovalStore, SqliteEffectStore, SqliteLedger, SqliteOptions};
 pub use tool::Tool;
