@@ -8,6 +8,7 @@ mod builder;
 mod events;
 mod ledger;
 mod observe;
+mod register;
 
 use std::fmt;
 use std::sync::Arc;
@@ -33,14 +34,15 @@ use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 
 pub use builder::{
-    BeforeExecuteAllowed, DispatchBuilder, EffectsAllowed, FilterAllowed, GuardrailsAllowed,
-    MiddlewareAllowed, PermissionAllowed, PermissionGiven, SecureBuildError, SecureDispatcher,
-    TrustAllowed, TrustGiven, ValidateAllowed, ValidatorGiven, stage,
+    BeforeExecuteAllowed, BuildError, DispatchBuilder, EffectsAllowed, FilterAllowed,
+    GuardrailsAllowed, MiddlewareAllowed, PermissionAllowed, PermissionGiven, SecureBuildError,
+    SecureDispatcher, TrustAllowed, TrustGiven, ValidateAllowed, ValidatorGiven, stage,
 };
 pub use events::{CollectingSink, EventSink, ToolEvent, ToolEventKind, event_fn};
 pub use ledger::{
     InMemoryLedger, LedgerError, OwnershipScope, RecordStatus, RunLedger, ToolCallRecord,
 };
+pub use register::RegisterError;
 
 use observe::Observe;
 
