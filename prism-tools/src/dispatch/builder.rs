@@ -30,6 +30,8 @@ use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::validation::ToolSchemaError;
 
+use super::prepare::{BuildError, prepare_tools, write_schema_errors};
+
 /// The stages of the pipeline, as types. A builder at stage `X` has configured nothing after `X`.
 pub mod stage {
     /// Nothing configured yet.
@@ -205,35 +207,6 @@ impl std::fmt::Display for SecureBuildError {
 }
 
 impl std::error::Error for SecureBuildError {}
-
-/// [`DispatchBuilder::try_build`] found tools whose schema a validator refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BuildError {
-    /// The refused schemas, each with its tool and the offending keyword.
-    pub invalid_schemas: Vec<ToolSchemaError>,
-}
-
-impl std::fmt::Display for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write_schema_errors(f, &self.invalid_schemas)
-    }
-}
-
-impl std::error::Error for BuildError {}
-
-fn write_schema_errors(
-    f: &mut std::fmt::Formatter<'_>,
-    errors: &[ToolSchemaError],
-) -> std::fmt::Result {
-    f.write_str("invalid parameter schemas: ")?;
-    for (index, error) in errors.iter().enumerate() {
-        if index > 0 {
-            f.write_str("; ")?;
-        }
-        write!(f, "{error}")?;
-    }
-    Ok(())
-}
 
 /// Builds a [`Dispatcher`]; see the [module docs](self) for the ordering rule.
 ///
@@ -468,7 +441,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
     /// Builds the dispatcher after every validator has [prepared](ToolValidator::prepare) every
     /// registered tool; fails with each refused schema, its tool and the offending keyword.
     pub fn try_build(self) -> Result<Dispatcher, BuildError> {
-        let invalid_schemas = prepare_tools(&self.parts);
+        let invalid_schemas = prepare_tools(&self.parts.registry, &self.parts.validators);
         if !invalid_schemas.is_empty() {
             return Err(BuildError { invalid_schemas });
         }
@@ -494,7 +467,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
             .filter(|tool| tool.parameters().is_none())
             .map(|tool| tool.name().to_owned())
             .collect();
-        let invalid_schemas = prepare_tools(&self.parts);
+        let invalid_schemas = prepare_tools(&self.parts.registry, &self.parts.validators);
         if !missing.is_empty() || !invalid_schemas.is_empty() {
             return Err(SecureBuildError {
                 tools: missing,
@@ -526,38 +499,6 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
             require_schema,
         })
     }
-}
-
-/// Lets every validator prepare every registered tool; collects what they refuse.
-fn prepare_tools(parts: &Parts) -> Vec<ToolSchemaError> {
-    let tools = parts.registry.snapshot();
-    tools
-        .iter()
-        .flat_map(|tool| {
-            parts
-                .validators
-                .iter()
-                .filter_map(move |validator| prepare_tool(validator.as_ref(), tool))
-        })
-        .collect()
-}
-
-/// One validator's verdict on one tool, a panic counting as a refusal.
-pub(crate) fn prepare_tool(
-    validator: &dyn ToolValidator,
-    tool: &crate::ToolDefinition,
-) -> Option<ToolSchemaError> {
-    let verdict = crate::panic::guarded(|| validator.prepare(tool)).unwrap_or_else(|panic| {
-        Err(crate::validation::SchemaError::new(
-            crate::validation::SchemaErrorKind::Invalid,
-            "",
-            format!("the validator panicked while preparing the schema: {panic}"),
-        ))
-    });
-    verdict.err().map(|error| ToolSchemaError {
-        tool: tool.name().to_owned(),
-        error,
-    })
 }
 
 /// A unique owner id for effect claims: process, start time and a counter.

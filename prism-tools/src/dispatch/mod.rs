@@ -8,6 +8,7 @@ mod builder;
 mod events;
 mod ledger;
 mod observe;
+mod prepare;
 mod register;
 
 use std::fmt;
@@ -34,14 +35,15 @@ use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 
 pub use builder::{
-    BeforeExecuteAllowed, BuildError, DispatchBuilder, EffectsAllowed, FilterAllowed,
-    GuardrailsAllowed, MiddlewareAllowed, PermissionAllowed, PermissionGiven, SecureBuildError,
-    SecureDispatcher, TrustAllowed, TrustGiven, ValidateAllowed, ValidatorGiven, stage,
+    BeforeExecuteAllowed, DispatchBuilder, EffectsAllowed, FilterAllowed, GuardrailsAllowed,
+    MiddlewareAllowed, PermissionAllowed, PermissionGiven, SecureBuildError, SecureDispatcher,
+    TrustAllowed, TrustGiven, ValidateAllowed, ValidatorGiven, stage,
 };
 pub use events::{CollectingSink, EventSink, ToolEvent, ToolEventKind, event_fn};
 pub use ledger::{
     InMemoryLedger, LedgerError, OwnershipScope, RecordStatus, RunLedger, ToolCallRecord,
 };
+pub use prepare::BuildError;
 pub use register::RegisterError;
 
 use observe::Observe;

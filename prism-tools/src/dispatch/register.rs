@@ -4,7 +4,8 @@
 use std::fmt;
 
 use super::Dispatcher;
-use super::builder::{SecureDispatcher, prepare_tool};
+use super::builder::SecureDispatcher;
+use super::prepare::prepare_tool;
 use crate::definition::ToolDefinition;
 use crate::registry::DuplicateTool;
 use crate::validation::ToolSchemaError;

@@ -26,13 +26,16 @@ impl ContentKey {
     /// Hashes the compact JSON of `schema`; `None` once it passes `max_bytes`, before the rest
     /// is serialised.
     pub(crate) fn of(schema: &Value, max_bytes: usize) -> Option<Self> {
-        let mut writer = HashingWriter {
+        let hashing = HashingWriter {
             hasher: Sha256::new(),
             written: 0,
             max_bytes,
         };
-        serde_json::to_writer(&mut writer, schema).ok()?;
-        Some(Self(writer.hasher.finalize().into()))
+        // The serialiser writes a few bytes at a time; hash them in blocks.
+        let mut buffered = io::BufWriter::with_capacity(8 * 1024, hashing);
+        serde_json::to_writer(&mut buffered, schema).ok()?;
+        let hashing = buffered.into_inner().ok()?;
+        Some(Self(hashing.hasher.finalize().into()))
     }
 }
 

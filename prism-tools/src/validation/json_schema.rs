@@ -60,6 +60,16 @@ impl fmt::Debug for CompiledSchema {
 
 /// Validates arguments with JSON Schema, within [`ValidationLimits`]. Clones share the cache.
 ///
+/// - No schema can make the process open a URL or a file: references must stay inside the
+///   schema (or name a bundled draft meta-schema), and anything else is refused as
+///   [`RemoteRef`](super::SchemaErrorKind::RemoteRef) with the pointer of its keyword.
+/// - Draft 2020-12 unless `$schema` names 2019-09 or 7 (detected, not forced, so a meta-schema's
+///   vocabulary is respected).
+/// - `format` annotates by default, as draft 2020-12 specifies;
+///   [`with_format_assertion(true)`](Self::with_format_assertion) asserts the known formats.
+/// - `pattern`: 1 MiB per compiled pattern, one million backtracking steps per match (a match
+///   over the limit is a violation).
+///
 /// ```
 /// use prism_tools::validation::{ArgumentError, JsonSchemaValidator, ToolArgumentValidator};
 /// use serde_json::json;
@@ -78,7 +88,7 @@ impl fmt::Debug for CompiledSchema {
 ///     panic!("expected violations")
 /// };
 /// let paths: Vec<_> = violations.iter().map(|v| (v.instance_path.as_str(), v.keyword.as_str())).collect();
-/// assert_eq!(paths, [("/days", "maximum"), ("", "required")]);
+/// assert_eq!(paths, [("", "required"), ("/days", "maximum")]);
 /// ```
 #[derive(Clone)]
 pub struct JsonSchemaValidator {

@@ -48,23 +48,6 @@ pub(crate) fn place_of(keyword: &str) -> Place {
     }
 }
 
-/// True for keywords whose subschemas apply to the same instance as their parent (so a
-/// reference loop through them never consumes input).
-pub(crate) fn applies_in_place(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "allOf"
-            | "anyOf"
-            | "oneOf"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "dependentSchemas"
-            | "dependencies"
-    )
-}
-
 /// A subschema of a schema object, and how to reach it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Child<'a> {

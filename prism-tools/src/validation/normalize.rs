@@ -8,20 +8,7 @@
 //! standard JSON Schema once, when the tool is registered, and reports each rewrite so the host
 //! can log or review them. It never runs unless called.
 //!
-//! | found | becomes |
-//! | --- | --- |
-//! | `type`: `dict`, `dictionary`, `map`, `HashMap`, `Object` (any case) | `object` |
-//! | `type`: `float`, `double`, `decimal`, `Number` | `number` |
-//! | `type`: `int`, `long`, `Integer` | `integer` |
-//! | `type`: `tuple`, `list`, `ArrayList`, `Array` | `array` |
-//! | `type`: `bool`, `Boolean` | `boolean` |
-//! | `type`: `str`, `String` | `string` |
-//! | `type`: `none`, `Null` | `null` |
-//! | `type`: `any` or `""` (or a list containing one) | no `type` constraint |
-//! | a property's `optional: true` / `required: false` | dropped; the name leaves the parent's `required` |
-//! | a property's `optional: false` / `required: true` | dropped; the name joins the parent's `required` |
-//!
-//! Type names not in the table are left alone, so the engine still reports them.
+//! The table of rewrites is on [`normalize_dialect`].
 
 use std::fmt;
 
@@ -84,9 +71,25 @@ impl fmt::Display for DialectReport {
     }
 }
 
-/// Rewrites common non-standard schema dialects into JSON Schema, in place; see the
-/// [module docs](self) for the table. Schemas deeper than the hard depth ceiling are only
-/// rewritten down to it (the validator refuses them anyway).
+/// Rewrites common non-standard schema dialects into JSON Schema, in place, and reports each
+/// rewrite:
+///
+/// | found | becomes |
+/// | --- | --- |
+/// | `type`: `dict`, `dictionary`, `map`, `HashMap`, `Object` (any case) | `object` |
+/// | `type`: `float`, `double`, `decimal`, `Number` | `number` |
+/// | `type`: `int`, `long`, `Integer` | `integer` |
+/// | `type`: `tuple`, `list`, `ArrayList`, `Array` | `array` |
+/// | `type`: `bool`, `Boolean` | `boolean` |
+/// | `type`: `str`, `String` | `string` |
+/// | `type`: `none`, `Null` | `null` |
+/// | `type`: `any` or `""` (or a list containing one) | no `type` constraint |
+/// | a property's `optional: true` / `required: false` | dropped; the name leaves the parent's `required` |
+/// | a property's `optional: false` / `required: true` | dropped; the name joins the parent's `required` |
+///
+/// Type names not in the table are left alone, so the engine still reports them. Schemas
+/// deeper than the hard depth ceiling are only rewritten down to it (the validator refuses them
+/// anyway).
 ///
 /// ```
 /// use prism_tools::validation::normalize_dialect;

@@ -24,13 +24,30 @@ use jsonschema::{Draft, Uri, uri};
 use serde_json::{Map, Value};
 
 use super::error::{SchemaError, SchemaErrorKind};
-use super::keywords::{Place, applies_in_place, children, place_of, push_segment};
+use super::keywords::{Place, children, place_of, push_segment};
 
 /// Most subschemas that references and in-place applicators may apply to one value.
 pub(crate) const MAX_IN_PLACE_EXPANSION: usize = 100_000;
 
 /// The base URI of a schema without `$id`, as the engine uses it.
 const DEFAULT_BASE: &str = "json-schema:///";
+
+/// True for keywords whose subschemas apply to the same instance as their parent (so a
+/// reference loop through them never consumes input).
+fn applies_in_place(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "dependentSchemas"
+            | "dependencies"
+    )
+}
 
 /// Checks the references of `schema` (already within the shape limits).
 pub(crate) fn check_references(schema: &Value, max_refs: usize) -> Result<(), SchemaError> {
