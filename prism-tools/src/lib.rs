@@ -42,6 +42,7 @@
 //! | arguments not an object, over a limit, or not decodable | `invalid_arguments` (`invalid_json_arguments` for unparsable text) | blocked | blocked |
 //! | trust or permission refused | `permission_denied` | blocked | blocked |
 //! | validator refused, or no schema under a secure dispatcher | `validation_failed` | blocked | blocked |
+//! | the tool's own schema is unusable (host bug) | `validation_failed` with code `invalid_tool_schema` | blocked | blocked |
 //! | before-execute refused | `execution_denied` | blocked | blocked |
 //! | guardrail block (input or output) | `guardrail_blocked` | blocked | blocked |
 //! | effect outcome unknown / in flight / store failure | `effect_outcome_unknown` / `effect_in_flight` / `effect_store_error` | error | error |
@@ -125,6 +126,7 @@
 //! | [`contributions`] | inert tools contributed by extensions |
 //! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
+//! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -155,6 +157,7 @@ pub mod search;
 mod shared_log;
 pub mod storage;
 pub mod tool;
+pub mod validation;
 
 pub use call::{
     BlockReason, CallId, ErrorCode, ErrorInfo, JsonObject, ToolCall, ToolOutcome, ToolResult,
@@ -166,9 +169,9 @@ pub use definition::{
     ToolAnnotations, ToolDefinition, ToolDefinitionBuilder, ToolFuture, ToolHandler,
 };
 pub use dispatch::{
-    CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger, LedgerError,
-    OwnershipScope, RecordStatus, RunLedger, SecureBuildError, SecureDispatcher, ToolCallRecord,
-    ToolEvent, ToolEventKind, Tripwire, event_fn,
+    BuildError, CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger,
+    LedgerError, OwnershipScope, RecordStatus, RegisterError, RunLedger, SecureBuildError,
+    SecureDispatcher, ToolCallRecord, ToolEvent, ToolEventKind, Tripwire, event_fn,
 };
 pub use effects::{
     Claim, ClaimRequest, EffectKey, EffectPolicy, EffectRecovery, EffectState, EffectStore,

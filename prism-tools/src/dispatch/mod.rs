@@ -8,6 +8,8 @@ mod builder;
 mod events;
 mod ledger;
 mod observe;
+mod prepare;
+mod register;
 
 use std::fmt;
 use std::sync::Arc;
@@ -42,6 +44,8 @@ pub use events::{CollectingSink, EventSink, ToolEvent, ToolEventKind, event_fn};
 pub use ledger::{
     InMemoryLedger, LedgerError, OwnershipScope, RecordStatus, RunLedger, ToolCallRecord,
 };
+pub use prepare::BuildError;
+pub use register::RegisterError;
 
 use observe::Observe;
 
