@@ -122,7 +122,7 @@
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
-//! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
+//! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 
 #![forbid(unsafe_code)]
