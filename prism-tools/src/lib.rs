@@ -124,7 +124,7 @@
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
-//! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
+//! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
 

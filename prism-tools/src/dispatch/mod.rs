@@ -192,6 +192,11 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
+    /// True when the builder's filters let `name` through.
+    pub(crate) fn filters_allow(&self, name: &str) -> bool {
+        self.pipeline.filters.allows(name)
+    }
+
     /// Runs one call. Always yields exactly one result for `call.id`: `Ok` for values, blocked
     /// calls and tool errors alike; `Err(Tripwire)` only when a guardrail trips, carrying the
     /// blocked result still owed.
@@ -303,27 +308,33 @@ impl Dispatcher {
             }
         }
 
-        // 3. Lookup: only registered tools exist.
-        let Some(live) = p.registry.lookup(&name) else {
-            let message = format!("Unknown tool: {name}");
-            let name = requested_name(p, &name);
-            return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
-        };
-        let tool = match ctx.scope().and_then(ToolScope::pinned_tools) {
-            None => live,
-            Some(pinned) => match pinned.get(&name) {
-                Some(tool) => tool.clone(),
-                None => {
-                    let message = format!(
-                        "Tool denied: {name} was not among this run's tools when it started"
-                    );
-                    return Ok(observe.blocked(
-                        Arc::clone(live.name_arc()),
-                        BlockReason::ToolDenied,
-                        message.into(),
-                    ));
-                }
-            },
+        // 3. Lookup: only registered tools exist, besides the one tool a run provides itself for
+        //    a turn (search mode's `search_tools`), which only the run's scope can carry.
+        let run_tool = ctx.scope().and_then(|scope| scope.run_tool(&name));
+        let tool = if let Some(tool) = run_tool {
+            tool.clone()
+        } else {
+            let Some(live) = p.registry.lookup(&name) else {
+                let message = format!("Unknown tool: {name}");
+                let name = requested_name(p, &name);
+                return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
+            };
+            match ctx.scope().and_then(ToolScope::pinned_tools) {
+                None => live,
+                Some(pinned) => match pinned.get(&name) {
+                    Some(tool) => tool.clone(),
+                    None => {
+                        let message = format!(
+                            "Tool denied: {name} was not among this run's tools when it started"
+                        );
+                        return Ok(observe.blocked(
+                            Arc::clone(live.name_arc()),
+                            BlockReason::ToolDenied,
+                            message.into(),
+                        ));
+                    }
+                },
+            }
         };
         let name = Arc::clone(tool.name_arc());
 
