@@ -8,19 +8,20 @@ mod builder;
 mod events;
 mod ledger;
 mod observe;
+mod progress;
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 
 use futures_util::FutureExt;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
 use crate::clock::Clock;
-use crate::context::{ProgressSender, ProgressUpdate, ToolExecutionContext};
-use crate::definition::ToolDefinition;
-use crate::effects::{Claim, ClaimRequest, EffectKey, EffectStore, RecordedOutcome};
+use crate::context::ToolExecutionContext;
+use crate::effects::{Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome};
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
 use crate::guard::{
@@ -43,6 +44,8 @@ pub use ledger::{
 };
 
 use observe::Observe;
+pub(crate) use progress::ProgressSender;
+use progress::{ProgressReceiver, progress_queue};
 
 /// How many progress updates may wait between the tool and the observers before new ones are
 /// dropped. Progress is advisory; a tool is never slowed down by a slow observer.
@@ -195,12 +198,12 @@ impl Dispatcher {
             mut arguments,
             arguments_error,
         } = call;
-        let observe = Observe::new(p, &id, ctx);
+        let observe = Observe::new(p, id, ctx);
 
         // 1. tool_call middleware: may rewrite name and arguments, never the id.
         for middleware in &p.middleware {
             let mut rewrite = CallRewrite {
-                id: &id,
+                id: observe.id(),
                 name: &mut name,
                 arguments: &mut arguments,
             };
@@ -243,8 +246,10 @@ impl Dispatcher {
             }
         }
 
-        // 3. Lookup: only registered tools exist.
-        let Some(tool) = p.registry.lookup(&name) else {
+        // 3. Lookup: only registered tools exist. Steps 3 to 8 borrow the tool from the registry's
+        // snapshot instead of copying its definition.
+        let snapshot = p.registry.borrow_snapshot();
+        let Some(tool) = snapshot.get(&name) else {
             let message = format!("Unknown tool: {name}");
             return Ok(observe.blocked(name.into(), BlockReason::UnknownTool, message.into()));
         };
@@ -297,13 +302,13 @@ impl Dispatcher {
 
         // 6. Trust, then permission.
         for trust in &p.trust {
-            if let Err(refusal) = run_guard("trust policy", || trust.check(&tool, ctx)) {
+            if let Err(refusal) = run_guard("trust policy", || trust.check(tool, ctx)) {
                 return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
             }
         }
         for permission in &p.permission {
             if let Err(refusal) = run_guard("permission policy", || {
-                permission.check(&tool, &arguments, ctx)
+                permission.check(tool, &arguments, ctx)
             }) {
                 return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
             }
@@ -318,17 +323,17 @@ impl Dispatcher {
         }
         let run_validator = ctx.scope().and_then(|scope| scope.validator());
         for validator in p.validators.iter().chain(run_validator) {
-            if let Err(refusal) = run_guard("validator", || validator.validate(&tool, &arguments)) {
+            if let Err(refusal) = run_guard("validator", || validator.validate(tool, &arguments)) {
                 return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
             }
         }
         let (progress_tx, progress_rx) = if observe.is_watching() {
-            let (tx, rx) = mpsc::channel(PROGRESS_CAPACITY);
-            (Some(ProgressSender(tx)), Some(rx))
+            let (tx, rx) = progress_queue(PROGRESS_CAPACITY);
+            (Some(tx), Some(rx))
         } else {
             (None, None)
         };
-        let call_ctx = ctx.for_call(id.clone(), progress_tx);
+        let call_ctx = ctx.for_call(observe.id().clone(), progress_tx);
         let body = match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
             Ok(Ok(body)) => body,
             Ok(Err(refusal)) => {
@@ -340,7 +345,7 @@ impl Dispatcher {
         // 8. The execution policy's last word before the side effect.
         for policy in &p.before_execute {
             if let Err(refusal) =
-                run_guard("execution policy", || policy.check(&tool, &arguments, ctx))
+                run_guard("execution policy", || policy.check(tool, &arguments, ctx))
             {
                 drop_guarded(body);
                 return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
@@ -350,9 +355,12 @@ impl Dispatcher {
             drop_guarded(body);
             return Ok(observe.error(name, ToolError::cancelled().into_info()));
         }
+        // The snapshot is never held across an await: a slow tool must not pin an old registry.
+        let effect_policy = tool.effect().cloned();
+        drop(snapshot);
 
         // 9. Effect claim: at most once, or say unknown.
-        let effect = match claim_effect(p, &tool, &arguments).await {
+        let effect = match claim_effect(p, &name, effect_policy.as_ref(), &arguments).await {
             EffectGate::Run(effect) => effect,
             EffectGate::Replay(outcome) => {
                 drop_guarded(body);
@@ -377,9 +385,8 @@ impl Dispatcher {
                 return Ok(result);
             }
             Executed::Panicked(panic) => {
-                return Ok(
-                    observe.error(name, panicked(&format!("tool {}", tool.name()), &panic, p))
-                );
+                let what = format!("tool {name}");
+                return Ok(observe.error(name, panicked(&what, &panic, p)));
             }
             Executed::Cancelled => {
                 return Ok(observe.error(name, ToolError::cancelled().into_info()));
@@ -428,7 +435,7 @@ impl Dispatcher {
         let mut value = value;
         for middleware in &p.middleware {
             let mut rewrite = ResultRewrite {
-                id: &id,
+                id: observe.id(),
                 name: &name,
                 value: &mut value,
             };
@@ -456,11 +463,16 @@ enum EffectGate {
     Refuse(ErrorInfo),
 }
 
-async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) -> EffectGate {
-    let (Some(store), Some(policy)) = (&p.effects, tool.effect()) else {
+async fn claim_effect(
+    p: &Pipeline,
+    tool: &str,
+    policy: Option<&EffectPolicy>,
+    arguments: &Value,
+) -> EffectGate {
+    let (Some(store), Some(policy)) = (&p.effects, policy) else {
         return EffectGate::Run(None);
     };
-    let key = EffectKey::new(tool.name(), policy, arguments);
+    let key = EffectKey::new(tool, policy, arguments);
     let request = ClaimRequest {
         key: &key,
         owner: &p.effect_owner,
@@ -482,21 +494,17 @@ async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) ->
         Ok(Claim::Recorded(outcome)) => EffectGate::Replay(outcome),
         Ok(Claim::InFlight { .. }) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectInFlight,
-            format!(
-                "Tool {} is already running with these arguments",
-                tool.name()
-            ),
+            format!("Tool {tool} is already running with these arguments"),
         )),
         Ok(Claim::Unknown { .. }) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectOutcomeUnknown,
             format!(
-                "An earlier call of tool {} with these arguments never recorded its outcome; it is not run again until the host resolves it",
-                tool.name()
+                "An earlier call of tool {tool} with these arguments never recorded its outcome; it is not run again until the host resolves it"
             ),
         )),
         Err(error) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectStoreError,
-            format!("Tool {} was not run: {error}", tool.name()),
+            format!("Tool {tool} was not run: {error}"),
         )),
     }
 }
@@ -536,36 +544,23 @@ enum Executed {
 async fn execute(
     body: crate::definition::ToolFuture,
     ctx: &ToolExecutionContext,
-    progress: Option<mpsc::Receiver<ProgressUpdate>>,
+    progress: Option<ProgressReceiver>,
     observe: &Observe<'_>,
     name: &Arc<str>,
 ) -> Executed {
     let mut body = std::panic::AssertUnwindSafe(body).catch_unwind();
-    let cancellation = ctx.cancellation();
-    let finished = match progress {
-        None => tokio::select! {
-            biased;
-            finished = &mut body => Some(finished),
-            () = cancellation.cancelled() => None,
-        },
-        Some(mut progress) => {
-            let finished = loop {
-                tokio::select! {
-                    biased;
-                    finished = &mut body => break Some(finished),
-                    Some(update) = progress.recv() => observe.progress(name, update),
-                    () = cancellation.cancelled() => break None,
-                }
-            };
-            // Updates sent before the tool returned are still reported; closing the channel makes
-            // later sends (from tasks the tool spawned) fail instead of arriving after the end.
-            progress.close();
-            while let Ok(update) = progress.try_recv() {
-                observe.progress(name, update);
-            }
-            finished
-        }
+    // Most tools finish on their first poll; those need no race with the cancellation token.
+    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.poll_unpin(cx))).await {
+        Poll::Ready(finished) => Some(finished),
+        Poll::Pending => race(&mut body, ctx, progress.as_ref(), observe, name).await,
     };
+    // Updates sent before the tool returned are still reported; closing the queue makes later
+    // sends (from tasks the tool spawned) fail instead of arriving after the end.
+    if let Some(progress) = progress {
+        for update in progress.close() {
+            observe.progress(name, update);
+        }
+    }
     match finished {
         Some(Ok(returned)) => Executed::Returned(returned),
         Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
@@ -573,6 +568,33 @@ async fn execute(
             drop_guarded(body);
             Executed::Cancelled
         }
+    }
+}
+
+/// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
+/// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
+async fn race<F: Future + Unpin>(
+    body: &mut F,
+    ctx: &ToolExecutionContext,
+    progress: Option<&ProgressReceiver>,
+    observe: &Observe<'_>,
+    name: &Arc<str>,
+) -> Option<F::Output> {
+    let cancellation = ctx.cancellation();
+    match progress {
+        None => tokio::select! {
+            biased;
+            finished = body => Some(finished),
+            () = cancellation.cancelled() => None,
+        },
+        Some(progress) => loop {
+            tokio::select! {
+                biased;
+                finished = &mut *body => break Some(finished),
+                update = progress.recv() => observe.progress(name, update),
+                () = cancellation.cancelled() => break None,
+            }
+        },
     }
 }
 
@@ -608,7 +630,12 @@ fn json_kind(value: &Value) -> &'static str {
 
 /// Redacts a result's value and error message in place.
 pub(crate) fn redact_result(result: &mut ToolResult, redactor: &SecretRedactor) {
-    match &mut result.outcome {
+    redact_outcome(&mut result.outcome, redactor);
+}
+
+/// Redacts an outcome's value or error message in place.
+pub(crate) fn redact_outcome(outcome: &mut ToolOutcome, redactor: &SecretRedactor) {
+    match outcome {
         ToolOutcome::Value(value) => {
             if let std::borrow::Cow::Owned(clean) = redactor.redact_value(value) {
                 *value = clean;
