@@ -1,1 +1,1 @@
-use proc_macro::TokenStream as _T;
+//! Procedural macros for Prism tools.

@@ -39,7 +39,7 @@ impl fmt::Debug for CallId {
 
 impl fmt::Display for CallId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.pad(&self.0)
     }
 }
 
@@ -200,6 +200,8 @@ pub enum ErrorCode {
     ToolCallNotDispatched,
     /// The call came after the run's tool-round limit.
     ToolRoundLimit,
+    /// The loop treats tools as inert: the call was answered without running.
+    ToolCallInert,
     /// A code chosen by a tool or host.
     Custom(Cow<'static, str>),
 }
@@ -225,6 +227,7 @@ impl ErrorCode {
             Self::OutputTooLarge => "output_too_large",
             Self::ToolCallNotDispatched => "tool_call_not_dispatched",
             Self::ToolRoundLimit => "tool_round_limit",
+            Self::ToolCallInert => "tool_call_inert",
             Self::Custom(code) => code,
         }
     }
@@ -249,6 +252,7 @@ impl ErrorCode {
             "output_too_large" => Self::OutputTooLarge,
             "tool_call_not_dispatched" => Self::ToolCallNotDispatched,
             "tool_round_limit" => Self::ToolRoundLimit,
+            "tool_call_inert" => Self::ToolCallInert,
             other => Self::Custom(Cow::Owned(other.to_owned())),
         }
     }

@@ -80,6 +80,7 @@ struct DefinitionInner {
     output_schema: Option<Value>,
     annotations: ToolAnnotations,
     exclusive: bool,
+    requires_approval: bool,
     effect: Option<EffectPolicy>,
     handler: Arc<dyn ToolHandler>,
 }
@@ -118,6 +119,7 @@ impl ToolDefinition {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             exclusive: false,
+            requires_approval: false,
             effect: None,
         }
     }
@@ -157,6 +159,12 @@ impl ToolDefinition {
         self.inner.exclusive
     }
 
+    /// When true, a run suspends before this tool's side effect until a decision approves the
+    /// exact call (see the run layer's approvals).
+    pub fn requires_approval(&self) -> bool {
+        self.inner.requires_approval
+    }
+
     /// The effect policy: when set (and the dispatcher has an effect store), calls are claimed
     /// before they run so that their side effect happens at most once.
     pub fn effect(&self) -> Option<&EffectPolicy> {
@@ -182,6 +190,7 @@ impl fmt::Debug for ToolDefinition {
             .field("parameters", &self.inner.parameters)
             .field("annotations", &self.inner.annotations)
             .field("exclusive", &self.inner.exclusive)
+            .field("requires_approval", &self.inner.requires_approval)
             .field("effect", &self.inner.effect)
             .finish_non_exhaustive()
     }
@@ -198,6 +207,7 @@ pub struct ToolDefinitionBuilder {
     output_schema: Option<Value>,
     annotations: ToolAnnotations,
     exclusive: bool,
+    requires_approval: bool,
     effect: Option<EffectPolicy>,
 }
 
@@ -232,6 +242,12 @@ impl ToolDefinitionBuilder {
         self
     }
 
+    /// Requires an approval before every call of this tool runs.
+    pub fn requires_approval(mut self, requires_approval: bool) -> Self {
+        self.requires_approval = requires_approval;
+        self
+    }
+
     /// Sets the effect policy.
     pub fn effect(mut self, effect: EffectPolicy) -> Self {
         self.effect = Some(effect);
@@ -253,6 +269,7 @@ impl ToolDefinitionBuilder {
                 output_schema: self.output_schema,
                 annotations: self.annotations,
                 exclusive: self.exclusive,
+                requires_approval: self.requires_approval,
                 effect: self.effect,
                 handler,
             }),

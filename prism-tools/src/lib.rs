@@ -116,16 +116,20 @@
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
-//! | [`effects`] | effect claims: at most once, or say unknown |
+//! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
+//! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect stores, [`RecordQuery`] |
 //! | [`redact`] | [`SecretRedactor`] |
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
+//! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
+//! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod call;
+mod canonical;
 pub mod clock;
 pub mod context;
 pub mod contributions;
@@ -140,8 +144,12 @@ pub mod limits;
 mod panic;
 pub mod redact;
 pub mod registry;
+pub mod run;
 pub mod schema;
 pub mod scope;
+pub mod search;
+mod shared_log;
+pub mod storage;
 pub mod tool;
 
 pub use call::{
@@ -159,8 +167,9 @@ pub use dispatch::{
     ToolEvent, ToolEventKind, Tripwire, event_fn,
 };
 pub use effects::{
-    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectState, EffectStore, EffectStoreError,
-    InMemoryEffectStore, RecordedOutcome, Resolution,
+    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectRecovery, EffectState, EffectStore,
+    EffectStoreError, InMemoryEffectStore, RecordedOutcome, RecoveryOutcome, Resolution,
+    UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
@@ -175,4 +184,13 @@ pub use limits::Limits;
 pub use redact::SecretRedactor;
 pub use registry::{DuplicatePolicy, DuplicateTool, RegistrySnapshot, ToolRegistry, UnknownTool};
 pub use scope::ToolScope;
+pub use search::{
+    ActivatedTools, Disclosure, FullDisclosureReason, SearchConfig, SearchLimits,
+    SharedActivatedTools, ToolScorer, ToolSearch,
+};
+pub use storage::{JsonlLedger, LedgerReader, RecordQuery, StorageError, SyncPolicy};
+#[cfg(feature = "postgres")]
+pub use storage::{PostgresEffectStore, PostgresLedger, PostgresOptions};
+#[cfg(feature = "sqlite")]
+pub use storage::{SqliteEffectStore, SqliteLedger, SqliteOptions};
 pub use tool::Tool;

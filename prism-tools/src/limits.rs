@@ -35,9 +35,8 @@ pub(crate) enum Exceeded {
 }
 
 /// Walks `value` once, stopping as soon as it is over `max_bytes` or `max_depth`. The byte count
-/// is the length of compact JSON, with strings counted by their UTF-8 length plus quotes (escapes
-/// are not expanded, so the count never exceeds the real length by much and never undercounts
-/// content).
+/// is exactly the length of the compact JSON serde_json writes for `value` (escapes, separators
+/// and number digits included), so a bound means the same thing as the text a model sent.
 pub(crate) fn check_value(
     value: &Value,
     max_bytes: usize,
@@ -58,12 +57,11 @@ fn walk(
         Value::Null => 4,
         Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        // Numbers are at most 24 bytes in compact JSON; counting a fixed small cost keeps the
-        // walk cheap without formatting.
-        Value::Number(_) => 8,
-        Value::String(text) => text.len() + 2,
-        Value::Array(items) => 2 + items.len(),
-        Value::Object(map) => 2 + map.len(),
+        Value::Number(number) => number_len(number),
+        Value::String(text) => string_len(text),
+        // Brackets, plus a comma between items.
+        Value::Array(items) => 2 + items.len().saturating_sub(1),
+        Value::Object(map) => 2 + map.len().saturating_sub(1),
     });
     if *bytes > max_bytes {
         return Err(Exceeded::Bytes);
@@ -82,13 +80,51 @@ fn walk(
                 return Err(Exceeded::Depth);
             }
             for (key, item) in map {
-                *bytes = bytes.saturating_add(key.len() + 3);
+                // The quoted key and its colon.
+                *bytes = bytes.saturating_add(string_len(key) + 1);
                 walk(item, depth + 1, max_depth, max_bytes, bytes)?;
             }
         }
         _ => {}
     }
     Ok(())
+}
+
+/// The length of `text` as a JSON string: its quotes, two bytes for a quote, a backslash or a
+/// control character with a short escape (`\n`, …), and six for any other control character
+/// (`\u001f`).
+fn string_len(text: &str) -> usize {
+    let needs_escape = |byte: &u8| *byte < 0x20 || *byte == b'"' || *byte == b'\\';
+    let escaped = text.bytes().filter(needs_escape).count();
+    let mut len = text.len() + 2 + escaped;
+    if escaped > 0 {
+        let long_form =
+            |byte: &u8| *byte < 0x20 && !matches!(byte, b'\n' | b'\r' | b'\t' | 0x08 | 0x0c);
+        len += 4 * text.bytes().filter(long_form).count();
+    }
+    len
+}
+
+/// The length of `number` as serde_json writes it; integers without formatting them.
+fn number_len(number: &serde_json::Number) -> usize {
+    let digits = |n: u64| n.checked_ilog10().map_or(1, |log| log as usize + 1);
+    if let Some(n) = number.as_u64() {
+        digits(n)
+    } else if let Some(n) = number.as_i64() {
+        1 + digits(n.unsigned_abs())
+    } else {
+        struct Count(usize);
+        impl std::fmt::Write for Count {
+            fn write_str(&mut self, text: &str) -> std::fmt::Result {
+                self.0 += text.len();
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        // Writing to a counter cannot fail.
+        let _ = std::fmt::write(&mut count, format_args!("{number}"));
+        count.0
+    }
 }
 
 #[cfg(test)]
@@ -103,6 +139,18 @@ mod tests {
             check_value(&json!({"a": {"b": []}}), 1000, 2),
             Err(Exceeded::Depth)
         );
+    }
+
+    #[test]
+    fn bytes_match_compact_json_exactly() {
+        for value in [
+            json!({"a": [1, -20, 3.5e-7, u64::MAX, i64::MIN, null, true, false]}),
+            json!({"quote\"d": "tab\t\u{1}\\ é😀", "empty": {}, "list": []}),
+        ] {
+            let len = serde_json::to_string(&value).unwrap().len();
+            assert_eq!(check_value(&value, len, 8), Ok(()));
+            assert_eq!(check_value(&value, len - 1, 8), Err(Exceeded::Bytes));
+        }
     }
 
     #[test]

@@ -8,9 +8,24 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use futures_util::FutureExt;
+
 /// Runs `f`, turning a panic into its message.
 pub(crate) fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(payload_message)
+}
+
+/// Creates a future with `make` and awaits it, turning a panic while creating, polling or dropping
+/// it into its message. Stores do much of their work before they return a future, so creating it
+/// is guarded too.
+pub(crate) async fn guarded_future<F>(make: impl FnOnce() -> F) -> Result<F::Output, String>
+where
+    F: Future + Unpin,
+{
+    let mut future = AssertUnwindSafe(guarded(make)?).catch_unwind();
+    let output = (&mut future).await.map_err(payload_message);
+    drop_guarded(future);
+    output
 }
 
 /// Drops `value`, swallowing a panic from its destructor.

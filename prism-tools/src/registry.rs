@@ -70,6 +70,16 @@ impl RegistrySnapshot {
         self.tools.len()
     }
 
+    /// A snapshot holding exactly `tools`, in their order (a later duplicate name replaces an
+    /// earlier one in place).
+    pub fn from_tools(tools: impl IntoIterator<Item = ToolDefinition>) -> Self {
+        let mut snapshot = Self::default();
+        for tool in tools {
+            snapshot.tools.insert(Arc::clone(tool.name_arc()), tool);
+        }
+        snapshot
+    }
+
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
@@ -210,12 +220,11 @@ impl fmt::Debug for ToolRegistry {
 /// Builds a replacing registry; a later tool of the same name replaces an earlier one.
 impl FromIterator<ToolDefinition> for ToolRegistry {
     fn from_iter<I: IntoIterator<Item = ToolDefinition>>(tools: I) -> Self {
-        let mut snapshot = RegistrySnapshot::default();
-        for tool in tools {
-            snapshot.tools.insert(Arc::clone(tool.name_arc()), tool);
-        }
         let registry = Self::new();
-        registry.shared.snapshot.store(Arc::new(snapshot));
+        registry
+            .shared
+            .snapshot
+            .store(Arc::new(RegistrySnapshot::from_tools(tools)));
         registry
     }
 }

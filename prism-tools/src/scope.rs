@@ -12,13 +12,16 @@ use std::sync::Arc;
 
 use crate::grant::ToolGrant;
 use crate::guard::ToolValidator;
+use crate::registry::RegistrySnapshot;
 
-/// Per-call narrowing: a grant, this turn's visible tools, and the run's validator.
+/// Per-call narrowing: a grant, this turn's visible tools, the run's validator, and optionally the
+/// definitions the run pinned when it started.
 #[derive(Clone, Default)]
 pub struct ToolScope {
     grant: ToolGrant,
     visible: ToolGrant,
     validator: Option<Arc<dyn ToolValidator>>,
+    pinned: Option<Arc<RegistrySnapshot>>,
 }
 
 impl ToolScope {
@@ -28,7 +31,22 @@ impl ToolScope {
             grant,
             visible: ToolGrant::All,
             validator: None,
+            pinned: None,
         }
+    }
+
+    /// Pins the definitions calls resolve to: a run snapshots its tools once, so a tool replaced
+    /// in the registry mid-run does not change what the run executes. The live registry is still
+    /// consulted (a tool removed from it is `unknown_tool`), and names outside the pinned set are
+    /// `tool_denied`.
+    pub fn with_pinned_tools(mut self, tools: Arc<RegistrySnapshot>) -> Self {
+        self.pinned = Some(tools);
+        self
+    }
+
+    /// The pinned definitions, if any.
+    pub fn pinned_tools(&self) -> Option<&Arc<RegistrySnapshot>> {
+        self.pinned.as_ref()
     }
 
     /// Also restricts calls to the tools shown this turn (names outside it are `tool_denied`).
@@ -49,6 +67,7 @@ impl ToolScope {
             grant: self.grant.intersect(grant),
             visible: self.visible.clone(),
             validator: self.validator.clone(),
+            pinned: self.pinned.clone(),
         }
     }
 
@@ -59,6 +78,7 @@ impl ToolScope {
             grant: self.grant.intersect(&parent.grant),
             visible: self.visible.intersect(&parent.visible),
             validator: self.validator.or_else(|| parent.validator.clone()),
+            pinned: self.pinned.or_else(|| parent.pinned.clone()),
         }
     }
 
@@ -89,6 +109,7 @@ impl fmt::Debug for ToolScope {
             .field("grant", &self.grant)
             .field("visible", &self.visible)
             .field("validator", &self.validator.is_some())
+            .field("pinned", &self.pinned)
             .finish()
     }
 }

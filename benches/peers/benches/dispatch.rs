@@ -152,8 +152,8 @@ async fn dispatch_from_tasks(
 
 fn config() -> Criterion {
     Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(6))
         .sample_size(100)
 }
 

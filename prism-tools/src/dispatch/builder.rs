@@ -42,7 +42,7 @@ pub mod stage {
     pub enum Guardrails {}
     /// Filters added (step 4).
     #[derive(Debug)]
-    pub enum Filter {}
+    pub enum Filters {}
     /// Trust policy added (step 6).
     #[derive(Debug)]
     pub enum Trust {}
@@ -52,9 +52,9 @@ pub mod stage {
     /// Validator added (step 7).
     #[derive(Debug)]
     pub enum Validate {}
-    /// Before-execute policy added (step 8).
+    /// Execution policy added with `.before_execute()` (step 8).
     #[derive(Debug)]
-    pub enum BeforeExecute {}
+    pub enum ExecutionPolicy {}
     /// Effect store set (step 9).
     #[derive(Debug)]
     pub enum Effects {}
@@ -69,11 +69,16 @@ macro_rules! stage_bound {
         $(#[$doc])*
         #[diagnostic::on_unimplemented(
             message = $message,
-            label = "the builder is already past this stage",
+            label = "this builder is already past that stage",
             note = $note
         )]
-        pub trait $bound: sealed::Stage {}
-        $(impl $bound for stage::$stage {})*
+        pub trait $bound {}
+        // One blanket impl over a sealed marker rather than one impl per stage: with
+        // `do_not_recommend`, rustc reports this trait's sentence, points at the calls that moved
+        // the builder past the stage, and does not list every stage that would have been accepted.
+        #[diagnostic::do_not_recommend]
+        impl<S: sealed::$bound> $bound for S {}
+        $(impl sealed::$bound for stage::$stage {})*
     };
 }
 
@@ -87,7 +92,7 @@ stage_bound!(
 stage_bound!(
     /// Stages at which `.guardrails()` may still be called.
     GuardrailsAllowed,
-    message = "`.guardrails()` must come right after middleware, but this builder is already at stage `{Self}`",
+    message = "`.guardrails()` must come before filters and every other guard, but this builder is already at stage `{Self}`",
     note = "input guardrails run before lookup and every other guard (pipeline step 2): call `.guardrails(…)` before `.filter()`, `.trust()`, `.permission()`, `.validate()`, `.before_execute()` and `.effects()`",
     allowed: [Start, Middleware, Guardrails]
 );
@@ -96,42 +101,42 @@ stage_bound!(
     FilterAllowed,
     message = "`.filter()` must come before trust, permission, validation and execution checks, but this builder is already at stage `{Self}`",
     note = "filters decide which tools exist for the call (pipeline step 4): call `.filter(…)` before `.trust()`, `.permission()`, `.validate()`, `.before_execute()` and `.effects()`",
-    allowed: [Start, Middleware, Guardrails, Filter]
+    allowed: [Start, Middleware, Guardrails, Filters]
 );
 stage_bound!(
     /// Stages at which `.trust()` may still be called.
     TrustAllowed,
     message = "`.trust()` must come before permission, validation and execution checks, but this builder is already at stage `{Self}`",
     note = "trust is checked before permission (pipeline step 6): call `.trust(…)` before `.permission()`, `.validate()`, `.before_execute()` and `.effects()`",
-    allowed: [Start, Middleware, Guardrails, Filter, Trust]
+    allowed: [Start, Middleware, Guardrails, Filters, Trust]
 );
 stage_bound!(
     /// Stages at which `.permission()` may still be called.
     PermissionAllowed,
     message = "`.permission()` must come before validation and execution checks, but this builder is already at stage `{Self}`",
     note = "permission is checked before validation (pipeline step 6): call `.permission(…)` before `.validate()`, `.before_execute()` and `.effects()`",
-    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission]
+    allowed: [Start, Middleware, Guardrails, Filters, Trust, Permission]
 );
 stage_bound!(
     /// Stages at which `.validate()` may still be called.
     ValidateAllowed,
     message = "`.validate()` must come before the execution policy and the effect store, but this builder is already at stage `{Self}`",
     note = "validators run before the last execution check (pipeline step 7): call `.validate(…)` before `.before_execute()` and `.effects()`",
-    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission, Validate]
+    allowed: [Start, Middleware, Guardrails, Filters, Trust, Permission, Validate]
 );
 stage_bound!(
     /// Stages at which `.before_execute()` may still be called.
     BeforeExecuteAllowed,
     message = "`.before_execute()` must come before the effect store, but this builder is already at stage `{Self}`",
     note = "the execution policy has the last word before the effect is claimed (pipeline step 8): call `.before_execute(…)` before `.effects()`",
-    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission, Validate, BeforeExecute]
+    allowed: [Start, Middleware, Guardrails, Filters, Trust, Permission, Validate, ExecutionPolicy]
 );
 stage_bound!(
     /// Stages at which `.effects()` may still be called (once).
     EffectsAllowed,
     message = "`.effects()` can be called only once, as the last guard, but this builder is already at stage `{Self}`",
     note = "a dispatcher claims effects in one store (pipeline step 9): pass a single store to `.effects(…)`",
-    allowed: [Start, Middleware, Guardrails, Filter, Trust, Permission, Validate, BeforeExecute]
+    allowed: [Start, Middleware, Guardrails, Filters, Trust, Permission, Validate, ExecutionPolicy]
 );
 
 /// Required by [`DispatchBuilder::build_secure`]: a trust policy was certainly given.
@@ -162,16 +167,15 @@ pub trait ValidatorGiven: Presence {}
 impl ValidatorGiven for Given {}
 
 mod sealed {
-    pub trait Stage {}
-    impl Stage for super::stage::Start {}
-    impl Stage for super::stage::Middleware {}
-    impl Stage for super::stage::Guardrails {}
-    impl Stage for super::stage::Filter {}
-    impl Stage for super::stage::Trust {}
-    impl Stage for super::stage::Permission {}
-    impl Stage for super::stage::Validate {}
-    impl Stage for super::stage::BeforeExecute {}
-    impl Stage for super::stage::Effects {}
+    //! One marker per stage bound, implemented by the stages that may still call that method.
+    pub trait MiddlewareAllowed {}
+    pub trait GuardrailsAllowed {}
+    pub trait FilterAllowed {}
+    pub trait TrustAllowed {}
+    pub trait PermissionAllowed {}
+    pub trait ValidateAllowed {}
+    pub trait BeforeExecuteAllowed {}
+    pub trait EffectsAllowed {}
 }
 
 /// `build_secure` found a registry tool without a parameter schema.
@@ -227,8 +231,12 @@ impl std::error::Error for SecureBuildError {}
 #[must_use = "a builder does nothing until `.build()`"]
 pub struct DispatchBuilder<S = stage::Start, T = Missing, P = Missing, V = Missing> {
     parts: Parts,
-    _stage: PhantomData<fn() -> (S, T, P, V)>,
+    _stage: StageMarker<S, T, P, V>,
 }
+
+/// The builder's type-level state. A `fn` pointer type keeps the builder `Send + Sync` whatever
+/// the markers are.
+type StageMarker<S, T, P, V> = PhantomData<fn() -> (S, T, P, V)>;
 
 struct Parts {
     registry: ToolRegistry,
@@ -306,7 +314,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
     pub fn filter(
         mut self,
         filter: impl Into<Option<ToolFilter>>,
-    ) -> DispatchBuilder<stage::Filter, T, P, V>
+    ) -> DispatchBuilder<stage::Filters, T, P, V>
     where
         S: FilterAllowed,
     {
@@ -361,7 +369,10 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
 
     /// Adds an execution policy consulted immediately before the side effect (step 8).
     /// Repeatable.
-    pub fn before_execute<G>(mut self, policy: G) -> DispatchBuilder<stage::BeforeExecute, T, P, V>
+    pub fn before_execute<G>(
+        mut self,
+        policy: G,
+    ) -> DispatchBuilder<stage::ExecutionPolicy, T, P, V>
     where
         S: BeforeExecuteAllowed,
         G: IntoGuard<dyn BeforeExecute>,

@@ -4,13 +4,14 @@
 //! (`"type": "tool_execution_started"`, `toolCallId`, …).
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::call::{BlockReason, CallId, ErrorInfo, ToolResult};
 use crate::clock::Millis;
+use crate::shared_log::SharedLog;
 
 /// One lifecycle event of one tool call.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -119,7 +120,7 @@ impl<F: Fn(&ToolEvent) + Send + Sync + 'static> EventSink for EventFn<F> {
 
 /// Keeps every event in memory; for tests, examples and short-lived tools.
 #[derive(Clone, Default)]
-pub struct CollectingSink(Arc<Mutex<Vec<ToolEvent>>>);
+pub struct CollectingSink(SharedLog<ToolEvent>);
 
 impl CollectingSink {
     /// An empty sink.
@@ -129,31 +130,25 @@ impl CollectingSink {
 
     /// The events so far.
     pub fn events(&self) -> Vec<ToolEvent> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone()
+        self.0.snapshot()
     }
 
     /// Takes the events so far, leaving the sink empty.
     pub fn take(&self) -> Vec<ToolEvent> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poison| poison.into_inner()))
+        self.0.take()
     }
 }
 
 impl EventSink for CollectingSink {
     fn emit(&self, event: &ToolEvent) {
-        self.0
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .push(event.clone());
+        self.0.push(event.clone());
     }
 }
 
 impl fmt::Debug for CollectingSink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("CollectingSink")
-            .field(&self.events().len())
+            .field(&self.0.len())
             .finish()
     }
 }

@@ -19,7 +19,7 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
-use crate::clock::Clock;
+use crate::clock::{Clock, Millis, SystemClock};
 use crate::context::ToolExecutionContext;
 use crate::effects::{Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome};
 use crate::error::{Refusal, ToolError};
@@ -29,9 +29,10 @@ use crate::guard::{
     ToolMiddleware, ToolValidator, TrustPolicy,
 };
 use crate::limits::{Exceeded, Limits, check_value};
-use crate::panic::{drop_guarded, guarded, payload_message};
+use crate::panic::{drop_guarded, guarded, guarded_future, payload_message};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
+use crate::scope::ToolScope;
 
 pub use builder::{
     BeforeExecuteAllowed, DispatchBuilder, EffectsAllowed, FilterAllowed, GuardrailsAllowed,
@@ -107,6 +108,17 @@ pub(crate) struct Pipeline {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) limits: Limits,
     pub(crate) require_schema: bool,
+}
+
+impl Pipeline {
+    /// The configured clock's time. A clock is host code: if it panics, the system clock answers
+    /// instead, so the call still gets its result.
+    pub(crate) fn now(&self) -> Millis {
+        guarded(|| self.clock.now_millis()).unwrap_or_else(|panic| {
+            tracing::error!(target: "prism_tools", %panic, "the clock panicked; using the system clock");
+            SystemClock.now_millis()
+        })
+    }
 }
 
 /// Runs tool calls through the pipeline. Cheap to clone, `Send + Sync`, dispatches through `&self`.
@@ -191,6 +203,14 @@ impl Dispatcher {
         call: ToolCall,
         ctx: &ToolExecutionContext,
     ) -> Result<ToolResult, Tripwire> {
+        self.dispatch_planned(self.plan(call), ctx).await
+    }
+
+    /// Step 1 alone: runs `tool_call` middleware over `call`. The run layer plans a turn's batch
+    /// on what middleware produced (a rename into an exclusive tool makes the turn sequential),
+    /// then hands each planned call to [`dispatch_planned`](Self::dispatch_planned), which
+    /// continues at step 2 without running middleware twice.
+    pub(crate) fn plan(&self, call: ToolCall) -> PlannedCall {
         let p = &*self.pipeline;
         let ToolCall {
             id,
@@ -198,21 +218,57 @@ impl Dispatcher {
             mut arguments,
             arguments_error,
         } = call;
-        let observe = Observe::new(p, id, ctx);
-
         // 1. tool_call middleware: may rewrite name and arguments, never the id.
         for middleware in &p.middleware {
             let mut rewrite = CallRewrite {
-                id: observe.id(),
+                id: &id,
                 name: &mut name,
                 arguments: &mut arguments,
             };
             if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
-                return Ok(observe.error(
-                    name.as_str().into(),
-                    panicked("tool_call middleware", &panic, p),
-                ));
+                let failure = panicked("tool_call middleware", &panic, p);
+                return PlannedCall {
+                    call: ToolCall {
+                        id,
+                        name,
+                        arguments,
+                        arguments_error,
+                    },
+                    middleware_failure: Some(failure),
+                };
             }
+        }
+        PlannedCall {
+            call: ToolCall {
+                id,
+                name,
+                arguments,
+                arguments_error,
+            },
+            middleware_failure: None,
+        }
+    }
+
+    /// Steps 2 to 14 on a call that already went through [`plan`](Self::plan).
+    pub(crate) async fn dispatch_planned(
+        &self,
+        planned: PlannedCall,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolResult, Tripwire> {
+        let p = &*self.pipeline;
+        let PlannedCall {
+            call:
+                ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    arguments_error,
+                },
+            middleware_failure,
+        } = planned;
+        let observe = Observe::new(p, id, ctx);
+        if let Some(failure) = middleware_failure {
+            return Ok(observe.error(requested_name(p, &name), failure));
         }
 
         // 2. Input guardrails, on what middleware produced.
@@ -221,14 +277,14 @@ impl Dispatcher {
                 Ok(GuardrailDecision::Pass) => {}
                 Ok(GuardrailDecision::Block(hit)) => {
                     return Ok(observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         hit.message(false).into(),
                     ));
                 }
                 Ok(GuardrailDecision::Tripwire(hit)) => {
                     let result = observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         hit.message(false).into(),
                     );
@@ -238,7 +294,7 @@ impl Dispatcher {
                     let refusal =
                         format!("Tool call blocked: an input guardrail panicked ({panic})");
                     return Ok(observe.blocked(
-                        name.as_str().into(),
+                        requested_name(p, &name),
                         BlockReason::GuardrailBlocked,
                         refusal.into(),
                     ));
@@ -247,11 +303,28 @@ impl Dispatcher {
         }
 
         // 3. Lookup: only registered tools exist. Steps 3 to 8 borrow the tool from the registry's
-        // snapshot instead of copying its definition.
+        // snapshot (or the run's pinned one) instead of copying its definition.
         let snapshot = p.registry.borrow_snapshot();
-        let Some(tool) = snapshot.get(&name) else {
+        let Some(live) = snapshot.get(&name) else {
             let message = format!("Unknown tool: {name}");
-            return Ok(observe.blocked(name.into(), BlockReason::UnknownTool, message.into()));
+            let name = requested_name(p, &name);
+            return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
+        };
+        let tool = match ctx.scope().and_then(ToolScope::pinned_tools) {
+            None => live,
+            Some(pinned) => match pinned.get(&name) {
+                Some(tool) => tool,
+                None => {
+                    let message = format!(
+                        "Tool denied: {name} was not among this run's tools when it started"
+                    );
+                    return Ok(observe.blocked(
+                        Arc::clone(live.name_arc()),
+                        BlockReason::ToolDenied,
+                        message.into(),
+                    ));
+                }
+            },
         };
         let name = Arc::clone(tool.name_arc());
 
@@ -453,6 +526,45 @@ impl Dispatcher {
     }
 }
 
+impl Dispatcher {
+    /// Answers a call that will never be dispatched (its batch stopped first, or it came past the
+    /// run's tool-round limit): the error is redacted and recorded as an `error` ledger row, and no
+    /// event is emitted, since nothing happened to the call.
+    pub(crate) fn settle_unstarted(
+        &self,
+        call: &ToolCall,
+        error: ErrorInfo,
+        ctx: &ToolExecutionContext,
+    ) -> ToolResult {
+        Observe::new(&self.pipeline, call.id.clone(), ctx)
+            .unstarted(call.name.as_str().into(), error)
+    }
+
+    /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
+    /// for): a blocked `permission_denied` result with the usual event and ledger row.
+    pub(crate) fn settle_refused(
+        &self,
+        call: &ToolCall,
+        message: String,
+        ctx: &ToolExecutionContext,
+    ) -> ToolResult {
+        Observe::new(&self.pipeline, call.id.clone(), ctx).blocked(
+            call.name.as_str().into(),
+            BlockReason::PermissionDenied,
+            message.into(),
+        )
+    }
+}
+
+/// A call after `tool_call` middleware (step 1), ready for the rest of the pipeline.
+#[derive(Clone, Debug)]
+pub(crate) struct PlannedCall {
+    /// The call as middleware left it; its id is the provider's.
+    pub(crate) call: ToolCall,
+    /// Set when middleware panicked: dispatching reports it as the call's error.
+    pub(crate) middleware_failure: Option<ErrorInfo>,
+}
+
 /// What the effect gate decided.
 enum EffectGate {
     /// Run the tool; `Some` when a claim was taken and its outcome must be recorded.
@@ -476,17 +588,13 @@ async fn claim_effect(
     let request = ClaimRequest {
         key: &key,
         owner: &p.effect_owner,
-        now: p.clock.now_millis(),
+        now: p.now(),
         lease: policy.lease,
     };
-    let claim = match std::panic::AssertUnwindSafe(store.claim(request))
-        .catch_unwind()
-        .await
-    {
+    let claim = match guarded_future(|| store.claim(request)).await {
         Ok(claim) => claim,
-        Err(payload) => Err(crate::effects::EffectStoreError::Backend(format!(
-            "the effect store panicked: {}",
-            payload_message(payload)
+        Err(panic) => Err(crate::effects::EffectStoreError::Backend(format!(
+            "the effect store panicked: {panic}"
         ))),
     };
     match claim {
@@ -521,9 +629,7 @@ async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult
             RecordedOutcome::Error(error.clone())
         }
     };
-    let completed = std::panic::AssertUnwindSafe(store.complete(&key, &p.effect_owner, outcome))
-        .catch_unwind()
-        .await;
+    let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}
         Ok(Err(error)) => {
@@ -561,13 +667,12 @@ async fn execute(
             observe.progress(name, update);
         }
     }
+    // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
+    drop_guarded(body);
     match finished {
         Some(Ok(returned)) => Executed::Returned(returned),
         Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
-        None => {
-            drop_guarded(body);
-            Executed::Cancelled
-        }
+        None => Executed::Cancelled,
     }
 }
 
@@ -615,6 +720,12 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
         .into_owned();
     crate::redact::truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
     ErrorInfo::new(ErrorCode::ToolPanicked, message)
+}
+
+/// The name a call asked for, before lookup found a registered tool of that name. The model (or
+/// middleware) chose it, so it is redacted like any other text it sends back.
+fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
+    p.redactor.redact_str(name).into()
 }
 
 fn json_kind(value: &Value) -> &'static str {

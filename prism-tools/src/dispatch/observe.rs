@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::call::{BlockReason, CallId, ErrorInfo, ToolOutcome, ToolResult};
+use crate::clock::Millis;
 use crate::context::{ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::{
@@ -67,6 +68,22 @@ impl<'a> Observe<'a> {
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_string(&mut error.message);
         self.end(name, ToolOutcome::Error(error))
+    }
+
+    /// The call was never dispatched: an error row, no event, and the result.
+    pub(crate) fn unstarted(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
+        self.p.redactor.redact_string(&mut error.message);
+        if self.p.ledger.is_some() {
+            let kind = ToolEventKind::ToolExecutionError {
+                error: error.clone(),
+            };
+            self.append(self.event(&name, self.p.clock.now_millis(), kind));
+        }
+        ToolResult {
+            tool_call_id: self.id,
+            name,
+            outcome: ToolOutcome::Error(error),
+        }
     }
 
     /// The tool returned a value: finished event, finished row, value result.
@@ -156,20 +173,29 @@ impl<'a> Observe<'a> {
 
     /// Emits one event to every sink, then appends it to the ledger as a row.
     fn report(&self, name: &Arc<str>, kind: ToolEventKind) {
-        let (session_id, run_id) = self.ctx.session_and_run();
-        let event = ToolEvent {
-            session_id,
-            run_id,
-            tool_call_id: self.id.clone(),
-            tool_name: Arc::clone(name),
-            at: self.p.clock.now_millis(),
-            kind,
-        };
+        let event = self.event(name, self.p.now(), kind);
         for sink in &self.p.events {
             if guarded(|| sink.emit(&event)).is_err() {
                 tracing::error!(target: "prism_tools", call = %self.id, "an event sink panicked; the event was dropped for it");
             }
         }
+        self.append(event);
+    }
+
+    fn event(&self, name: &Arc<str>, at: Millis, kind: ToolEventKind) -> ToolEvent {
+        let (session_id, run_id) = self.ctx.session_and_run();
+        ToolEvent {
+            session_id,
+            run_id,
+            tool_call_id: self.id.clone(),
+            tool_name: Arc::clone(name),
+            at,
+            kind,
+        }
+    }
+
+    /// Appends `event` to the ledger, if there is one, as a row.
+    fn append(&self, event: ToolEvent) {
         let Some(ledger) = &self.p.ledger else {
             return;
         };

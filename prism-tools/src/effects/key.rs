@@ -2,7 +2,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::effects::EffectPolicy;
 
@@ -25,16 +24,7 @@ impl EffectKey {
     /// The key of calling `tool` with `arguments` under `policy`.
     pub fn new(tool: &str, policy: &EffectPolicy, arguments: &Value) -> Self {
         let subject = json!({ "tool": tool, "scope": policy.scope, "arguments": arguments });
-        // Canonicalisation only fails on values JSON cannot hold (non-finite floats), which a
-        // `serde_json::Value` never contains; fall back to serde_json's own sorted output.
-        let canonical = serde_json_canonicalizer::to_vec(&subject)
-            .unwrap_or_else(|_| subject.to_string().into_bytes());
-        let digest = Sha256::digest(&canonical);
-        let mut hex = String::with_capacity(64);
-        for byte in digest.iter() {
-            hex.push_str(&format!("{byte:02x}"));
-        }
-        Self(hex)
+        Self(crate::canonical::canonical_sha256(&subject))
     }
 
     /// Wraps a key read back from storage.

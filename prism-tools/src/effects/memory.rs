@@ -1,9 +1,10 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::clock::Millis;
 use crate::effects::{
-    BoxFuture, Claim, ClaimRequest, EffectKey, EffectState, EffectStore, EffectStoreError,
-    RecordedOutcome, Resolution,
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectRecovery, EffectState, EffectStore,
+    EffectStoreError, RecordedOutcome, RecoveryOutcome, Resolution, UnknownEffect,
 };
 
 /// An [`EffectStore`] in memory: for tests and single-process hosts that accept losing claims on
@@ -115,5 +116,61 @@ impl EffectStore for InMemoryEffectStore {
     ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>> {
         let state = self.lock().get(key).cloned();
         Box::pin(std::future::ready(Ok(state)))
+    }
+}
+
+impl EffectRecovery for InMemoryEffectStore {
+    fn unknown_effects<'a>(
+        &'a self,
+        now: Millis,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<UnknownEffect>, EffectStoreError>> {
+        let mut unknown: Vec<UnknownEffect> = self
+            .lock()
+            .iter()
+            .filter_map(|(key, state)| match state {
+                EffectState::Claimed {
+                    owner,
+                    claimed_at,
+                    lease_expires_at,
+                } if *lease_expires_at <= now => Some(UnknownEffect {
+                    key: key.clone(),
+                    owner: owner.clone(),
+                    claimed_at: *claimed_at,
+                    lease_expires_at: *lease_expires_at,
+                }),
+                _ => None,
+            })
+            .collect();
+        unknown.sort_by(|a, b| (a.lease_expires_at, &a.key).cmp(&(b.lease_expires_at, &b.key)));
+        unknown.truncate(limit);
+        Box::pin(std::future::ready(Ok(unknown)))
+    }
+
+    fn resolve_unknown<'a>(
+        &'a self,
+        effect: &'a UnknownEffect,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<RecoveryOutcome, EffectStoreError>> {
+        let mut entries = self.lock();
+        let same_claim = matches!(
+            entries.get(&effect.key),
+            Some(EffectState::Claimed { owner, claimed_at, .. })
+                if *owner == effect.owner && *claimed_at == effect.claimed_at
+        );
+        let outcome = if same_claim {
+            match resolution {
+                Resolution::Record(outcome) => {
+                    entries.insert(effect.key.clone(), EffectState::Recorded(outcome));
+                }
+                Resolution::Release => {
+                    entries.remove(&effect.key);
+                }
+            }
+            RecoveryOutcome::Applied
+        } else {
+            RecoveryOutcome::Stale
+        };
+        Box::pin(std::future::ready(Ok(outcome)))
     }
 }

@@ -11,10 +11,11 @@
 //!   [`EffectStore::resolve`].
 //!
 //! The in-memory store here serves tests and single-process hosts; durable stores implement the
-//! same trait.
+//! same trait (see [`crate::storage`]). [`EffectRecovery`] is the host's tool for the unknown case.
 
 mod key;
 mod memory;
+mod recovery;
 
 use std::fmt;
 use std::future::Future;
@@ -29,6 +30,7 @@ use crate::clock::Millis;
 
 pub use key::EffectKey;
 pub use memory::InMemoryEffectStore;
+pub use recovery::{EffectRecovery, RecoveryOutcome, UnknownEffect};
 
 /// A boxed, sendable future, as the store traits return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

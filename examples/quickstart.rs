@@ -1,0 +1,308 @@
+//! Quickstart: register a few real tools, put every guard in front of them, and replay one
+//! realistic model turn through the dispatcher.
+//!
+//! The turn contains what models really send: good calls, a hallucinated tool, a call to a tool
+//! the host denied, arguments that are not valid JSON, arguments a validator rejects, a tool that
+//! fails, a tool that panics, and an error that leaks a secret. Every call gets exactly one
+//! result; the events and ledger rows show what happened, with the secret redacted everywhere.
+//!
+//! Run it with `cargo run --example quickstart`. The ledger is a SQLite file in the system temp
+//! directory (its path is printed); set `PRISM_LEDGER_URL=postgres://…` and build with
+//! `--features postgres` to write it to PostgreSQL instead, or `PRISM_LEDGER_URL=sqlite:PATH` to
+//! choose the file.
+
+use prism::storage::{LedgerLocation, LedgerReader, RecordQuery};
+use prism::{
+    CollectingSink, Dispatcher, GuardrailRule, OwnershipScope, RulePack, RunLedger, SecretRedactor,
+    ToolCall, ToolDefinition, ToolError, ToolEvent, ToolEventKind, ToolExecutionContext,
+    ToolFilter, ToolOutcome, ToolRegistry, before_execute_fn, call_middleware, permission_fn,
+    trust_fn, validator_fn,
+};
+use serde_json::{Value, json};
+
+/// The one secret this host knows about. It must never appear in any output below.
+const API_KEY: &str = "sk-live-7f3a9c2e41";
+
+fn tools() -> ToolRegistry {
+    let add = ToolDefinition::builder("add")
+        .description("Adds two integers.")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+            "additionalProperties": false
+        }))
+        .run_sync(|args, _| {
+            let (a, b) = (args["a"].as_i64(), args["b"].as_i64());
+            match (a, b) {
+                (Some(a), Some(b)) => a
+                    .checked_add(b)
+                    .map(Value::from)
+                    .ok_or_else(|| ToolError::new("the sum overflows a 64-bit integer")),
+                _ => Err(ToolError::new("a and b must be integers")),
+            }
+        });
+
+    let word_count = ToolDefinition::builder("word_count")
+        .description("Counts the words and characters of a text.")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"]
+        }))
+        .run_sync(|args, _| {
+            let text = args["text"].as_str().ok_or("text must be a string")?;
+            Ok(json!({
+                "words": text.split_whitespace().count(),
+                "characters": text.chars().count(),
+            }))
+        });
+
+    let index_documents = ToolDefinition::builder("index_documents")
+        .description("Indexes a batch of documents, reporting progress.")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"documents": {"type": "array", "items": {"type": "string"}}},
+            "required": ["documents"]
+        }))
+        .run(|args, ctx| async move {
+            let documents = args["documents"].as_array().cloned().unwrap_or_default();
+            let mut terms = 0;
+            for (done, document) in documents.iter().enumerate() {
+                terms += document
+                    .as_str()
+                    .map_or(0, |text| text.split_whitespace().count());
+                ctx.progress(json!({"done": done + 1, "of": documents.len()}));
+            }
+            Ok(json!({"indexed": documents.len(), "terms": terms}))
+        });
+
+    let fetch_invoice = ToolDefinition::builder("fetch_invoice")
+        .description("Fetches an invoice from the billing API.")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"invoice_id": {"type": "string"}},
+            "required": ["invoice_id"]
+        }))
+        .run_sync(|args, _| {
+            // A careless error message that embeds the credential it used.
+            Err(ToolError::new(format!(
+                "billing API refused invoice {} for key {API_KEY}: 401 Unauthorized",
+                args["invoice_id"]
+            )))
+        });
+
+    let parse_date = ToolDefinition::builder("parse_date")
+        .description("Parses an ISO-8601 date.")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"date": {"type": "string"}},
+            "required": ["date"]
+        }))
+        .run_sync(|args, _| {
+            let date = args["date"].as_str().unwrap_or_default();
+            let parts: Vec<u32> = date.split('-').map(|part| part.parse().unwrap()).collect();
+            Ok(json!({"year": parts[0], "month": parts[1], "day": parts[2]}))
+        });
+
+    let delete_repository = ToolDefinition::builder("delete_repository")
+        .description("Deletes a repository. Irreversible.")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"]
+        }))
+        .run_sync(|_, _| Ok(json!({"deleted": true})));
+
+    ToolRegistry::from_iter([
+        add,
+        word_count,
+        index_documents,
+        fetch_invoice,
+        parse_date,
+        delete_repository,
+    ])
+}
+
+/// One provider turn, as a model would send it: ids, names, and argument *text*.
+fn model_turn() -> Vec<ToolCall> {
+    let raw = [
+        ("call_01", "add", r#"{"a": 40, "b": 2}"#),
+        (
+            "call_02",
+            "Word_Count",
+            r#"{"text": "the quick brown fox jumps"}"#,
+        ),
+        (
+            "call_03",
+            "index_documents",
+            r#"{"documents": ["alpha beta", "gamma", "delta epsilon zeta"]}"#,
+        ),
+        ("call_04", "send_email", r#"{"to": "ops@example.com"}"#),
+        ("call_05", "delete_repository", r#"{"name": "prod"}"#),
+        ("call_06", "add", r#"{"a": 1, "b": "#),
+        ("call_07", "word_count", r#"{"text": ""}"#),
+        ("call_08", "fetch_invoice", r#"{"invoice_id": "INV-1029"}"#),
+        ("call_09", "parse_date", r#"{"date": "2026-11-xx"}"#),
+        ("call_10", "add", r#"{"a": "forty", "b": 2}"#),
+        (
+            "call_11",
+            "word_count",
+            r#"{"text": "my key is sk-live-7f3a9c2e41, keep it safe"}"#,
+        ),
+    ];
+    raw.into_iter()
+        .map(
+            |(id, name, text)| match serde_json::from_str::<Value>(text) {
+                Ok(arguments) => ToolCall::new(id, name, arguments),
+                Err(error) => ToolCall::malformed(id, name, error.to_string()),
+            },
+        )
+        .collect()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The default hook would print the panicking tool's backtrace note; keep the output readable.
+    std::panic::set_hook(Box::new(|info| {
+        let place = info.location().map(ToString::to_string).unwrap_or_default();
+        eprintln!("(a tool panicked at {place}; the dispatcher caught it)");
+    }));
+
+    let events = CollectingSink::new();
+    let location = LedgerLocation::from_env()?;
+    let ledger = location.open().await?;
+    println!("Ledger: {location}\n");
+    let dispatcher = Dispatcher::builder(tools())
+        // Models often capitalise tool names; normalise before anything checks the name.
+        .middleware(call_middleware(|call| {
+            let name = call.name().to_ascii_lowercase();
+            call.set_name(name);
+        }))
+        .guardrails(
+            RulePack::new("secrets").rule(
+                GuardrailRule::input_contains("no_keys_in_arguments", ["sk-live-"])
+                    .with_reason("arguments must not carry credentials"),
+            ),
+        )
+        .filter(ToolFilter::deny(["delete_repository"]))
+        .trust(trust_fn(|tool, _ctx| {
+            if tool.description().is_some() {
+                Ok(())
+            } else {
+                Err("undocumented tools are not trusted")
+            }
+        }))
+        .permission(permission_fn(|tool, _args, ctx| {
+            if tool.name() == "fetch_invoice" && ctx.metadata().get("billing").is_none() {
+                Err("this run has no billing access")
+            } else {
+                Ok(())
+            }
+        }))
+        .validate(validator_fn(|tool, args| {
+            match (tool.name(), args.get("text")) {
+                ("word_count", Some(Value::String(text))) if text.is_empty() => {
+                    Err("text must not be empty")
+                }
+                _ => Ok(()),
+            }
+        }))
+        .before_execute(before_execute_fn(|_tool, _args, ctx| {
+            if ctx.is_cancelled() {
+                Err("the run is shutting down")
+            } else {
+                Ok(())
+            }
+        }))
+        .events(events.clone())
+        .ledger(ledger.clone())
+        .redactor(SecretRedactor::new([API_KEY]))
+        .ownership(OwnershipScope {
+            tenant_id: Some("acme".into()),
+            user_id: Some("ada".into()),
+        })
+        .build();
+
+    // One run id per process, so rows of earlier runs in the same ledger file stay apart.
+    let run_id = format!("quickstart-{}", std::process::id());
+    let ctx = ToolExecutionContext::new()
+        .with_session_id("session-1")
+        .with_run_id(run_id.as_str())
+        .with_metadata("billing", json!(true));
+
+    println!("Results sent back to the model");
+    println!(
+        "{:<8} {:<18} {:<9} value or error",
+        "call", "tool", "outcome"
+    );
+    let mut leaked = false;
+    for call in model_turn() {
+        let result = match dispatcher.dispatch(call, &ctx).await {
+            Ok(result) => result,
+            Err(tripwire) => tripwire.into_result(),
+        };
+        let (outcome, detail) = match &result.outcome {
+            ToolOutcome::Value(value) => ("value", value.to_string()),
+            ToolOutcome::Blocked(error) => {
+                ("blocked", format!("{} - {}", error.code, error.message))
+            }
+            ToolOutcome::Error(error) => ("error", format!("{} - {}", error.code, error.message)),
+        };
+        leaked |= detail.contains(API_KEY);
+        println!(
+            "{:<8} {:<18} {:<9} {}",
+            result.tool_call_id, result.name, outcome, detail
+        );
+    }
+
+    println!("\nEvents");
+    for event in events.events() {
+        let text = serde_json::to_string(&event).unwrap_or_default();
+        leaked |= text.contains(API_KEY);
+        println!(
+            "{:<8} {:<18} {}",
+            event.tool_call_id,
+            event.tool_name,
+            describe(&event)
+        );
+    }
+
+    println!("\nLedger rows");
+    println!("{:<8} {:<18} {:<9} reason", "call", "tool", "status");
+    ledger.flush()?;
+    for row in ledger.read(&RecordQuery::run(run_id)).await? {
+        let text = serde_json::to_string(&row).unwrap_or_default();
+        leaked |= text.contains(API_KEY);
+        let reason = row
+            .reason
+            .map(|reason| reason.to_string())
+            .unwrap_or_default();
+        let status = if row.progress.is_some() {
+            "progress"
+        } else {
+            row.status.as_str()
+        };
+        println!(
+            "{:<8} {:<18} {:<9} {}",
+            row.tool_call_id, row.tool_name, status, reason
+        );
+    }
+
+    println!(
+        "\nSecret present in any result, event or row: {}",
+        if leaked { "YES (bug)" } else { "no" }
+    );
+    Ok(())
+}
+
+fn describe(event: &ToolEvent) -> String {
+    match &event.kind {
+        ToolEventKind::ToolExecutionBlocked { reason, .. } => format!("blocked ({reason})"),
+        ToolEventKind::ToolExecutionStarted { arguments } => format!("started {arguments}"),
+        ToolEventKind::ToolExecutionProgress { progress, .. } => format!("progress {progress}"),
+        ToolEventKind::ToolExecutionFinished { .. } => "finished".to_owned(),
+        ToolEventKind::ToolExecutionError { error } => format!("error ({})", error.code),
+        _ => event.kind.type_name().to_owned(),
+    }
+}

@@ -1,0 +1,181 @@
+//! Ledger append throughput (rows/s) with one writer thread and with eight, and effect claim +
+//! complete latency, for every backend. PostgreSQL is measured when `PRISM_POSTGRES_URL` is set.
+//!
+//! ```sh
+//! eval "$(bash .ci/postgres.sh start)"
+//! cargo bench -p prism-tools --features sqlite,postgres --bench durable_stores
+//! ```
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use prism_tools::{
+    ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore, InMemoryLedger,
+    JsonlLedger, RecordStatus, RecordedOutcome, RunLedger, SqliteEffectStore, SqliteLedger,
+    ToolCallRecord, ToolResult,
+};
+use serde_json::json;
+
+/// Rows appended (then flushed) per measured iteration.
+const ROWS: usize = 8_000;
+
+#[cfg(feature = "postgres")]
+fn postgres_url() -> Option<String> {
+    let url = std::env::var("PRISM_POSTGRES_URL")
+        .ok()
+        .filter(|url| !url.is_empty());
+    if url.is_none() {
+        eprintln!(
+            "SKIPPED: PostgreSQL benchmarks (PRISM_POSTGRES_URL is not set; see .ci/postgres.sh)"
+        );
+    }
+    url
+}
+
+#[cfg(feature = "postgres")]
+fn postgres_options(url: &str) -> prism_tools::PostgresOptions {
+    // One fixed schema, so repeated runs reuse it instead of piling up.
+    prism_tools::PostgresOptions::new(url)
+        .and_then(|options| options.schema("prism_bench"))
+        .expect("valid PostgreSQL options")
+}
+
+/// A finished row as the dispatcher writes it: ids, arguments, a result, ownership.
+fn row(writer: usize, n: usize) -> ToolCallRecord {
+    let id = format!("w{writer}-{n}");
+    let mut row = ToolCallRecord::new(id.as_str().into(), "search".into(), RecordStatus::Finished);
+    row.session_id = Some("session-1".into());
+    row.run_id = Some("run-1".into());
+    row.finished_at = Some(1_700_000_000_000 + n as u64);
+    row.arguments = Some(Arc::new(json!({"query": "weather in Paris", "limit": 5})));
+    row.result = Some(ToolResult::value(
+        id.into(),
+        "search",
+        json!({"hits": [{"title": "Paris", "score": 0.93}]}),
+    ));
+    row
+}
+
+/// Appends `ROWS` rows from `writers` threads, then flushes; returns the time taken. The rows
+/// are built before the clock starts, so only the ledger's own work is timed.
+fn append_and_flush(ledger: &dyn RunLedger, writers: usize) -> Duration {
+    let batches: Vec<Vec<ToolCallRecord>> = (0..writers)
+        .map(|writer| (0..ROWS / writers).map(|n| row(writer, n)).collect())
+        .collect();
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for rows in batches {
+            scope.spawn(move || {
+                for row in rows {
+                    ledger.append(row);
+                }
+            });
+        }
+    });
+    ledger.flush().expect("flush");
+    started.elapsed()
+}
+
+fn ledger_append(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+    let mut ledgers: Vec<(&str, Box<dyn Fn() -> Arc<dyn RunLedger>>)> = vec![
+        ("memory", Box::new(|| Arc::new(InMemoryLedger::new()))),
+        ("jsonl", {
+            let ledger: Arc<dyn RunLedger> =
+                Arc::new(JsonlLedger::open(dir.path().join("bench.jsonl")).expect("jsonl"));
+            Box::new(move || ledger.clone())
+        }),
+        ("sqlite", {
+            let ledger: Arc<dyn RunLedger> =
+                Arc::new(SqliteLedger::open(dir.path().join("bench.sqlite3")).expect("sqlite"));
+            Box::new(move || ledger.clone())
+        }),
+    ];
+    #[cfg(feature = "postgres")]
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    #[cfg(feature = "postgres")]
+    if let Some(url) = postgres_url() {
+        let connect = prism_tools::PostgresLedger::connect(postgres_options(&url));
+        let ledger: Arc<dyn RunLedger> = Arc::new(runtime.block_on(connect).expect("postgres"));
+        ledgers.push(("postgres", Box::new(move || ledger.clone())));
+    }
+
+    let mut group = c.benchmark_group("ledger_append");
+    group.throughput(Throughput::Elements(ROWS as u64));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(5));
+    for (name, ledger) in &ledgers {
+        for writers in [1, 8] {
+            let id = BenchmarkId::new(*name, format!("{writers}_writers"));
+            group.bench_function(id, |b| {
+                b.iter_custom(|iterations| {
+                    (0..iterations)
+                        .map(|_| append_and_flush(&*ledger(), writers))
+                        .sum()
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+fn claim_complete(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+    let mut stores: Vec<(&str, Arc<dyn EffectStore>)> = vec![
+        ("memory", Arc::new(InMemoryEffectStore::new())),
+        (
+            "sqlite",
+            Arc::new(SqliteEffectStore::open(dir.path().join("effects.sqlite3")).expect("sqlite")),
+        ),
+    ];
+    #[cfg(feature = "postgres")]
+    if let Some(url) = postgres_url() {
+        let connect = prism_tools::PostgresEffectStore::connect(postgres_options(&url));
+        stores.push((
+            "postgres",
+            Arc::new(runtime.block_on(connect).expect("postgres")),
+        ));
+    }
+
+    let policy = EffectPolicy::default();
+    let next = AtomicU64::new(0);
+    let mut group = c.benchmark_group("effect_claim_complete");
+    group.sample_size(20);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(5));
+    for (name, store) in &stores {
+        group.bench_function(*name, |b| {
+            b.iter(|| {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                let key = EffectKey::new("pay", &policy, &json!({"invoice": n}));
+                runtime.block_on(async {
+                    let request = ClaimRequest {
+                        key: &key,
+                        owner: "bench",
+                        now: 0,
+                        lease: Duration::from_secs(60),
+                    };
+                    store.claim(request).await.expect("claim");
+                    let outcome = RecordedOutcome::Value(json!({"paid": n}));
+                    store
+                        .complete(&key, "bench", outcome)
+                        .await
+                        .expect("complete");
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ledger_append, claim_complete);
+criterion_main!(benches);

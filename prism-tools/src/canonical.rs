@@ -1,0 +1,37 @@
+//! Stable digests of JSON values: SHA-256 over the canonical form (RFC 8785), so key order, number
+//! spelling and serde_json's feature flags cannot change a digest. Effect keys, approval keys and
+//! the per-turn `ids_hash` all go through here.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The SHA-256 of `value`'s canonical JSON, as 64 lowercase hex digits.
+pub(crate) fn canonical_sha256(value: &Value) -> String {
+    // Canonicalisation only fails on values JSON cannot hold (non-finite floats), which a
+    // `serde_json::Value` never contains; fall back to serde_json's own output.
+    let canonical =
+        serde_json_canonicalizer::to_vec(value).unwrap_or_else(|_| value.to_string().into_bytes());
+    let digest = Sha256::digest(&canonical);
+    let mut hex = String::with_capacity(64);
+    for byte in digest.iter() {
+        use std::fmt::Write as _;
+        // Writing into a String cannot fail.
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_order_and_number_spelling_do_not_matter() {
+        let a = canonical_sha256(&json!({"b": 1.0, "a": [1, 2]}));
+        let b: Value = serde_json::from_str(r#"{"a":[1,2],"b":1}"#).unwrap();
+        assert_eq!(a, canonical_sha256(&b));
+        assert_ne!(a, canonical_sha256(&json!({"a": [2, 1], "b": 1})));
+        assert_eq!(a.len(), 64);
+    }
+}

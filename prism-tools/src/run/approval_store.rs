@@ -1,0 +1,280 @@
+//! [`ApprovalStore`]: where pending approvals and their decisions live.
+//!
+//! The store is what makes an approval durable: a run records its pending approvals there before
+//! it suspends, a decision can be recorded by another process (a review UI, say), and a resumed
+//! run *consumes* each decision exactly once before acting on it, so one decision never runs a
+//! call twice. The methods return boxed futures so that database-backed stores (SQLite,
+//! PostgreSQL) implement the same trait as [`InMemoryApprovalStore`].
+//!
+//! Every lookup is by the exact [`ApprovalKey`]. A decision whose key names a pending call but
+//! with another tool or other arguments is refused with [`ApprovalStoreError::KeyMismatch`].
+
+use std::fmt;
+use std::sync::Mutex;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::call::CallId;
+use crate::effects::BoxFuture;
+use crate::run::{ApprovalDecision, ApprovalKey, ApprovalVerdict, PendingApproval};
+
+/// Where an approval stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ApprovalState {
+    /// Waiting for a decision.
+    Pending,
+    /// Decided, not acted on yet.
+    Decided {
+        /// The decision.
+        verdict: ApprovalVerdict,
+    },
+    /// Decided and acted on; it cannot be used again.
+    Consumed {
+        /// The decision.
+        verdict: ApprovalVerdict,
+    },
+}
+
+/// One approval and where it stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRecord {
+    /// What was asked.
+    pub pending: PendingApproval,
+    /// Where it stands.
+    pub state: ApprovalState,
+}
+
+/// Why the store refused an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApprovalStoreError {
+    /// No approval with that key.
+    NotFound,
+    /// The call is pending under another tool or other arguments: the decision does not apply.
+    KeyMismatch,
+    /// The approval was already decided.
+    AlreadyDecided,
+    /// The approval has no decision yet.
+    NotDecided,
+    /// The decision was already acted on.
+    AlreadyConsumed,
+    /// The backend failed.
+    Backend(String),
+}
+
+impl fmt::Display for ApprovalStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotFound => f.write_str("no pending approval with that key"),
+            Self::KeyMismatch => f.write_str(
+                "the call is pending with another tool or other arguments; the decision does not apply",
+            ),
+            Self::AlreadyDecided => f.write_str("the approval was already decided"),
+            Self::NotDecided => f.write_str("the approval has no decision yet"),
+            Self::AlreadyConsumed => f.write_str("the decision was already acted on"),
+            Self::Backend(message) => write!(f, "approval store failure: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ApprovalStoreError {}
+
+/// Keeps pending approvals and decisions.
+pub trait ApprovalStore: Send + Sync + 'static {
+    /// Records a pending approval. Recording the same key again changes nothing; the same call
+    /// under another key is [`KeyMismatch`](ApprovalStoreError::KeyMismatch).
+    fn request<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>>;
+
+    /// Records a decision on a pending approval with exactly `decision.key`.
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>>;
+
+    /// The approval with exactly this key.
+    fn get<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>>;
+
+    /// A session's approvals still waiting for a decision, in the order they were requested.
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>>;
+
+    /// Marks a decided approval as acted on and returns its decision, atomically: of two callers
+    /// only one gets the decision.
+    fn consume<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>>;
+}
+
+/// A shared store is a store: several agents (or an agent and a review UI) can hold one.
+impl<S: ApprovalStore + ?Sized> ApprovalStore for std::sync::Arc<S> {
+    fn request<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        (**self).request(pending)
+    }
+
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        (**self).decide(decision)
+    }
+
+    fn get<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
+        (**self).get(key)
+    }
+
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
+        (**self).pending(session_id)
+    }
+
+    fn consume<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>> {
+        (**self).consume(key)
+    }
+}
+
+/// An [`ApprovalStore`] in memory, for tests and single-process hosts.
+#[derive(Debug, Default)]
+pub struct InMemoryApprovalStore {
+    /// Kept in request order, so `pending` lists calls in the order the run asked.
+    records: Mutex<IndexMap<(String, CallId), ApprovalRecord>>,
+}
+
+impl InMemoryApprovalStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with_record<T>(
+        &self,
+        key: &ApprovalKey,
+        apply: impl FnOnce(&mut ApprovalRecord) -> Result<T, ApprovalStoreError>,
+    ) -> Result<T, ApprovalStoreError> {
+        let mut records = self.lock();
+        let record = records
+            .get_mut(&(key.session_id.clone(), key.call_id.clone()))
+            .ok_or(ApprovalStoreError::NotFound)?;
+        if record.pending.key != *key {
+            return Err(ApprovalStoreError::KeyMismatch);
+        }
+        apply(record)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, IndexMap<(String, CallId), ApprovalRecord>> {
+        // No code panics while holding the lock; a poisoned map is still consistent.
+        self.records
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+impl ApprovalStore for InMemoryApprovalStore {
+    fn request<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        let mut records = self.lock();
+        let slot = (pending.key.session_id.clone(), pending.key.call_id.clone());
+        let result = match records.get(&slot) {
+            Some(record) if record.pending.key == pending.key => Ok(()),
+            Some(_) => Err(ApprovalStoreError::KeyMismatch),
+            None => {
+                records.insert(
+                    slot,
+                    ApprovalRecord {
+                        pending: pending.clone(),
+                        state: ApprovalState::Pending,
+                    },
+                );
+                Ok(())
+            }
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        let result = self.with_record(&decision.key, |record| match record.state {
+            ApprovalState::Pending => {
+                record.state = ApprovalState::Decided {
+                    verdict: decision.verdict.clone(),
+                };
+                Ok(())
+            }
+            ApprovalState::Decided { .. } => Err(ApprovalStoreError::AlreadyDecided),
+            ApprovalState::Consumed { .. } => Err(ApprovalStoreError::AlreadyConsumed),
+        });
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
+        let result = match self.with_record(key, |record| Ok(record.clone())) {
+            Ok(record) => Ok(Some(record)),
+            Err(ApprovalStoreError::NotFound) => Ok(None),
+            Err(error) => Err(error),
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
+        let pending: Vec<PendingApproval> = self
+            .lock()
+            .values()
+            .filter(|record| {
+                record.pending.key.session_id == session_id
+                    && record.state == ApprovalState::Pending
+            })
+            .map(|record| record.pending.clone())
+            .collect();
+        Box::pin(std::future::ready(Ok(pending)))
+    }
+
+    fn consume<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>> {
+        let result = self.with_record(key, |record| match &record.state {
+            ApprovalState::Pending => Err(ApprovalStoreError::NotDecided),
+            ApprovalState::Consumed { .. } => Err(ApprovalStoreError::AlreadyConsumed),
+            ApprovalState::Decided { verdict } => {
+                let verdict = verdict.clone();
+                record.state = ApprovalState::Consumed {
+                    verdict: verdict.clone(),
+                };
+                Ok(verdict)
+            }
+        });
+        Box::pin(std::future::ready(result))
+    }
+}

@@ -1,0 +1,75 @@
+//! [`SuspendedRun`]: a run waiting for approvals, as stored in the session's state.
+//!
+//! When a batch reaches a call that needs approval, the run stops claiming calls, lets the
+//! claimed ones settle, and keeps the whole batch here in call order: settled results (including
+//! `tool_call_not_dispatched` for calls that never started) and the calls waiting for a decision.
+//! No row of the batch reaches the transcript until the run resumes, so the rows still appear in
+//! call order and every call id gets its real result. The state is plain serde data, so a
+//! suspended session can be stored, restored in another process, and resumed there.
+
+use serde::{Deserialize, Serialize};
+
+use crate::call::{ToolCall, ToolResult};
+use crate::grant::ToolGrant;
+use crate::run::PendingApproval;
+
+/// A run waiting for approvals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuspendedRun {
+    pub(crate) run_id: String,
+    pub(crate) turn: u32,
+    pub(crate) rounds: u32,
+    pub(crate) revisions: u32,
+    pub(crate) text: String,
+    /// The names visible in the suspended turn; `None` when hidden calls were allowed.
+    pub(crate) visible: Option<Vec<String>>,
+    pub(crate) calls: Vec<HeldCall>,
+}
+
+/// One call of the suspended batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub(crate) enum HeldCall {
+    /// Answered already; the row waits for the rest of the batch.
+    Settled { result: ToolResult },
+    /// Waiting for a decision. `call` is the call after `tool_call` middleware.
+    Pending {
+        call: ToolCall,
+        approval: PendingApproval,
+    },
+}
+
+impl SuspendedRun {
+    /// The run's id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The approvals the run waits for, in call order.
+    pub fn pending(&self) -> impl Iterator<Item = &PendingApproval> {
+        self.calls.iter().filter_map(|held| match held {
+            HeldCall::Pending { approval, .. } => Some(approval),
+            HeldCall::Settled { .. } => None,
+        })
+    }
+
+    pub(crate) fn visible_grant(&self) -> ToolGrant {
+        match &self.visible {
+            None => ToolGrant::All,
+            Some(names) => ToolGrant::only(names),
+        }
+    }
+}
+
+/// A turn's visible set, as stored.
+pub(crate) fn stored_visible(visible: &ToolGrant) -> Option<Vec<String>> {
+    match visible {
+        ToolGrant::All => None,
+        ToolGrant::Only(names) => {
+            let mut names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
+            names.sort();
+            Some(names)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Turn assembly: from the run's grant to the tools one provider turn is sent.
+//!
+//! ```text
+//! run grant (snapshot) ─► narrowing (callback, clamped to the grant) ─► disclosure (describes a subset)
+//!                                   │                                          │
+//!                                   └─► visible set: what dispatch allows      └─► provider schemas
+//! ```
+//!
+//! Every step keeps snapshot order and can only remove, so identical choices give identical
+//! schema bytes and nothing downstream can widen what is upstream.
+
+use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+
+use crate::definition::ToolDefinition;
+use crate::grant::ToolGrant;
+use crate::panic::{guarded, payload_message};
+use crate::redact::SecretRedactor;
+use crate::run::config::Resolved;
+use crate::run::snapshot::RunTools;
+use crate::run::{DisclosureRequest, NarrowingRequest, RunError, ToolsMetadata};
+
+/// The tools of one provider turn.
+#[derive(Clone, Debug)]
+pub(crate) struct TurnTools {
+    /// Described to the provider, in snapshot order.
+    pub(crate) described: Vec<ToolDefinition>,
+    /// What dispatch allows this turn (everything granted when hidden calls are allowed).
+    pub(crate) visible: ToolGrant,
+    /// Count and hash of `described`.
+    pub(crate) metadata: ToolsMetadata,
+    /// Names narrowing returned outside the grant, dropped.
+    pub(crate) clamped: Vec<String>,
+}
+
+/// What the turn is assembled from, besides the grant and the settings.
+pub(crate) struct TurnInput<'a> {
+    pub(crate) turn: u32,
+    pub(crate) last_assistant_text: Option<&'a str>,
+    pub(crate) latest_input: Option<&'a str>,
+}
+
+/// Narrows, clamps and discloses the tools of one turn.
+pub(crate) async fn assemble(
+    tools: &RunTools,
+    settings: &Resolved,
+    input: TurnInput<'_>,
+    redactor: &SecretRedactor,
+) -> Result<TurnTools, RunError> {
+    let (visible, clamped) = match &settings.narrowing {
+        None => (tools.tools().to_vec(), Vec::new()),
+        Some(narrowing) => {
+            let request = NarrowingRequest {
+                turn: input.turn,
+                last_assistant_text: input.last_assistant_text,
+                tool_ids: tools.names(),
+            };
+            let answer = match guarded(|| narrowing.narrow(request)) {
+                Ok(future) => AssertUnwindSafe(future)
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|panic| {
+                        Err(format!(
+                            "the narrowing callback panicked: {}",
+                            payload_message(panic)
+                        ))
+                    }),
+                Err(panic) => Err(format!("the narrowing callback panicked: {panic}")),
+            };
+            let chosen = answer.map_err(|message| RunError::Narrowing {
+                turn: input.turn,
+                message: redactor.redact_str(&message).into_owned(),
+            })?;
+            clamp(tools, &chosen)
+        }
+    };
+
+    let described = if settings.disclosure.is_all() {
+        visible.clone()
+    } else {
+        let request = DisclosureRequest {
+            turn: input.turn,
+            input: input.latest_input,
+            tools: &visible,
+        };
+        // A failing disclosure step describes every visible tool: never zero, never wider.
+        match guarded(|| settings.disclosure.disclose(request)) {
+            Ok(names) => {
+                let keep: HashSet<&str> = names.iter().map(|name| &**name).collect();
+                visible
+                    .iter()
+                    .filter(|tool| keep.contains(tool.name()))
+                    .cloned()
+                    .collect()
+            }
+            Err(panic) => {
+                tracing::error!(target: "prism_tools", %panic, "the disclosure step panicked; describing every visible tool");
+                visible.clone()
+            }
+        }
+    };
+
+    let metadata = ToolsMetadata::of_tools(&described);
+    let visible = if settings.allow_hidden_tool_calls {
+        ToolGrant::All
+    } else {
+        ToolGrant::only(visible.iter().map(ToolDefinition::name))
+    };
+    Ok(TurnTools {
+        described,
+        visible,
+        metadata,
+        clamped,
+    })
+}
+
+/// Keeps the granted names of `chosen` (in snapshot order) and lists the others, once each.
+fn clamp(tools: &RunTools, chosen: &[String]) -> (Vec<ToolDefinition>, Vec<String>) {
+    let granted: HashSet<&str> = tools.names().iter().map(|name| &**name).collect();
+    let mut dropped: Vec<String> = Vec::new();
+    let mut keep: HashSet<&str> = HashSet::with_capacity(chosen.len());
+    for name in chosen {
+        if granted.contains(name.as_str()) {
+            keep.insert(name);
+        } else if !dropped.contains(name) {
+            dropped.push(name.clone());
+        }
+    }
+    (tools.subset(&keep), dropped)
+}

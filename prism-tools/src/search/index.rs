@@ -1,0 +1,278 @@
+//! [`ToolIndex`]: the words of one snapshot of tools, ready to be scored against a query.
+//!
+//! Built once per run snapshot and then only read, from any thread. Each tool is one document
+//! made of weighted fields ([`FieldWeights`]): its name (split as an identifier, weighing the
+//! most, because a name is a dense summary), its description, and the names and descriptions of
+//! the parameters declared under the JSON Schema `properties` (nested objects and array items
+//! included, a few levels deep).
+//!
+//! The postings are stored flat (one array, one offset per term) rather than one vector per
+//! term: fewer allocations, better locality, and a footprint that the benchmark can report.
+//!
+//! Stemming is memoised: while building (see `index_builder.rs`), each distinct surface word is
+//! stemmed once and remembered. A query looks its words up in that memory first and only stems a
+//! word the tools never used, without writing anything back, so a search takes no lock.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use foldhash::fast::RandomState;
+
+use crate::definition::ToolDefinition;
+
+use super::index_builder::{FieldWeights, SnapshotWords, read_snapshot};
+use super::limits::MAX_INDEXED_TOOLS;
+use super::query::{Query, QueryTerm, TermMatch};
+use super::tokenizer::Tokenizer;
+
+/// Identifies a term of a [`ToolIndex`].
+pub type TermId = u32;
+
+/// One tool that contains a term, with the term's weighted frequency in that tool.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Posting {
+    /// The tool's position in the snapshot.
+    pub tool: u32,
+    /// The summed field weights of the term's occurrences in the tool.
+    pub frequency: f32,
+}
+
+/// The index could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// More tools than [`MAX_INDEXED_TOOLS`].
+    TooManyTools {
+        /// How many tools the snapshot has.
+        count: usize,
+    },
+    /// Two tools of the snapshot share a name.
+    DuplicateName(Arc<str>),
+}
+
+impl std::fmt::Display for IndexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooManyTools { count } => write!(
+                f,
+                "{count} tools exceed the search index limit of {MAX_INDEXED_TOOLS}"
+            ),
+            Self::DuplicateName(name) => write!(f, "two tools share the name `{name}`"),
+        }
+    }
+}
+
+impl std::error::Error for IndexError {}
+
+/// The lexical index over one snapshot of tools.
+///
+/// ```
+/// use prism_tools::ToolDefinition;
+/// use prism_tools::search::ToolIndex;
+/// use serde_json::{json, Value};
+///
+/// let weather = ToolDefinition::builder("get_weather")
+///     .description("Current conditions for a city.")
+///     .parameters(json!({"type": "object", "properties": {
+///         "city": {"type": "string", "description": "City name, e.g. Lyon."}
+///     }}))
+///     .run_sync(|_, _| Ok(Value::Null));
+/// let index = ToolIndex::build(&[weather]).unwrap();
+/// let query = index.query("weather in Lyon?");
+/// let known: Vec<_> = query.terms().iter().filter(|t| t.term().is_some()).map(|t| t.word()).collect();
+/// assert_eq!(known, ["weather", "lyon"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ToolIndex {
+    tools: Vec<ToolDefinition>,
+    positions: HashMap<Arc<str>, u32, RandomState>,
+    words: SnapshotWords,
+    average_length: f32,
+    tokenizer: Tokenizer,
+}
+
+impl ToolIndex {
+    /// Indexes `tools` with the default [`Tokenizer`] and [`FieldWeights`].
+    pub fn build(tools: &[ToolDefinition]) -> Result<Self, IndexError> {
+        Self::build_with(tools, Tokenizer::default(), FieldWeights::default())
+    }
+
+    /// Indexes `tools` with the given tokenizer and weights.
+    pub fn build_with(
+        tools: &[ToolDefinition],
+        tokenizer: Tokenizer,
+        weights: FieldWeights,
+    ) -> Result<Self, IndexError> {
+        if tools.len() > MAX_INDEXED_TOOLS {
+            return Err(IndexError::TooManyTools { count: tools.len() });
+        }
+        let mut positions = HashMap::with_capacity_and_hasher(tools.len(), RandomState::default());
+        for (position, tool) in tools.iter().enumerate() {
+            let previous = positions.insert(Arc::clone(tool.name_arc()), position as u32);
+            if previous.is_some() {
+                return Err(IndexError::DuplicateName(Arc::clone(tool.name_arc())));
+            }
+        }
+        let words = read_snapshot(tools, &tokenizer, &weights);
+        let lengths = &words.lengths;
+        let average_length = if lengths.is_empty() {
+            0.0
+        } else {
+            lengths.iter().sum::<f32>() / lengths.len() as f32
+        };
+        Ok(Self {
+            tools: tools.to_vec(),
+            positions,
+            words,
+            average_length,
+            tokenizer,
+        })
+    }
+
+    /// Analyses a query with this index's tokenizer.
+    ///
+    /// A word matches its own stem with weight 1. A word whose stem the tools never use also
+    /// matches, with weight [`RELATED_TERM_WEIGHT`], the indexed terms its stem is a prefix of
+    /// ("crypto" → "cryptocurr") and those that are a prefix of its stem ("rental" → "rent"),
+    /// when the shared part is at least [`MIN_RELATED_PREFIX`] characters long: people and tool
+    /// authors shorten and derive words differently more often than a stemmer can undo.
+    pub fn query(&self, text: &str) -> Query {
+        let mut terms = Vec::new();
+        self.tokenizer.for_each_word(text, |word| {
+            // A word the tools used is answered from the memo, without stemming.
+            let (exact, matches) = match self.words.surfaces.get(word).copied().flatten() {
+                Some(term) => (Some(term), vec![TermMatch { term, weight: 1.0 }]),
+                None => {
+                    let stem = self.tokenizer.stem(word);
+                    match self.term_id(&stem) {
+                        Some(term) => (Some(term), vec![TermMatch { term, weight: 1.0 }]),
+                        None => (None, self.related_terms(&stem)),
+                    }
+                }
+            };
+            terms.push(QueryTerm::new(word, exact, matches));
+        });
+        Query::new(text, terms)
+    }
+
+    /// The term whose text is `stem`.
+    fn term_id(&self, stem: &str) -> Option<TermId> {
+        self.words
+            .sorted_terms
+            .binary_search_by(|&term| (*self.words.terms[term as usize]).cmp(stem))
+            .ok()
+            .map(|at| self.words.sorted_terms[at])
+    }
+
+    /// Terms sharing a long prefix with `stem`, at most [`MAX_RELATED_TERMS`].
+    fn related_terms(&self, stem: &str) -> Vec<TermMatch> {
+        let mut related = Vec::new();
+        if !self.tokenizer.matches_prefixes() || stem.chars().count() < MIN_RELATED_PREFIX {
+            return related;
+        }
+        let weight = RELATED_TERM_WEIGHT;
+        // Terms that the stem is a prefix of, in sorted order.
+        let start = self
+            .words
+            .sorted_terms
+            .partition_point(|&term| *self.words.terms[term as usize] < *stem);
+        for &term in self.words.sorted_terms[start..]
+            .iter()
+            .take(MAX_RELATED_TERMS)
+        {
+            if !self.words.terms[term as usize].starts_with(stem) {
+                break;
+            }
+            related.push(TermMatch { term, weight });
+        }
+        // Terms that are a prefix of the stem.
+        let boundaries = stem
+            .char_indices()
+            .map(|(at, _)| at)
+            .skip(MIN_RELATED_PREFIX);
+        for end in boundaries {
+            if related.len() == MAX_RELATED_TERMS {
+                break;
+            }
+            if let Some(term) = self.term_id(&stem[..end]) {
+                related.push(TermMatch { term, weight });
+            }
+        }
+        related
+    }
+
+    /// The indexed tools, in snapshot order.
+    pub fn tools(&self) -> &[ToolDefinition] {
+        &self.tools
+    }
+
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The snapshot position of the tool called `name`.
+    pub fn position(&self, name: &str) -> Option<u32> {
+        self.positions.get(name).copied()
+    }
+
+    /// How many distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.words.terms.len()
+    }
+
+    /// The text (a stem) of `term`.
+    pub fn term_text(&self, term: TermId) -> Option<&str> {
+        self.words.terms.get(term as usize).map(|text| &**text)
+    }
+
+    /// The tools containing `term`, in snapshot order.
+    pub fn postings(&self, term: TermId) -> &[Posting] {
+        let term = term as usize;
+        match (
+            self.words.offsets.get(term),
+            self.words.offsets.get(term + 1),
+        ) {
+            (Some(&start), Some(&end)) => &self.words.postings[start as usize..end as usize],
+            _ => &[],
+        }
+    }
+
+    /// How many tools contain `term`.
+    pub fn document_frequency(&self, term: TermId) -> usize {
+        self.postings(term).len()
+    }
+
+    /// True when the tool at `tool` contains `term`.
+    pub fn contains(&self, tool: u32, term: TermId) -> bool {
+        self.postings(term)
+            .binary_search_by_key(&tool, |posting| posting.tool)
+            .is_ok()
+    }
+
+    /// The weighted length of the tool at `tool` (0 when out of range).
+    pub fn document_length(&self, tool: u32) -> f32 {
+        self.words
+            .lengths
+            .get(tool as usize)
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// The mean weighted length over all tools.
+    pub fn average_length(&self) -> f32 {
+        self.average_length
+    }
+}
+
+/// The weight of a match on a related term (a prefix relation) rather than the word's own stem.
+pub const RELATED_TERM_WEIGHT: f32 = 0.5;
+/// The shortest shared prefix, in characters, that relates two terms.
+pub const MIN_RELATED_PREFIX: usize = 4;
+/// The most related terms one query word expands to.
+pub const MAX_RELATED_TERMS: usize = 8;

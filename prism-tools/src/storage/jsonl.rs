@@ -1,0 +1,220 @@
+//! [`JsonlLedger`]: one JSON object per line, appended to a file.
+//!
+//! The format is the row's own serde form (camelCase fields, as the spec names them), so the
+//! file can be read by `jq`, shipped to a log pipeline or loaded back with [`LedgerReader`]. The
+//! file is only ever appended to; each batch goes to the operating system in one `write`. A
+//! process killed in the middle of a write can leave half a line at the end: opening the ledger
+//! again cuts that half line off, so the file stays valid JSON Lines. One process should write a
+//! given file at a time; several readers are fine.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
+use crate::effects::BoxFuture;
+use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::{LedgerReader, RecordQuery, StorageError};
+
+/// When a [`JsonlLedger`] asks the operating system to put its rows on the disk (fsync).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyncPolicy {
+    /// After every batch: a row survives a power loss once the batch holding it is written.
+    /// Costs one disk sync per batch.
+    EveryBatch,
+    /// Every batch reaches the operating system at once, so rows survive the process crashing;
+    /// the disk sync happens on [`RunLedger::flush`] and when the ledger shuts down. A power loss
+    /// can lose the rows written since the last flush. This is the same trade as SQLite's
+    /// `synchronous = NORMAL` in WAL mode, and the default.
+    #[default]
+    OnFlush,
+    /// Never: the operating system writes back when it likes.
+    Never,
+}
+
+/// A [`RunLedger`] writing JSON Lines to a file. Cheap to clone; the last clone dropped flushes
+/// and stops the writer thread.
+///
+/// ```
+/// use prism_tools::storage::{JsonlLedger, LedgerReader, RecordQuery};
+/// use prism_tools::{RecordStatus, RunLedger, ToolCallRecord};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let ledger = JsonlLedger::open(dir.path().join("calls.jsonl")).unwrap();
+/// let mut row = ToolCallRecord::new("call_1".into(), "echo".into(), RecordStatus::Started);
+/// row.run_id = Some("run-1".into());
+/// ledger.append(row);
+/// ledger.flush().unwrap();
+///
+/// let rows = ledger.read(&RecordQuery::run("run-1")).await.unwrap();
+/// assert_eq!(rows.len(), 1);
+/// let text = std::fs::read_to_string(ledger.path()).unwrap();
+/// assert!(text.starts_with(r#"{"runId":"run-1","toolCallId":"call_1""#));
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct JsonlLedger {
+    writer: Arc<BatchWriter>,
+    path: Arc<Path>,
+}
+
+impl JsonlLedger {
+    /// Opens (or creates) the file with the default [`SyncPolicy::OnFlush`].
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self, StorageError> {
+        Self::open_with(path, SyncPolicy::default())
+    }
+
+    /// Opens (or creates) the file with `policy`.
+    pub fn open_with(path: impl Into<PathBuf>, policy: SyncPolicy) -> Result<Self, StorageError> {
+        let path: Arc<Path> = path.into().into();
+        let fail = |error: std::io::Error| {
+            StorageError::new(format!(
+                "could not open the ledger file {}: {error}",
+                path.display()
+            ))
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(fail)?;
+        cut_torn_tail(&mut file).map_err(fail)?;
+        let sink = JsonlSink {
+            file,
+            path: path.clone(),
+            policy,
+            buffer: Vec::new(),
+        };
+        let (writer, _opened) = BatchWriter::spawn("jsonl-ledger", 4096, move || Ok(sink))?;
+        Ok(Self {
+            writer: Arc::new(writer),
+            path,
+        })
+    }
+
+    /// The file the rows go to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl RunLedger for JsonlLedger {
+    fn append(&self, record: ToolCallRecord) {
+        self.writer.append(record);
+    }
+
+    fn flush(&self) -> Result<(), LedgerError> {
+        self.writer.flush()
+    }
+}
+
+impl LedgerReader for JsonlLedger {
+    fn read<'a>(
+        &'a self,
+        query: &'a RecordQuery,
+    ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>> {
+        Box::pin(self.writer.read(query.clone()))
+    }
+}
+
+impl std::fmt::Debug for JsonlLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonlLedger")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+struct JsonlSink {
+    file: File,
+    path: Arc<Path>,
+    policy: SyncPolicy,
+    buffer: Vec<u8>,
+}
+
+impl LedgerSink for JsonlSink {
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+        self.buffer.clear();
+        for row in rows {
+            serde_json::to_writer(&mut self.buffer, row)
+                .map_err(|error| LedgerError(format!("could not encode a row: {error}")))?;
+            self.buffer.push(b'\n');
+        }
+        self.file
+            .write_all(&self.buffer)
+            .map_err(|error| self.io_error("write to", error))?;
+        if self.policy == SyncPolicy::EveryBatch {
+            self.file
+                .sync_data()
+                .map_err(|error| self.io_error("sync", error))?;
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), LedgerError> {
+        if self.policy == SyncPolicy::Never {
+            return Ok(());
+        }
+        self.file
+            .sync_data()
+            .map_err(|error| self.io_error("sync", error))
+    }
+
+    fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
+        let file = File::open(&self.path).map_err(|error| self.io_error("read", error))?;
+        let mut rows = Vec::new();
+        for (index, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|error| self.io_error("read", error))?;
+            let row: ToolCallRecord = serde_json::from_str(&line).map_err(|error| {
+                LedgerError(format!(
+                    "line {} of {} is not a ledger row: {error}",
+                    index + 1,
+                    self.path.display()
+                ))
+            })?;
+            if query.matches(&row) {
+                rows.push(row);
+            }
+        }
+        Ok(rows)
+    }
+}
+
+impl JsonlSink {
+    fn io_error(&self, action: &str, error: std::io::Error) -> LedgerError {
+        LedgerError(format!(
+            "could not {action} the ledger file {}: {error}",
+            self.path.display()
+        ))
+    }
+}
+
+/// Truncates the file after its last newline: whatever follows is half a row from a write that
+/// was cut short, never acknowledged by a flush.
+fn cut_torn_tail(file: &mut File) -> std::io::Result<()> {
+    const CHUNK: u64 = 8192;
+    let length = file.seek(SeekFrom::End(0))?;
+    let mut end = length;
+    let mut chunk = vec![0; CHUNK as usize];
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        let part = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(part)?;
+        if let Some(newline) = part.iter().rposition(|&byte| byte == b'\n') {
+            let keep = start + newline as u64 + 1;
+            if keep < length {
+                file.set_len(keep)?;
+            }
+            return Ok(());
+        }
+        end = start;
+    }
+    if length > 0 {
+        file.set_len(0)?;
+    }
+    Ok(())
+}

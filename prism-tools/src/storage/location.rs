@@ -1,0 +1,151 @@
+//! [`LedgerLocation`]: where a program's ledger lives, chosen by one environment variable so that
+//! examples and small hosts work with no set-up (a SQLite file in the temp directory) and move to
+//! PostgreSQL by setting a URL.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
+use crate::effects::BoxFuture;
+use crate::storage::{LedgerReader, RecordQuery, SqliteLedger, StorageError};
+
+/// The environment variable [`LedgerLocation::from_env`] reads.
+pub const LEDGER_URL_VAR: &str = "PRISM_LEDGER_URL";
+
+/// Where a ledger lives.
+///
+/// ```
+/// use prism_tools::storage::LedgerLocation;
+///
+/// let location = LedgerLocation::parse("sqlite:/tmp/agent.sqlite3").unwrap();
+/// assert_eq!(location, LedgerLocation::Sqlite("/tmp/agent.sqlite3".into()));
+/// assert_eq!(location.to_string(), "SQLite file /tmp/agent.sqlite3");
+///
+/// let postgres = LedgerLocation::parse("postgres://agent:s3cret@db.internal/agents").unwrap();
+/// assert_eq!(postgres.to_string(), "PostgreSQL database agents");
+/// assert!(!format!("{postgres:?}").contains("s3cret"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LedgerLocation {
+    /// A SQLite database file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database, by connection URL (feature `postgres`).
+    Postgres(String),
+}
+
+impl LedgerLocation {
+    /// `prism-ledger.sqlite3` in the system's temp directory.
+    pub fn default_sqlite() -> Self {
+        Self::Sqlite(std::env::temp_dir().join("prism-ledger.sqlite3"))
+    }
+
+    /// Reads [`LEDGER_URL_VAR`] (`PRISM_LEDGER_URL`); unset or empty means
+    /// [`default_sqlite`](Self::default_sqlite).
+    pub fn from_env() -> Result<Self, StorageError> {
+        match std::env::var(LEDGER_URL_VAR) {
+            Ok(url) if !url.trim().is_empty() => Self::parse(url.trim()),
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(Self::default_sqlite()),
+            Err(std::env::VarError::NotUnicode(_)) => Err(StorageError::new(format!(
+                "{LEDGER_URL_VAR} is not valid UTF-8"
+            ))),
+        }
+    }
+
+    /// `postgres://…` or `postgresql://…` is PostgreSQL; `sqlite:PATH` or a bare path is SQLite.
+    pub fn parse(location: &str) -> Result<Self, StorageError> {
+        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+            return Ok(Self::Postgres(location.to_owned()));
+        }
+        let path = location.strip_prefix("sqlite:").unwrap_or(location);
+        if path.is_empty() {
+            return Err(StorageError::new(
+                "the SQLite ledger location names no file",
+            ));
+        }
+        Ok(Self::Sqlite(PathBuf::from(path)))
+    }
+
+    /// Opens the ledger, creating and migrating its database as needed.
+    pub async fn open(&self) -> Result<DurableLedger, StorageError> {
+        match self {
+            Self::Sqlite(path) => Ok(DurableLedger::Sqlite(SqliteLedger::open(path.clone())?)),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(url) => {
+                let options = crate::storage::PostgresOptions::new(url)?;
+                let ledger = crate::storage::PostgresLedger::connect(options).await?;
+                Ok(DurableLedger::Postgres(ledger))
+            }
+            #[cfg(not(feature = "postgres"))]
+            Self::Postgres(_) => Err(StorageError::new(
+                "this build has no PostgreSQL support: enable the `postgres` feature",
+            )),
+        }
+    }
+}
+
+impl fmt::Display for LedgerLocation {
+    /// Never shows a password: a PostgreSQL location prints only its database name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "SQLite file {}", path.display()),
+            Self::Postgres(url) => {
+                let database = url
+                    .rsplit_once('/')
+                    .map(|(_, tail)| tail.split('?').next().unwrap_or(""))
+                    .filter(|name| !name.is_empty() && !name.contains('@'))
+                    .unwrap_or("(default)");
+                write!(f, "PostgreSQL database {database}")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for LedgerLocation {
+    /// As [`Display`](fmt::Display): a connection URL may hold a password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LedgerLocation({self})")
+    }
+}
+
+/// The ledger a [`LedgerLocation`] opened: either backend, behind one type. Cheap to clone.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum DurableLedger {
+    /// A SQLite ledger.
+    Sqlite(SqliteLedger),
+    /// A PostgreSQL ledger.
+    #[cfg(feature = "postgres")]
+    Postgres(crate::storage::PostgresLedger),
+}
+
+impl RunLedger for DurableLedger {
+    fn append(&self, record: ToolCallRecord) {
+        match self {
+            Self::Sqlite(ledger) => ledger.append(record),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(ledger) => ledger.append(record),
+        }
+    }
+
+    fn flush(&self) -> Result<(), LedgerError> {
+        match self {
+            Self::Sqlite(ledger) => ledger.flush(),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(ledger) => ledger.flush(),
+        }
+    }
+}
+
+impl LedgerReader for DurableLedger {
+    fn read<'a>(
+        &'a self,
+        query: &'a RecordQuery,
+    ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>> {
+        match self {
+            Self::Sqlite(ledger) => ledger.read(query),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(ledger) => ledger.read(query),
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Durable ledgers and effect stores: JSON Lines, SQLite (feature `sqlite`) and PostgreSQL
+//! (feature `postgres`).
+//!
+//! | backend | ledger | effect store | for |
+//! | --- | --- | --- | --- |
+//! | memory | [`InMemoryLedger`](crate::InMemoryLedger) | [`InMemoryEffectStore`](crate::InMemoryEffectStore) | tests, examples |
+//! | JSON Lines file | [`JsonlLedger`] | none | one process, grep-able audit files |
+//! | SQLite file | `SqliteLedger` | `SqliteEffectStore` | one machine, no set-up |
+//! | PostgreSQL | `PostgresLedger` | `PostgresEffectStore` | many worker processes or machines |
+//!
+//! ## Ledgers never block the caller
+//!
+//! [`RunLedger::append`](crate::RunLedger::append) is called from the dispatch path, so every
+//! durable ledger hands the row to a channel and returns. A dedicated writer thread per ledger
+//! drains whatever has queued up (up to a batch limit) and commits it as one transaction, so under
+//! load many rows share one commit and when idle a row is committed at once, with no timer adding
+//! latency. [`flush`](crate::RunLedger::flush) waits until every row appended before it is stored
+//! and reports the first failure since the previous flush; dropping the last handle of a ledger
+//! flushes it and stops its thread. Both block the calling thread until the writer has caught up:
+//! call them at turn or run boundaries, at shutdown, or from `spawn_blocking`, not in a hot loop
+//! on an async worker. Reads ([`LedgerReader`]) go through the same thread, after the
+//! rows queued before them, so a reader always sees its own writes.
+//!
+//! The queue is unbounded: `append` never waits, so a backend slower than the dispatch rate for a
+//! long time grows memory instead of slowing tools down; a flush at each turn or run boundary
+//! bounds it. A batch the backend refuses is dropped (retrying it forever would stall every later
+//! row) and the next flush reports how many rows were lost and why.
+//!
+//! ## Effect stores use the database's own transactions
+//!
+//! A claim is one atomic step in the database: SQLite takes the write lock up front
+//! (`BEGIN IMMEDIATE`, with a busy timeout for other processes), PostgreSQL inserts the claim only
+//! if the key is absent (`INSERT … ON CONFLICT DO NOTHING`), and recording an outcome is an update
+//! conditional on the claim's owner still holding it without an outcome. No lock lives outside
+//! the database, so any number of processes can share one store.
+//!
+//! ## Schemas and migrations
+//!
+//! Both databases hold the ledger and the effects side by side, in tables prefixed `prism_`. The
+//! schema is versioned; opening a ledger or a store applies the migrations it lacks, in one
+//! transaction, under the database's write lock (SQLite) or an advisory lock (PostgreSQL), so
+//! several processes may open one database at the same time.
+
+mod batch;
+mod jsonl;
+mod query;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod columns;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod effect_row;
+#[cfg(feature = "sqlite")]
+mod location;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+use std::fmt;
+
+pub use jsonl::{JsonlLedger, SyncPolicy};
+#[cfg(feature = "sqlite")]
+pub use location::{DurableLedger, LEDGER_URL_VAR, LedgerLocation};
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresEffectStore, PostgresLedger, PostgresOptions};
+pub use query::{LedgerReader, RecordQuery};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{SqliteEffectStore, SqliteLedger, SqliteOptions};
+
+/// Opening a durable ledger or store failed: the file or server could not be reached, or its
+/// schema could not be brought up to date. Never contains a password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageError(String);
+
+impl StorageError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+
+    /// What went wrong.
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StorageError {}

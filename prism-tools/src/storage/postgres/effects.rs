@@ -1,0 +1,299 @@
+//! [`PostgresEffectStore`]: effect claims in PostgreSQL, shared by every worker that reaches the
+//! database.
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+use tokio_postgres::types::ToSql;
+
+use crate::clock::Millis;
+use crate::effects::{
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectRecovery, EffectState, EffectStore,
+    EffectStoreError, RecordedOutcome, RecoveryOutcome, Resolution, UnknownEffect,
+};
+use crate::storage::StorageError;
+use crate::storage::effect_row::{StoredEffect, encode_outcome, lease_end, to_db_millis};
+use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
+
+/// An [`EffectStore`] in PostgreSQL.
+///
+/// A claim is `INSERT … ON CONFLICT (key) DO NOTHING`: the primary key decides which of any
+/// number of concurrent claimants wins, with no lock held between statements. Recording an
+/// outcome is an `UPDATE` that only matches while the recording owner still holds the claim and
+/// no outcome exists. Cheap to clone (a connection pool inside); use it from one Tokio runtime,
+/// the one that connected it.
+///
+/// ```no_run
+/// use prism_tools::effects::EffectRecovery;
+/// use prism_tools::storage::{PostgresEffectStore, PostgresOptions};
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let options = PostgresOptions::new("postgres://agent@db.internal/agents")?.pool_size(8);
+/// let store = PostgresEffectStore::connect(options).await?;
+/// let now = prism_tools::Clock::now_millis(&prism_tools::SystemClock);
+/// for effect in store.unknown_effects(now, 100).await? {
+///     println!("{} was claimed by {} and never finished", effect.key, effect.owner);
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct PostgresEffectStore {
+    pool: Pool,
+}
+
+impl PostgresEffectStore {
+    /// Connects, applying missing migrations.
+    pub async fn connect(options: PostgresOptions) -> Result<Self, StorageError> {
+        let manager = Manager::from_config(
+            options.connect_config(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size)
+            .build()
+            .map_err(|error| {
+                StorageError::new(format!("could not create the connection pool: {error}"))
+            })?;
+        let store = Self { pool };
+        let mut client = store
+            .client()
+            .await
+            .map_err(|error| StorageError::new(error.to_string()))?;
+        migrations::apply(&mut client, options.schema.as_deref())
+            .await
+            .map_err(|error| {
+                StorageError::new(format!(
+                    "could not migrate the PostgreSQL database: {error}"
+                ))
+            })?;
+        Ok(store)
+    }
+
+    async fn client(&self) -> Result<Object, EffectStoreError> {
+        self.pool.get().await.map_err(|error| {
+            EffectStoreError::Backend(format!("no PostgreSQL connection: {error}"))
+        })
+    }
+
+    /// Runs one statement, answering how many rows it changed.
+    async fn execute(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, EffectStoreError> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached(sql).await.map_err(backend)?;
+        client.execute(&statement, params).await.map_err(backend)
+    }
+
+    async fn select(&self, key: &str) -> Result<Option<StoredEffect>, EffectStoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT owner, claimed_at, lease_expires_at, outcome::text
+                 FROM prism_effects WHERE key = $1",
+            )
+            .await
+            .map_err(backend)?;
+        let row = client
+            .query_opt(&statement, &[&key])
+            .await
+            .map_err(backend)?;
+        Ok(row.map(|row| StoredEffect {
+            owner: row.get(0),
+            claimed_at: row.get(1),
+            lease_expires_at: row.get(2),
+            outcome: row.get(3),
+        }))
+    }
+}
+
+impl std::fmt::Debug for PostgresEffectStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let status = self.pool.status();
+        f.debug_struct("PostgresEffectStore")
+            .field("connections", &status.size)
+            .field("max_connections", &status.max_size)
+            .finish()
+    }
+}
+
+/// How often a claim retries when its key is released between the insert and the read.
+const CLAIM_ATTEMPTS: usize = 4;
+
+impl EffectStore for PostgresEffectStore {
+    fn claim<'a>(
+        &'a self,
+        request: ClaimRequest<'a>,
+    ) -> BoxFuture<'a, Result<Claim, EffectStoreError>> {
+        Box::pin(async move {
+            let key = request.key.as_str();
+            let claimed_at = to_db_millis(request.now);
+            let expires = to_db_millis(lease_end(request.now, request.lease));
+            for _ in 0..CLAIM_ATTEMPTS {
+                let inserted = self
+                    .execute(
+                        "INSERT INTO prism_effects (key, owner, claimed_at, lease_expires_at)
+                         VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING",
+                        &[&key, &request.owner, &claimed_at, &expires],
+                    )
+                    .await?;
+                if inserted == 1 {
+                    return Ok(Claim::Acquired);
+                }
+                if let Some(existing) = self.select(key).await? {
+                    return existing.claim_answer(request.now);
+                }
+                // The host released the key in between: claim it again.
+            }
+            Err(EffectStoreError::Backend(
+                "the claim kept being released while it was taken; try again".into(),
+            ))
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        owner: &'a str,
+        outcome: RecordedOutcome,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        Box::pin(async move {
+            let outcome = encode_outcome(&outcome)?;
+            let updated = self
+                .execute(
+                    "UPDATE prism_effects SET outcome = $3::text::json
+                     WHERE key = $1 AND owner = $2 AND outcome IS NULL",
+                    &[&key.as_str(), &owner, &outcome],
+                )
+                .await?;
+            if updated == 1 {
+                Ok(())
+            } else if self.select(key.as_str()).await?.is_some() {
+                Err(EffectStoreError::NotOwner)
+            } else {
+                Err(EffectStoreError::NotFound)
+            }
+        })
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        Box::pin(async move {
+            let key = key.as_str();
+            let changed = match resolution {
+                Resolution::Record(outcome) => {
+                    let outcome = encode_outcome(&outcome)?;
+                    self.execute(
+                        "UPDATE prism_effects SET outcome = $2::text::json WHERE key = $1",
+                        &[&key, &outcome],
+                    )
+                    .await?
+                }
+                Resolution::Release => {
+                    self.execute("DELETE FROM prism_effects WHERE key = $1", &[&key])
+                        .await?
+                }
+            };
+            if changed == 1 {
+                Ok(())
+            } else {
+                Err(EffectStoreError::NotFound)
+            }
+        })
+    }
+
+    fn state<'a>(
+        &'a self,
+        key: &'a EffectKey,
+    ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>> {
+        Box::pin(async move {
+            self.select(key.as_str())
+                .await?
+                .map(StoredEffect::into_state)
+                .transpose()
+        })
+    }
+}
+
+impl EffectRecovery for PostgresEffectStore {
+    fn unknown_effects<'a>(
+        &'a self,
+        now: Millis,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<UnknownEffect>, EffectStoreError>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let statement = client
+                .prepare_cached(
+                    "SELECT key, owner, claimed_at, lease_expires_at FROM prism_effects
+                     WHERE outcome IS NULL AND lease_expires_at <= $1
+                     ORDER BY lease_expires_at, key LIMIT $2",
+                )
+                .await
+                .map_err(backend)?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = client
+                .query(&statement, &[&to_db_millis(now), &limit])
+                .await
+                .map_err(backend)?;
+            Ok(rows
+                .iter()
+                .map(|row| {
+                    let effect = StoredEffect {
+                        owner: row.get(1),
+                        claimed_at: row.get(2),
+                        lease_expires_at: row.get(3),
+                        outcome: None,
+                    };
+                    effect.into_unknown(row.get(0))
+                })
+                .collect())
+        })
+    }
+
+    fn resolve_unknown<'a>(
+        &'a self,
+        effect: &'a UnknownEffect,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<RecoveryOutcome, EffectStoreError>> {
+        Box::pin(async move {
+            let key = effect.key.as_str();
+            let claimed_at = to_db_millis(effect.claimed_at);
+            let same_claim = "key = $1 AND owner = $2 AND claimed_at = $3 AND outcome IS NULL";
+            let changed = match resolution {
+                Resolution::Record(outcome) => {
+                    let outcome = encode_outcome(&outcome)?;
+                    self.execute(
+                        &format!(
+                            "UPDATE prism_effects SET outcome = $4::text::json WHERE {same_claim}"
+                        ),
+                        &[&key, &effect.owner, &claimed_at, &outcome],
+                    )
+                    .await?
+                }
+                Resolution::Release => {
+                    self.execute(
+                        &format!("DELETE FROM prism_effects WHERE {same_claim}"),
+                        &[&key, &effect.owner, &claimed_at],
+                    )
+                    .await?
+                }
+            };
+            Ok(if changed == 1 {
+                RecoveryOutcome::Applied
+            } else {
+                RecoveryOutcome::Stale
+            })
+        })
+    }
+}
+
+fn backend(error: tokio_postgres::Error) -> EffectStoreError {
+    EffectStoreError::Backend(postgres_error(&error))
+}

@@ -1,0 +1,188 @@
+//! [`PostgresLedger`]: ledger rows in a PostgreSQL table, committed in batches by a writer thread
+//! that owns its own connection.
+
+use std::sync::Arc;
+
+use tokio::runtime::Runtime;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, NoTls};
+
+use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
+use crate::effects::BoxFuture;
+use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::columns::{RowColumns, decode_row, where_clause};
+use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
+use crate::storage::{LedgerReader, RecordQuery, StorageError};
+
+/// A [`RunLedger`] in PostgreSQL. Any number of processes may append to one table; each
+/// process's rows keep their order. Cheap to clone; the last clone dropped commits what is
+/// queued and closes the connection.
+///
+/// The writer thread runs its own single-threaded Tokio runtime for its connection, so the
+/// ledger works the same whether the host calls it from an async runtime or not.
+///
+/// ```no_run
+/// use prism_tools::storage::{LedgerReader, PostgresLedger, PostgresOptions, RecordQuery};
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let options = PostgresOptions::new("postgres://agent@db.internal/agents")?.schema("prism")?;
+/// let ledger = PostgresLedger::connect(options).await?;
+/// let rows = ledger.read(&RecordQuery::run("run-42")).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct PostgresLedger {
+    writer: Arc<BatchWriter>,
+}
+
+impl PostgresLedger {
+    /// Connects, applies missing migrations, and starts the writer thread.
+    pub async fn connect(options: PostgresOptions) -> Result<Self, StorageError> {
+        let max_batch = options.max_batch;
+        let (writer, opened) = BatchWriter::spawn("postgres-ledger", max_batch, move || {
+            PostgresSink::open(options)
+        })?;
+        opened.await.map_err(|_| {
+            StorageError::new("the PostgreSQL ledger thread stopped while connecting")
+        })??;
+        Ok(Self {
+            writer: Arc::new(writer),
+        })
+    }
+}
+
+impl RunLedger for PostgresLedger {
+    fn append(&self, record: ToolCallRecord) {
+        self.writer.append(record);
+    }
+
+    fn flush(&self) -> Result<(), LedgerError> {
+        self.writer.flush()
+    }
+}
+
+impl LedgerReader for PostgresLedger {
+    fn read<'a>(
+        &'a self,
+        query: &'a RecordQuery,
+    ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>> {
+        Box::pin(self.writer.read(query.clone()))
+    }
+}
+
+impl std::fmt::Debug for PostgresLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresLedger").finish_non_exhaustive()
+    }
+}
+
+const INSERT: &str = "INSERT INTO prism_tool_calls
+    (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record)
+    SELECT session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record::json
+    FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+        WITH ORDINALITY
+        AS batch (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record, position)
+    ORDER BY position";
+
+/// The writer thread's connection. A lost connection is opened again on the next batch.
+struct PostgresSink {
+    runtime: Runtime,
+    config: Config,
+    client: Option<Client>,
+}
+
+impl PostgresSink {
+    fn open(options: PostgresOptions) -> Result<Self, StorageError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| {
+                StorageError::new(format!("could not start the ledger's runtime: {error}"))
+            })?;
+        let mut sink = Self {
+            runtime,
+            config: options.connect_config(),
+            client: None,
+        };
+        let schema = options.schema.as_deref();
+        let client = connected(&sink.runtime, &sink.config, &mut sink.client)
+            .map_err(|error| StorageError::new(error.0))?;
+        let migrated = sink.runtime.block_on(migrations::apply(client, schema));
+        migrated.map_err(|error| {
+            StorageError::new(format!(
+                "could not migrate the PostgreSQL database: {error}"
+            ))
+        })?;
+        Ok(sink)
+    }
+}
+
+/// The open connection in `slot`, connecting again if there is none or it was lost.
+fn connected<'a>(
+    runtime: &Runtime,
+    config: &Config,
+    slot: &'a mut Option<Client>,
+) -> Result<&'a mut Client, LedgerError> {
+    if slot.as_ref().is_none_or(Client::is_closed) {
+        let (client, connection) = runtime
+            .block_on(config.connect(NoTls))
+            .map_err(|error| LedgerError(postgres_error(&error)))?;
+        // A current-thread runtime drives this task whenever the writer blocks on a query.
+        runtime.spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::warn!(target: "prism_tools", error = %postgres_error(&error), "the PostgreSQL ledger connection closed");
+            }
+        });
+        *slot = Some(client);
+    }
+    slot.as_mut()
+        .ok_or_else(|| LedgerError("no PostgreSQL connection".into()))
+}
+
+impl LedgerSink for PostgresSink {
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+        let mut columns: [Vec<Option<String>>; 8] = Default::default();
+        for row in rows {
+            let row = RowColumns::encode(row)?;
+            let values = [
+                row.session_id,
+                row.run_id,
+                Some(row.tool_call_id),
+                Some(row.tool_name),
+                Some(row.status.to_owned()),
+                row.tenant_id,
+                row.user_id,
+                Some(row.record),
+            ];
+            for (column, value) in columns.iter_mut().zip(values) {
+                column.push(value);
+            }
+        }
+        let params: Vec<&(dyn ToSql + Sync)> = columns
+            .iter()
+            .map(|column| column as &(dyn ToSql + Sync))
+            .collect();
+        let client = connected(&self.runtime, &self.config, &mut self.client)?;
+        let inserted = self.runtime.block_on(client.execute(INSERT, &params));
+        inserted
+            .map(drop)
+            .map_err(|error| LedgerError(postgres_error(&error)))
+    }
+
+    fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
+        let (filter, values) = where_clause(query, |position| format!("${position}"));
+        let sql = format!("SELECT seq, record::text FROM prism_tool_calls{filter} ORDER BY seq");
+        let params: Vec<&(dyn ToSql + Sync)> = values
+            .iter()
+            .map(|value| value as &(dyn ToSql + Sync))
+            .collect();
+        let client = connected(&self.runtime, &self.config, &mut self.client)?;
+        let rows = self
+            .runtime
+            .block_on(client.query(&sql, &params))
+            .map_err(|error| LedgerError(postgres_error(&error)))?;
+        rows.iter()
+            .map(|row| decode_row(row.get(0), row.get(1)))
+            .collect()
+    }
+}

@@ -1,0 +1,147 @@
+//! [`SqliteLedger`]: ledger rows in a SQLite table, committed in batches by a writer thread.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
+
+use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
+use crate::effects::BoxFuture;
+use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::columns::{RowColumns, decode_row, where_clause};
+use crate::storage::sqlite::{SqliteOptions, open_connection};
+use crate::storage::{LedgerReader, RecordQuery, StorageError};
+
+/// A [`RunLedger`] in a SQLite file. Cheap to clone; the last clone dropped commits what is
+/// queued and stops the writer thread. Several processes may share one file.
+///
+/// ```
+/// use prism_tools::storage::{LedgerReader, RecordQuery, SqliteLedger};
+/// use prism_tools::{RecordStatus, RunLedger, ToolCallRecord};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let ledger = SqliteLedger::open(dir.path().join("prism.sqlite3")).unwrap();
+/// for status in [RecordStatus::Started, RecordStatus::Finished] {
+///     let mut row = ToolCallRecord::new("call_1".into(), "echo".into(), status);
+///     row.run_id = Some("run-1".into());
+///     ledger.append(row);
+/// }
+/// let rows = ledger.read(&RecordQuery::call("call_1")).await.unwrap();
+/// assert_eq!(rows[1].status, RecordStatus::Finished);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct SqliteLedger {
+    writer: Arc<BatchWriter>,
+    path: Arc<Path>,
+}
+
+impl SqliteLedger {
+    /// Opens (or creates) the database at `path` with default [`SqliteOptions`].
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self, StorageError> {
+        Self::open_with(SqliteOptions::new(path))
+    }
+
+    /// Opens (or creates) the database, migrating its schema if needed. This blocks while
+    /// another process holds the write lock (up to the busy timeout): call it at start-up.
+    pub fn open_with(options: SqliteOptions) -> Result<Self, StorageError> {
+        let connection = open_connection(&options)?;
+        let (writer, _opened) =
+            BatchWriter::spawn("sqlite-ledger", options.max_batch, move || {
+                Ok(SqliteSink { connection })
+            })?;
+        Ok(Self {
+            writer: Arc::new(writer),
+            path: options.path.into(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl RunLedger for SqliteLedger {
+    fn append(&self, record: ToolCallRecord) {
+        self.writer.append(record);
+    }
+
+    fn flush(&self) -> Result<(), LedgerError> {
+        self.writer.flush()
+    }
+}
+
+impl LedgerReader for SqliteLedger {
+    fn read<'a>(
+        &'a self,
+        query: &'a RecordQuery,
+    ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>> {
+        Box::pin(self.writer.read(query.clone()))
+    }
+}
+
+impl std::fmt::Debug for SqliteLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteLedger")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+struct SqliteSink {
+    connection: Connection,
+}
+
+const INSERT: &str = "INSERT INTO prism_tool_calls
+    (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+impl LedgerSink for SqliteSink {
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite_error)?;
+        {
+            let mut insert = transaction.prepare_cached(INSERT).map_err(sqlite_error)?;
+            for row in rows {
+                let columns = RowColumns::encode(row)?;
+                insert
+                    .execute(params![
+                        columns.session_id,
+                        columns.run_id,
+                        columns.tool_call_id,
+                        columns.tool_name,
+                        columns.status,
+                        columns.tenant_id,
+                        columns.user_id,
+                        columns.record,
+                    ])
+                    .map_err(sqlite_error)?;
+            }
+        }
+        transaction.commit().map_err(sqlite_error)
+    }
+
+    fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
+        let (filter, values) = where_clause(query, |position| format!("?{position}"));
+        let sql = format!("SELECT seq, record FROM prism_tool_calls{filter} ORDER BY seq");
+        let mut select = self.connection.prepare_cached(&sql).map_err(sqlite_error)?;
+        let mut rows = select
+            .query(params_from_iter(values))
+            .map_err(sqlite_error)?;
+        let mut records = Vec::new();
+        while let Some(row) = rows.next().map_err(sqlite_error)? {
+            let seq: i64 = row.get(0).map_err(sqlite_error)?;
+            let record: String = row.get(1).map_err(sqlite_error)?;
+            records.push(decode_row(seq, &record)?);
+        }
+        Ok(records)
+    }
+}
+
+fn sqlite_error(error: rusqlite::Error) -> LedgerError {
+    LedgerError(format!("SQLite: {error}"))
+}

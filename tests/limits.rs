@@ -1,0 +1,201 @@
+//! Limits: argument bytes and depth, output bytes. Measured on compact JSON, checked before any
+//! guard looks at the arguments, and exact at the boundary.
+
+mod common;
+
+use common::*;
+use prism::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+fn compact_len(value: &Value) -> usize {
+    serde_json::to_string(value).unwrap().len()
+}
+
+fn limited(limits: Limits) -> Dispatcher {
+    Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
+        .limits(limits)
+        .build()
+}
+
+fn argument_bytes(max: usize) -> Limits {
+    Limits {
+        max_argument_bytes: max,
+        ..Limits::default()
+    }
+}
+
+/// `{"text": "xxx…"}` with a compact JSON length of exactly `len` bytes.
+fn text_of_len(len: usize) -> Value {
+    let value = json!({"text": "x".repeat(len - compact_len(&json!({"text": ""})))});
+    assert_eq!(compact_len(&value), len);
+    value
+}
+
+/// Nested arrays, `depth` containers deep: `[[[…]]]`.
+fn nested(depth: usize) -> Value {
+    (1..depth).fold(json!([]), |inner, _| json!([inner]))
+}
+
+async fn accepts(dispatcher: &Dispatcher, arguments: Value) -> Result<(), String> {
+    let result = run(dispatcher, ToolCall::new("c", "e", arguments)).await;
+    match result.block_reason() {
+        None => Ok(()),
+        Some(BlockReason::InvalidArguments) => Err(error_of(&result).message.clone()),
+        Some(other) => panic!("unexpected refusal {other:?}"),
+    }
+}
+
+#[test]
+fn defaults_are_sane() {
+    let limits = Limits::default();
+    assert_eq!(limits.max_argument_bytes, 1024 * 1024);
+    assert_eq!(limits.max_argument_depth, 64);
+    assert_eq!(limits.max_output_bytes, 4 * 1024 * 1024);
+}
+
+#[tokio::test]
+async fn arguments_at_the_byte_limit_pass_and_one_byte_more_is_refused() {
+    let dispatcher = limited(argument_bytes(100));
+    assert_eq!(accepts(&dispatcher, text_of_len(99)).await, Ok(()));
+    assert_eq!(accepts(&dispatcher, text_of_len(100)).await, Ok(()));
+    let refused = accepts(&dispatcher, text_of_len(101)).await.unwrap_err();
+    assert_eq!(refused, "The arguments for tool e exceed 100 bytes");
+}
+
+#[tokio::test]
+async fn numbers_and_escapes_count_with_their_full_length() {
+    let dispatcher = limited(argument_bytes(100));
+    let long_numbers = json!({"n": [
+        1.2345678901234567e300,
+        -1.2345678901234567e-300,
+        12345678901234567890u64,
+        -1234567890123456789i64,
+        9.87654321e-100
+    ]});
+    assert!(compact_len(&long_numbers) > 100);
+    assert!(accepts(&dispatcher, long_numbers).await.is_err());
+
+    let quotes = json!({"q": "\"".repeat(50)});
+    assert!(
+        compact_len(&quotes) > 100,
+        "each quote is escaped to two bytes"
+    );
+    assert!(accepts(&dispatcher, quotes).await.is_err());
+}
+
+#[tokio::test]
+async fn arguments_at_the_depth_limit_pass_and_one_level_more_is_refused() {
+    let dispatcher = limited(Limits {
+        max_argument_depth: 5,
+        ..Limits::default()
+    });
+    assert_eq!(accepts(&dispatcher, json!({"a": nested(4)})).await, Ok(()));
+    let refused = accepts(&dispatcher, json!({"a": nested(5)}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        "The arguments for tool e nest deeper than 5 levels"
+    );
+
+    let defaults = limited(Limits::default());
+    assert_eq!(accepts(&defaults, json!({"a": nested(63)})).await, Ok(()));
+    assert!(accepts(&defaults, json!({"a": nested(64)})).await.is_err());
+}
+
+#[tokio::test]
+async fn oversized_arguments_are_refused_before_any_guard_sees_them() {
+    let trace = Trace::new();
+    let seen = trace.clone();
+    let runs = Runs::new();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([counted("e", &runs)]))
+        .middleware(call_middleware(|call| {
+            *call.arguments_mut() = json!({"padding": "p".repeat(200)});
+        }))
+        .trust(trust_fn(move |_, _| {
+            seen.push("trust");
+            Ok::<_, String>(())
+        }))
+        .limits(argument_bytes(100))
+        .build();
+    let result = run(&dispatcher, ToolCall::new("c", "e", json!({}))).await;
+    assert_eq!(
+        result.block_reason(),
+        Some(BlockReason::InvalidArguments),
+        "checked after middleware"
+    );
+    assert!(trace.entries().is_empty());
+    assert_eq!(runs.count(), 0);
+}
+
+fn producing(output: Value) -> ToolDefinition {
+    ToolDefinition::builder("big").run_sync(move |_, _| Ok(output.clone()))
+}
+
+#[tokio::test]
+async fn outputs_at_the_byte_limit_pass_and_one_byte_more_is_an_error() {
+    for (len, fits) in [(64, true), (65, false)] {
+        let watch = Watch::new();
+        let output = text_of_len(len);
+        let dispatcher = watch
+            .attach(Dispatcher::builder(ToolRegistry::from_iter([producing(
+                output.clone(),
+            )])))
+            .limits(Limits {
+                max_output_bytes: 64,
+                ..Limits::default()
+            })
+            .build();
+        let result = run(&dispatcher, ToolCall::new("c", "big", json!({}))).await;
+        if fits {
+            assert_eq!(result.as_value(), Some(&output));
+        } else {
+            let error = error_of(&result);
+            assert_eq!(error.code, ErrorCode::OutputTooLarge);
+            assert_eq!(error.message, "The output of tool big exceeds 64 bytes");
+            assert_eq!(watch.statuses(), ["started", "error"]);
+            assert!(
+                !watch.json_text().contains("xxxxxxxx"),
+                "the output goes nowhere"
+            );
+        }
+    }
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |n| n.is_finite())
+            .prop_map(Value::from),
+        "\\PC{0,12}".prop_map(Value::from),
+        "[\"\\\\\\n\\t\\u{1}a-z]{0,8}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+            prop::collection::btree_map("\\PC{0,6}", inner, 0..6)
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_byte_limit_is_the_compact_json_length(inner in any_json(), slack in 0usize..3) {
+        let arguments = json!({"v": inner});
+        let len = compact_len(&arguments);
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        for max in [len.saturating_sub(slack), len + slack] {
+            let dispatcher = limited(argument_bytes(max));
+            let accepted = runtime.block_on(accepts(&dispatcher, arguments.clone())).is_ok();
+            prop_assert_eq!(accepted, len <= max, "len {} max {}", len, max);
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Panics in any piece of user code never reach the host, and every call still gets exactly one
+//! result: guards fail closed with their own reason, middleware and tool panics are
+//! `tool_panicked`, observer panics change nothing.
+
+mod common;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use common::*;
+use prism::*;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Value, json};
+
+/// Dispatches call `c` to the tool named `tool` and checks that it ended exactly once.
+async fn survive<S, T, P, V>(
+    builder: DispatchBuilder<S, T, P, V>,
+    ctx: &ToolExecutionContext,
+) -> (ToolResult, Watch) {
+    let watch = Watch::new();
+    let dispatcher = watch
+        .attach(builder)
+        .redactor(SecretRedactor::new(["pw-123"]))
+        .build();
+    let result = run_in(
+        &dispatcher,
+        ToolCall::new("c", "tool", json!({"n": 1})),
+        ctx,
+    )
+    .await;
+    assert_eq!(result.tool_call_id.as_str(), "c");
+    watch.assert_one_ending("c");
+    (result, watch)
+}
+
+fn with_counted(runs: &Runs) -> DispatchBuilder {
+    Dispatcher::builder(ToolRegistry::from_iter([counted("tool", runs)]))
+}
+
+fn with_tool(tool: ToolDefinition) -> DispatchBuilder {
+    Dispatcher::builder(ToolRegistry::from_iter([tool]))
+}
+
+fn assert_blocked(result: &ToolResult, reason: BlockReason, runs: &Runs) {
+    assert_eq!(result.block_reason(), Some(reason), "{result:?}");
+    assert!(error_of(result).message.contains("panicked"), "{result:?}");
+    assert_eq!(runs.count(), 0);
+}
+
+fn assert_tool_panicked(result: &ToolResult, mentions: &str) {
+    let error = error_of(result);
+    assert_eq!(error.code, ErrorCode::ToolPanicked, "{result:?}");
+    assert!(matches!(result.outcome, ToolOutcome::Error(_)));
+    assert!(error.message.contains(mentions), "{error:?}");
+}
+
+#[tokio::test]
+async fn guard_panics_refuse_the_call_with_their_own_reason() {
+    let runs = Runs::new();
+    let (result, _) = survive(
+        with_counted(&runs).trust(trust_fn(|_, _| -> Result<(), String> { panic!("trust") })),
+        &ctx(),
+    )
+    .await;
+    assert_blocked(&result, BlockReason::PermissionDenied, &runs);
+
+    let permission = permission_fn(|_, _, _| -> Result<(), String> { panic!("permission") });
+    let (result, _) = survive(with_counted(&runs).permission(permission), &ctx()).await;
+    assert_blocked(&result, BlockReason::PermissionDenied, &runs);
+
+    let validator = validator_fn(|_, _| -> Result<(), String> { panic!("validator") });
+    let (result, _) = survive(with_counted(&runs).validate(validator), &ctx()).await;
+    assert_blocked(&result, BlockReason::ValidationFailed, &runs);
+
+    let run_validator: Arc<dyn ToolValidator> =
+        Arc::new(validator_fn(|_, _| -> Result<(), String> {
+            panic!("run validator")
+        }));
+    let scoped = ctx().with_scope(ToolScope::new(ToolGrant::All).with_validator(run_validator));
+    let (result, _) = survive(with_counted(&runs), &scoped).await;
+    assert_blocked(&result, BlockReason::ValidationFailed, &runs);
+
+    let policy = before_execute_fn(|_, _, _| -> Result<(), String> { panic!("policy") });
+    let (result, _) = survive(with_counted(&runs).before_execute(policy), &ctx()).await;
+    assert_blocked(&result, BlockReason::ExecutionDenied, &runs);
+}
+
+#[tokio::test]
+async fn guardrail_panics_block_inputs_and_outputs() {
+    let runs = Runs::new();
+    let input =
+        RulePack::new("p").rule(GuardrailRule::on_input("r", |_, _| panic!("regex blew up")));
+    let (result, _) = survive(with_counted(&runs).guardrails(input), &ctx()).await;
+    assert_blocked(&result, BlockReason::GuardrailBlocked, &runs);
+
+    let output = RulePack::new("p").rule(GuardrailRule::on_output("r", |_, _| {
+        panic!("classifier down")
+    }));
+    let (result, watch) = survive(with_counted(&runs).guardrails(output), &ctx()).await;
+    assert_eq!(result.block_reason(), Some(BlockReason::GuardrailBlocked));
+    assert_eq!(watch.statuses(), ["started", "blocked"]);
+}
+
+#[tokio::test]
+async fn middleware_panics_are_tool_panicked() {
+    let runs = Runs::new();
+    let on_call = call_middleware(|_| panic!("rewrite pw-123 failed"));
+    let (result, _) = survive(with_counted(&runs).middleware(on_call), &ctx()).await;
+    assert_tool_panicked(
+        &result,
+        "tool_call middleware panicked: rewrite [REDACTED] failed",
+    );
+    assert_eq!(runs.count(), 0);
+
+    let on_result = result_middleware(|_| panic!("wrap failed"));
+    let (result, watch) = survive(with_counted(&runs).middleware(on_result), &ctx()).await;
+    assert_tool_panicked(&result, "tool_result middleware panicked");
+    assert_eq!(runs.count(), 1);
+    assert_eq!(watch.statuses(), ["started", "error"]);
+}
+
+#[tokio::test]
+async fn body_panics_are_tool_panicked_bounded_and_redacted() {
+    let sync = ToolDefinition::builder("tool")
+        .run_sync(|_, _| -> Result<Value, ToolError> { panic!("{}pw-123", "x".repeat(300)) });
+    let (result, _) = survive(with_tool(sync), &ctx()).await;
+    assert_tool_panicked(&result, "tool tool panicked");
+    let message = &error_of(&result).message;
+    assert!(
+        message.len() <= 200 && !message.contains("pw-"),
+        "{message}"
+    );
+
+    let after_await = ToolDefinition::builder("tool").run(|_, _| async {
+        tokio::task::yield_now().await;
+        panic!("late")
+    });
+    assert_tool_panicked(&survive(with_tool(after_await), &ctx()).await.0, "late");
+
+    let odd_payload = ToolDefinition::builder("tool")
+        .run_sync(|_, _| -> Result<Value, ToolError> { std::panic::panic_any(42_u8) });
+    assert_tool_panicked(
+        &survive(with_tool(odd_payload), &ctx()).await.0,
+        "non-text payload",
+    );
+}
+
+/// Arguments whose `Deserialize` panics.
+struct Explosive;
+
+impl<'de> Deserialize<'de> for Explosive {
+    fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("decoder bug")
+    }
+}
+
+/// Output whose `Serialize` panics.
+struct Unprintable;
+
+impl Serialize for Unprintable {
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        panic!("encoder bug")
+    }
+}
+
+/// An error whose `Display` panics.
+struct Mute;
+
+impl std::fmt::Display for Mute {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        panic!("display bug")
+    }
+}
+
+macro_rules! typed_tool {
+    ($name:ident, $args:ty, $output:ty, $error:ty, $body:expr) => {
+        struct $name;
+        impl Tool for $name {
+            const NAME: &'static str = "tool";
+            type Args = $args;
+            type Output = $output;
+            type Error = $error;
+            async fn call(
+                self: Arc<Self>,
+                _args: $args,
+                _ctx: ToolExecutionContext,
+            ) -> Result<$output, $error> {
+                $body
+            }
+        }
+    };
+}
+
+typed_tool!(
+    Decodes,
+    Explosive,
+    Value,
+    std::convert::Infallible,
+    Ok(Value::Null)
+);
+typed_tool!(
+    Encodes,
+    Value,
+    Unprintable,
+    std::convert::Infallible,
+    Ok(Unprintable)
+);
+typed_tool!(Fails, Value, Value, Mute, Err(Mute));
+
+#[tokio::test]
+async fn serde_and_display_panics_in_user_types_are_tool_panicked() {
+    let (result, watch) = survive(with_tool(ToolDefinition::from_tool(Decodes)), &ctx()).await;
+    assert_tool_panicked(&result, "decoder bug");
+    assert_eq!(
+        watch.statuses(),
+        ["error"],
+        "decoding happens before the tool starts"
+    );
+
+    let (result, _) = survive(with_tool(ToolDefinition::from_tool(Encodes)), &ctx()).await;
+    assert_tool_panicked(&result, "encoder bug");
+
+    let (result, _) = survive(with_tool(ToolDefinition::from_tool(Fails)), &ctx()).await;
+    assert_tool_panicked(&result, "display bug");
+}
+
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("drop exploded");
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_panics_when_dropped_after_cancellation_still_ends_cancelled() {
+    let token = CancellationToken::new();
+    let tool = {
+        let token = token.clone();
+        ToolDefinition::builder("tool").run(move |_, _| {
+            let token = token.clone();
+            async move {
+                let _armed = PanicOnDrop;
+                token.cancel();
+                std::future::pending::<()>().await;
+                Ok(Value::Null)
+            }
+        })
+    };
+    let ctx = ctx().with_cancellation(token.clone());
+    let (result, _) = survive(with_tool(tool), &ctx).await;
+    assert_eq!(error_of(&result).code, ErrorCode::Cancelled);
+}
+
+#[tokio::test]
+async fn a_body_that_panics_when_dropped_unpolled_still_ends_refused() {
+    let tool = ToolDefinition::builder("tool").run(|_, _| {
+        let armed = PanicOnDrop;
+        async move {
+            let _armed = armed;
+            Ok(Value::Null)
+        }
+    });
+    let refuse = before_execute_fn(|_, _, _| Err("not now"));
+    let (result, _) = survive(with_tool(tool).before_execute(refuse), &ctx()).await;
+    assert_eq!(result.block_reason(), Some(BlockReason::ExecutionDenied));
+}
+
+/// A body that is ready at once but panics when dropped afterwards.
+struct ReadyThenExplode {
+    _armed: PanicOnDrop,
+}
+
+impl Future for ReadyThenExplode {
+    type Output = Result<Value, ToolError>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(Ok(json!("done")))
+    }
+}
+
+struct ExplodingHandler;
+
+impl ToolHandler for ExplodingHandler {
+    fn prepare(&self, _: &Value, _: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+        Ok(Box::pin(ReadyThenExplode {
+            _armed: PanicOnDrop,
+        }))
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_panics_when_dropped_after_finishing_keeps_its_result() {
+    let tool = ToolDefinition::builder("tool").handler(ExplodingHandler);
+    let (result, _) = survive(with_tool(tool), &ctx()).await;
+    assert_eq!(result.as_value(), Some(&json!("done")));
+}
+
+struct ExplodingLedger;
+
+impl RunLedger for ExplodingLedger {
+    fn append(&self, _: ToolCallRecord) {
+        panic!("ledger full");
+    }
+}
+
+#[tokio::test]
+async fn sink_and_ledger_panics_change_nothing() {
+    let runs = Runs::new();
+    let later_sink = CollectingSink::new();
+    let dispatcher = with_counted(&runs)
+        .events(event_fn(|_| panic!("sink down")))
+        .events(later_sink.clone())
+        .ledger(ExplodingLedger)
+        .build();
+    let result = run(&dispatcher, ToolCall::new("c", "tool", json!({"n": 1}))).await;
+    assert_eq!(result.as_value(), Some(&json!({"n": 1})));
+    let kinds: Vec<_> = later_sink
+        .events()
+        .iter()
+        .map(|event| event.kind.type_name())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["tool_execution_started", "tool_execution_finished"],
+        "later sinks still hear everything"
+    );
+
+    let blocked = run(&dispatcher, ToolCall::new("d", "ghost", json!({}))).await;
+    assert_eq!(blocked.block_reason(), Some(BlockReason::UnknownTool));
+}
+
+#[derive(Debug)]
+struct BrokenClock;
+
+impl Clock for BrokenClock {
+    fn now_millis(&self) -> Millis {
+        panic!("clock unavailable")
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_clock_does_not_reach_the_host() {
+    let runs = Runs::new();
+    let (result, _) = survive(with_counted(&runs).clock(BrokenClock), &ctx()).await;
+    assert_eq!(result.as_value(), Some(&json!({"n": 1})));
+}

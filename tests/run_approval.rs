@@ -1,0 +1,463 @@
+//! Approvals (suspend, store, resume), the round gate and the secure agent.
+
+mod run_support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use prism::run::{
+    Agent, AgentConfig, ApprovalDecision, ApprovalKey, ApprovalStore, ApprovalStoreError,
+    InMemoryApprovalStore, Message, ProviderResponse, RunEnd, RunError, RunOptions,
+    ScriptedProvider, SessionState, approval_fn, round_gate_fn,
+};
+use prism::{
+    BlockReason, Dispatcher, ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry,
+    permission_fn, trust_fn, validator_fn,
+};
+use run_support::{named, summary, tool_rows};
+use serde_json::{Value, json};
+
+/// A destructive `wipe` tool that counts its runs.
+fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
+    let runs = Arc::clone(runs);
+    ToolDefinition::builder("wipe")
+        .description("Deletes a path.")
+        .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
+        .annotations(ToolAnnotations {
+            destructive: Some(true),
+            ..ToolAnnotations::default()
+        })
+        .run_sync(move |args: &Value, _| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok(json!({ "wiped": args["path"] }))
+        })
+}
+
+struct Fixture {
+    registry: ToolRegistry,
+    store: Arc<InMemoryApprovalStore>,
+    wipes: Arc<AtomicUsize>,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let wipes = Arc::new(AtomicUsize::new(0));
+        Self {
+            registry: ToolRegistry::from_iter([named("read"), wipe(&wipes)]),
+            store: Arc::new(InMemoryApprovalStore::new()),
+            wipes,
+        }
+    }
+
+    fn agent(&self, provider: &ScriptedProvider) -> Agent {
+        Agent::new(
+            Dispatcher::builder(self.registry.clone()).build(),
+            provider.clone(),
+        )
+        .with_approvals(Arc::clone(&self.store))
+        .with_approval_policy(approval_fn(|tool, _args| {
+            tool.annotations().destructive == Some(true)
+        }))
+    }
+
+    fn wipes(&self) -> usize {
+        self.wipes.load(Ordering::SeqCst)
+    }
+}
+
+fn wipe_call(id: &str, path: &str) -> ToolCall {
+    ToolCall::new(id, "wipe", json!({ "path": path }))
+}
+
+#[tokio::test]
+async fn a_run_suspends_is_stored_and_resumes_with_an_approval() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            wipe_call("c2", "/tmp/cache"),
+        ]),
+        ProviderResponse::text("cleaned"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+
+    assert!(outcome.is_suspended());
+    let pending = outcome.pending_approvals().to_vec();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].key.call_id.as_str(), "c2");
+    assert_eq!(pending[0].arguments, json!({"path": "/tmp/cache"}));
+    assert_eq!(fixture.wipes(), 0, "suspended before the side effect");
+    assert!(
+        tool_rows(session.transcript()).is_empty(),
+        "rows are held until resume"
+    );
+    assert_eq!(fixture.store.pending("s1").await.unwrap(), pending);
+
+    // Store the session, restore it elsewhere with the same approval store, approve, resume.
+    let stored = serde_json::to_string(&session.state()).unwrap();
+    let state: SessionState = serde_json::from_str(&stored).unwrap();
+    let mut restored = fixture.agent(&provider).restore(state);
+    let outcome = restored
+        .resume([ApprovalDecision::approve(&pending[0].key)])
+        .await
+        .unwrap();
+
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(outcome.summary().text, "cleaned");
+    assert_eq!(fixture.wipes(), 1);
+    assert_eq!(
+        summary(&tool_rows(restored.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "ok".to_owned())
+        ]
+    );
+    assert!(restored.suspended().is_none());
+    assert_eq!(
+        restored.resume([]).await.unwrap_err(),
+        RunError::NotSuspended
+    );
+}
+
+#[tokio::test]
+async fn changed_arguments_need_a_new_approval() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/tmp/cache")]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    session.run("clean up", RunOptions::new()).await.unwrap();
+
+    let other_arguments = ApprovalKey::new("s1", "c1".into(), "wipe", &json!({"path": "/"}));
+    let error = session
+        .resume([ApprovalDecision::approve(&other_arguments)])
+        .await
+        .unwrap_err();
+    assert_eq!(error, RunError::Approval(ApprovalStoreError::KeyMismatch));
+    assert_eq!(fixture.wipes(), 0);
+    assert!(session.suspended().is_some(), "still waiting");
+    assert_eq!(
+        session
+            .run("something else", RunOptions::new())
+            .await
+            .unwrap_err(),
+        RunError::Suspended,
+        "a suspended run is finished before another starts"
+    );
+
+    let exact = ApprovalKey::new("s1", "c1".into(), "wipe", &json!({"path": "/tmp/cache"}));
+    session
+        .resume([ApprovalDecision::approve(&exact)])
+        .await
+        .unwrap();
+    assert_eq!(fixture.wipes(), 1);
+}
+
+#[tokio::test]
+async fn an_approval_for_one_call_does_not_cover_another_call_of_the_same_tool() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/tmp/a"), wipe_call("c2", "/tmp/a")]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+    let keys: Vec<_> = outcome
+        .pending_approvals()
+        .iter()
+        .map(|pending| pending.key.clone())
+        .collect();
+    assert_eq!(
+        keys.len(),
+        2,
+        "same tool, same arguments, two calls: two approvals"
+    );
+
+    let outcome = session
+        .resume([ApprovalDecision::approve(&keys[0])])
+        .await
+        .unwrap();
+    assert_eq!(outcome.pending_approvals().len(), 1);
+    assert_eq!(outcome.pending_approvals()[0].key, keys[1]);
+    assert_eq!(
+        fixture.wipes(),
+        0,
+        "nothing runs until every pending call is decided"
+    );
+
+    // Deciding the first call again is refused; the second is refused by the person.
+    let again = session.resume([ApprovalDecision::approve(&keys[0])]).await;
+    assert_eq!(
+        again.unwrap_err(),
+        RunError::Approval(ApprovalStoreError::AlreadyDecided)
+    );
+    let outcome = session
+        .resume([ApprovalDecision::refuse(&keys[1], "not twice")])
+        .await
+        .unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(fixture.wipes(), 1);
+    let rows = tool_rows(session.transcript());
+    assert!(rows[0].is_success());
+    assert_eq!(rows[1].block_reason(), Some(BlockReason::PermissionDenied));
+    assert_eq!(
+        rows[1].error_info().unwrap().message,
+        "The call was not approved: not twice"
+    );
+    // The model saw the refusal on its next turn.
+    let last_request = provider.requests().pop().unwrap();
+    assert!(matches!(
+        last_request.transcript.last(),
+        Some(Message::Tool { result }) if result.tool_call_id.as_str() == "c2"
+    ));
+
+    // A decision is consumed once: it cannot run its call a second time.
+    assert_eq!(
+        fixture.store.consume(&keys[0]).await.unwrap_err(),
+        ApprovalStoreError::AlreadyConsumed
+    );
+}
+
+#[tokio::test]
+async fn other_calls_of_the_batch_follow_the_not_started_rule() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            wipe_call("c2", "/a"),
+            ToolCall::new("c3", "read", json!({})),
+            wipe_call("c4", "/b"),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let agent = fixture
+        .agent(&provider)
+        .with_config(AgentConfig::new().tool_concurrency(4));
+    let mut session = agent.session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let keys: Vec<_> = outcome
+        .pending_approvals()
+        .iter()
+        .map(|pending| pending.key.clone())
+        .collect();
+    assert_eq!(keys.len(), 2);
+
+    session
+        .resume(keys.iter().map(ApprovalDecision::approve))
+        .await
+        .unwrap();
+    assert_eq!(
+        summary(&tool_rows(session.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "ok".to_owned()),
+            ("c3".to_owned(), "tool_call_not_dispatched".to_owned()),
+            ("c4".to_owned(), "ok".to_owned()),
+        ]
+    );
+    assert_eq!(fixture.wipes(), 2);
+}
+
+#[tokio::test]
+async fn without_an_approval_store_a_call_needing_approval_is_refused() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/"), ToolCall::new("c2", "read", json!({}))]),
+        ProviderResponse::text("done"),
+    ]);
+    let agent = Agent::new(
+        Dispatcher::builder(fixture.registry.clone()).build(),
+        provider,
+    )
+    .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
+    let mut session = agent.session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    let rows = tool_rows(session.transcript());
+    assert_eq!(rows[0].block_reason(), Some(BlockReason::PermissionDenied));
+    assert!(rows[1].is_success());
+    assert_eq!(fixture.wipes(), 0);
+}
+
+#[tokio::test]
+async fn a_tool_can_require_approval_itself() {
+    let store = Arc::new(InMemoryApprovalStore::new());
+    let pay = ToolDefinition::builder("pay")
+        .parameters(json!({"type": "object"}))
+        .requires_approval(true)
+        .run_sync(|_, _| Ok(json!("paid")));
+    let provider = ScriptedProvider::new([ProviderResponse::calls([ToolCall::new(
+        "c1",
+        "pay",
+        json!({"cents": 100}),
+    )])]);
+    let agent = Agent::new(
+        Dispatcher::builder(ToolRegistry::from_iter([pay])).build(),
+        provider,
+    )
+    .with_approvals(Arc::clone(&store));
+    let outcome = agent
+        .session("s1")
+        .run("pay", RunOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.pending_approvals()[0].key.tool, "pay");
+}
+
+#[tokio::test]
+async fn the_round_gate_runs_before_any_worker_and_a_refusal_stops_cleanly() {
+    let fixture = Fixture::new();
+    let charged: Arc<Mutex<Vec<(u32, usize, usize)>>> = Arc::default();
+    let gate = {
+        let charged = Arc::clone(&charged);
+        let wipes = Arc::clone(&fixture.wipes);
+        round_gate_fn(move |round| {
+            charged.lock().unwrap().push((
+                round.round,
+                round.calls.len(),
+                wipes.load(Ordering::SeqCst),
+            ));
+            if round.round == 2 {
+                Err("budget spent")
+            } else {
+                Ok(())
+            }
+        })
+    };
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "read", json!({}))]),
+        ProviderResponse::calls([
+            ToolCall::new("c2", "read", json!({})),
+            ToolCall::new("c3", "read", json!({})),
+        ]),
+        ProviderResponse::text("never asked"),
+    ]);
+    let agent = Agent::new(
+        Dispatcher::builder(fixture.registry.clone()).build(),
+        provider.clone(),
+    );
+    let mut session = agent.session("s1");
+    let outcome = session
+        .run(
+            "go",
+            RunOptions::new()
+                .charge_tool_round(gate)
+                .tool_concurrency(4),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(
+        outcome.end,
+        RunEnd::Stopped {
+            reason: "budget spent".into()
+        }
+    );
+    assert_eq!(*charged.lock().unwrap(), [(1, 1, 0), (2, 2, 0)]);
+    let rows = tool_rows(session.transcript());
+    assert_eq!(
+        summary(&rows),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "tool_call_not_dispatched".to_owned()),
+            ("c3".to_owned(), "tool_call_not_dispatched".to_owned()),
+        ]
+    );
+    assert!(
+        rows[1]
+            .error_info()
+            .unwrap()
+            .message
+            .contains("budget spent")
+    );
+    assert_eq!(
+        provider.requests().len(),
+        2,
+        "the run ended after the refusal"
+    );
+}
+
+#[tokio::test]
+async fn a_refusing_gate_executes_nothing_even_when_approvals_would_be_needed() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([ProviderResponse::calls([
+        ToolCall::new("c1", "read", json!({})),
+        wipe_call("c2", "/"),
+    ])]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session
+        .run(
+            "go",
+            RunOptions::new().charge_tool_round(round_gate_fn(|_| Err("no"))),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(outcome.end, RunEnd::Stopped { .. }));
+    assert!(fixture.store.pending("s1").await.unwrap().is_empty());
+    let rows = tool_rows(session.transcript());
+    assert!(rows.iter().all(|row| !row.is_success()));
+}
+
+fn secure_dispatcher(registry: ToolRegistry) -> prism::SecureDispatcher {
+    Dispatcher::builder(registry)
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .build_secure()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/")]),
+        ProviderResponse::text("never"),
+    ]);
+    let agent = Agent::secure(
+        secure_dispatcher(fixture.registry.clone()),
+        provider.clone(),
+        Arc::clone(&fixture.store),
+    )
+    .unwrap();
+    assert!(agent.is_secure());
+    let outcome = agent
+        .session("s1")
+        .run("go", RunOptions::new())
+        .await
+        .unwrap();
+    assert!(
+        outcome.is_suspended(),
+        "destructive tools wait for a decision by default"
+    );
+    assert_eq!(fixture.wipes(), 0);
+
+    // A tool registered later with an empty schema fails the next run before anything is written.
+    fixture
+        .registry
+        .register(
+            ToolDefinition::builder("loose")
+                .parameters(json!({}))
+                .run_sync(|_, _| Ok(Value::Null)),
+        )
+        .unwrap();
+    let mut session = agent.session("s2");
+    let error = session.run("go", RunOptions::new()).await.unwrap_err();
+    assert_eq!(
+        error,
+        RunError::SchemaRequired {
+            names: vec!["loose".into()]
+        }
+    );
+    assert!(session.transcript().is_empty());
+
+    let error = Agent::secure(
+        secure_dispatcher(fixture.registry.clone()),
+        provider,
+        InMemoryApprovalStore::new(),
+    )
+    .unwrap_err();
+    assert_eq!(error.tools, ["loose"]);
+}

@@ -1,0 +1,9 @@
+//! A dispatcher claims effects in one store: a second store does not compile.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .effects(InMemoryEffectStore::new())
+        .effects(InMemoryEffectStore::new())
+        .build();
+}

@@ -1,0 +1,9 @@
+//! Filters decide which tools exist before trust is asked, so a filter cannot follow trust.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .filter(ToolFilter::deny(["shell"]))
+        .build();
+}

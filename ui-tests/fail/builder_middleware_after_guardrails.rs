@@ -1,0 +1,9 @@
+//! Middleware rewrites calls before any guard sees them, so it cannot come after guardrails.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .guardrails(RulePack::new("pii"))
+        .middleware(call_middleware(|_call| {}))
+        .build();
+}

@@ -1,0 +1,9 @@
+//! Middleware cannot be added once later guards are configured, however far back.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .middleware(call_middleware(|_call| {}))
+        .build();
+}

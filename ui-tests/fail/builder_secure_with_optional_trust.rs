@@ -1,0 +1,10 @@
+//! An Option of a trust policy may be None, so it does not count for a secure dispatcher.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .trust(Some(trust_fn(|_tool, _ctx| Ok::<_, String>(()))))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .build_secure();
+}

@@ -1,0 +1,11 @@
+//! A conditional validator may be absent, so it does not count for a secure dispatcher.
+use prism::*;
+
+fn main() {
+    let strict = std::env::var("STRICT").is_ok();
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .validate(strict.then(|| validator_fn(|_tool, _args| Ok::<_, String>(()))))
+        .build_secure();
+}

@@ -1,0 +1,9 @@
+//! A secure dispatcher needs a permission policy.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .build_secure();
+}

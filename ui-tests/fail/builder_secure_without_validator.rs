@@ -1,0 +1,9 @@
+//! A secure dispatcher needs a validator.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .build_secure();
+}

@@ -1,0 +1,9 @@
+//! Trust is checked before permission.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .build();
+}

@@ -1,0 +1,8 @@
+//! Middleware may rename a call and rewrite its arguments, but never change its id.
+use prism::*;
+
+fn main() {
+    let _forger = call_middleware(|call| {
+        call.id = &CallId::new("forged");
+    });
+}

@@ -1,0 +1,24 @@
+//! Observers are not guards: they may be set at any stage, before, between and after guards.
+use prism::*;
+
+fn main() {
+    let _dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .events(CollectingSink::new())
+        .middleware(call_middleware(|_call| {}))
+        .ledger(InMemoryLedger::new())
+        .guardrails(RulePack::new("pii"))
+        .redactor(SecretRedactor::new(["sk-1"]))
+        .filter(ToolFilter::deny(["shell"]))
+        .ownership(OwnershipScope::default())
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .limits(Limits::default())
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .clock(ManualClock::new(0))
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .events(event_fn(|_event| {}))
+        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .effects(InMemoryEffectStore::new())
+        .events(CollectingSink::new())
+        .ledger(InMemoryLedger::new())
+        .build();
+}

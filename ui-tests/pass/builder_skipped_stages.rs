@@ -1,0 +1,17 @@
+//! Every guard is optional: any stage can be the first one configured.
+use prism::*;
+
+fn main() {
+    let _only_effects = Dispatcher::builder(ToolRegistry::new())
+        .effects(InMemoryEffectStore::new())
+        .build();
+    let _only_validation = Dispatcher::builder(ToolRegistry::new())
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .build();
+    let _middleware_then_permission = Dispatcher::builder(ToolRegistry::new())
+        .middleware(call_middleware(|_call| {}))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .build();
+    let _nothing = Dispatcher::builder(ToolRegistry::new()).build();
+}
