@@ -2,9 +2,14 @@
 //! realistic model turn through the dispatcher.
 //!
 //! The turn contains what models really send: good calls, a hallucinated tool, a call to a tool
-//! the host denied, arguments that are not valid JSON, arguments a validator rejects, a tool that
-//! fails, a tool that panics, and an error that leaks a secret. Every call gets exactly one
-//! result; the events and ledger rows show what happened, with the secret redacted everywhere.
+//! the host denied, arguments that are not valid JSON or of the wrong type, arguments a validator
+//! rejects, a tool that fails, a tool that panics, and an error that leaks a secret. Every call
+//! gets exactly one result; the events and ledger rows show what happened, with the secret
+//! redacted everywhere.
+//!
+//! The tools are ordinary Rust functions marked `#[tool]`: their schemas come from the parameter
+//! types and their descriptions from the doc comments, and their arguments are decoded (or the
+//! call refused, naming the bad field) before anything runs.
 //!
 //! Run it with `cargo run --example quickstart`. The ledger is a SQLite file in the system temp
 //! directory (its path is printed); set `PRISM_LEDGER_URL=postgres://…` and build with
@@ -14,113 +19,82 @@
 use prism::storage::{LedgerLocation, LedgerReader, RecordQuery};
 use prism::{
     CollectingSink, Dispatcher, GuardrailRule, OwnershipScope, RulePack, RunLedger, SecretRedactor,
-    ToolCall, ToolDefinition, ToolError, ToolEvent, ToolEventKind, ToolExecutionContext,
-    ToolFilter, ToolOutcome, ToolRegistry, before_execute_fn, call_middleware, permission_fn,
-    trust_fn, validator_fn,
+    ToolCall, ToolError, ToolEvent, ToolEventKind, ToolExecutionContext, ToolFilter, ToolOutcome,
+    ToolRegistry, before_execute_fn, call_middleware, permission_fn, tool, trust_fn, validator_fn,
 };
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The one secret this host knows about. It must never appear in any output below.
 const API_KEY: &str = "sk-live-7f3a9c2e41";
 
+/// Adds two integers.
+#[tool(read_only)]
+fn add(a: i64, b: i64) -> Result<i64, ToolError> {
+    a.checked_add(b)
+        .ok_or_else(|| ToolError::new("the sum overflows a 64-bit integer"))
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Counts {
+    words: usize,
+    characters: usize,
+}
+
+/// Counts the words and characters of a text.
+#[tool(read_only)]
+fn word_count(
+    /// The text to count.
+    text: String,
+) -> Counts {
+    Counts {
+        words: text.split_whitespace().count(),
+        characters: text.chars().count(),
+    }
+}
+
+/// Indexes a batch of documents, reporting progress.
+#[tool]
+async fn index_documents(documents: Vec<String>, ctx: ToolExecutionContext) -> Value {
+    let mut terms = 0;
+    for (done, document) in documents.iter().enumerate() {
+        terms += document.split_whitespace().count();
+        ctx.progress(json!({"done": done + 1, "of": documents.len()}));
+    }
+    json!({"indexed": documents.len(), "terms": terms})
+}
+
+/// Fetches an invoice from the billing API.
+#[tool(read_only, open_world)]
+fn fetch_invoice(invoice_id: String) -> Result<Value, ToolError> {
+    // A careless error message that embeds the credential it used.
+    Err(ToolError::new(format!(
+        "billing API refused invoice {invoice_id} for key {API_KEY}: 401 Unauthorized"
+    )))
+}
+
+/// Parses an ISO-8601 date.
+#[tool(read_only)]
+fn parse_date(date: String) -> Value {
+    // A careless parser: it panics on bad input, and the dispatcher catches the panic.
+    let parts: Vec<u32> = date.split('-').map(|part| part.parse().unwrap()).collect();
+    json!({"year": parts[0], "month": parts[1], "day": parts[2]})
+}
+
+/// Deletes a repository. Irreversible.
+#[tool(destructive)]
+fn delete_repository(name: String) -> Value {
+    json!({"deleted": name})
+}
+
 fn tools() -> ToolRegistry {
-    let add = ToolDefinition::builder("add")
-        .description("Adds two integers.")
-        .parameters(json!({
-            "type": "object",
-            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-            "required": ["a", "b"],
-            "additionalProperties": false
-        }))
-        .run_sync(|args, _| {
-            let (a, b) = (args["a"].as_i64(), args["b"].as_i64());
-            match (a, b) {
-                (Some(a), Some(b)) => a
-                    .checked_add(b)
-                    .map(Value::from)
-                    .ok_or_else(|| ToolError::new("the sum overflows a 64-bit integer")),
-                _ => Err(ToolError::new("a and b must be integers")),
-            }
-        });
-
-    let word_count = ToolDefinition::builder("word_count")
-        .description("Counts the words and characters of a text.")
-        .parameters(json!({
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"]
-        }))
-        .run_sync(|args, _| {
-            let text = args["text"].as_str().ok_or("text must be a string")?;
-            Ok(json!({
-                "words": text.split_whitespace().count(),
-                "characters": text.chars().count(),
-            }))
-        });
-
-    let index_documents = ToolDefinition::builder("index_documents")
-        .description("Indexes a batch of documents, reporting progress.")
-        .parameters(json!({
-            "type": "object",
-            "properties": {"documents": {"type": "array", "items": {"type": "string"}}},
-            "required": ["documents"]
-        }))
-        .run(|args, ctx| async move {
-            let documents = args["documents"].as_array().cloned().unwrap_or_default();
-            let mut terms = 0;
-            for (done, document) in documents.iter().enumerate() {
-                terms += document
-                    .as_str()
-                    .map_or(0, |text| text.split_whitespace().count());
-                ctx.progress(json!({"done": done + 1, "of": documents.len()}));
-            }
-            Ok(json!({"indexed": documents.len(), "terms": terms}))
-        });
-
-    let fetch_invoice = ToolDefinition::builder("fetch_invoice")
-        .description("Fetches an invoice from the billing API.")
-        .parameters(json!({
-            "type": "object",
-            "properties": {"invoice_id": {"type": "string"}},
-            "required": ["invoice_id"]
-        }))
-        .run_sync(|args, _| {
-            // A careless error message that embeds the credential it used.
-            Err(ToolError::new(format!(
-                "billing API refused invoice {} for key {API_KEY}: 401 Unauthorized",
-                args["invoice_id"]
-            )))
-        });
-
-    let parse_date = ToolDefinition::builder("parse_date")
-        .description("Parses an ISO-8601 date.")
-        .parameters(json!({
-            "type": "object",
-            "properties": {"date": {"type": "string"}},
-            "required": ["date"]
-        }))
-        .run_sync(|args, _| {
-            let date = args["date"].as_str().unwrap_or_default();
-            let parts: Vec<u32> = date.split('-').map(|part| part.parse().unwrap()).collect();
-            Ok(json!({"year": parts[0], "month": parts[1], "day": parts[2]}))
-        });
-
-    let delete_repository = ToolDefinition::builder("delete_repository")
-        .description("Deletes a repository. Irreversible.")
-        .parameters(json!({
-            "type": "object",
-            "properties": {"name": {"type": "string"}},
-            "required": ["name"]
-        }))
-        .run_sync(|_, _| Ok(json!({"deleted": true})));
-
     ToolRegistry::from_iter([
-        add,
-        word_count,
-        index_documents,
-        fetch_invoice,
-        parse_date,
-        delete_repository,
+        add::definition(),
+        word_count::definition(),
+        index_documents::definition(),
+        fetch_invoice::definition(),
+        parse_date::definition(),
+        delete_repository::definition(),
     ])
 }
 

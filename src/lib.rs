@@ -1,1 +1,231 @@
+//! # Prism: typed Rust functions as language-model tools
+//!
+//! Write a function, mark it `#[tool]`, register it, and let the [`Dispatcher`] run the model's
+//! calls through a fixed pipeline of guards. The macro derives the JSON Schema the model reads
+//! from the parameter types and the description from the doc comments; the dispatcher decodes
+//! each call's arguments into those types before any side effect.
+//!
+//! ```
+//! use prism::{Dispatcher, State, ToolCall, ToolExecutionContext, ToolRegistry, tool};
+//! use serde::{Deserialize, Serialize};
+//! use serde_json::json;
+//!
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! #[serde(rename_all = "lowercase")]
+//! enum Unit {
+//!     Celsius,
+//!     Fahrenheit,
+//! }
+//!
+//! #[derive(Serialize, schemars::JsonSchema)]
+//! struct Weather {
+//!     city: String,
+//!     degrees: f64,
+//! }
+//!
+//! struct Stations {
+//!     paris: f64,
+//! }
+//!
+//! /// Looks up the current weather for a city.
+//! #[tool(read_only)]
+//! async fn get_weather(
+//!     /// City name, for example "Paris".
+//!     city: String,
+//!     /// Temperature unit; Celsius when absent.
+//!     unit: Option<Unit>,
+//!     stations: State<Stations>,
+//!     ctx: ToolExecutionContext,
+//! ) -> Result<Weather, String> {
+//!     if ctx.is_cancelled() {
+//!         return Err("cancelled".into());
+//!     }
+//!     let celsius = match city.as_str() {
+//!         "Paris" => stations.paris,
+//!         other => return Err(format!("no station in {other}")),
+//!     };
+//!     let degrees = match unit {
+//!         Some(Unit::Fahrenheit) => celsius * 9.0 / 5.0 + 32.0,
+//!         Some(Unit::Celsius) | None => celsius,
+//!     };
+//!     Ok(Weather { city, degrees })
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let registry = ToolRegistry::from_iter([get_weather::definition(Stations { paris: 21.5 })]);
+//! let weather = registry.get("get_weather").unwrap();
+//! assert_eq!(weather.description(), Some("Looks up the current weather for a city."));
+//! assert_eq!(weather.parameters().unwrap()["required"], json!(["city"]));
+//!
+//! let dispatcher = Dispatcher::builder(registry).build();
+//! let ctx = ToolExecutionContext::new();
+//! let call = ToolCall::new("call_1", "get_weather", json!({"city": "Paris", "unit": "fahrenheit"}));
+//! let result = dispatcher.dispatch(call, &ctx).await.unwrap();
+//! assert_eq!(result.as_value(), Some(&json!({"city": "Paris", "degrees": 70.7})));
+//!
+//! // Arguments are decoded before anything runs; a bad one names its path.
+//! let call = ToolCall::new("call_2", "get_weather", json!({"city": "Paris", "unit": "kelvin"}));
+//! let result = dispatcher.dispatch(call, &ctx).await.unwrap();
+//! let error = result.error_info().unwrap();
+//! assert_eq!(error.code.as_str(), "invalid_arguments");
+//! assert!(error.message.contains("`unit`"), "{}", error.message);
+//! # });
+//! ```
+//!
+//! The function stays an ordinary function. Beside it, `#[tool]` adds a struct of the same name
+//! (a function and a braced struct live in different namespaces) whose `definition` returns the
+//! [`ToolDefinition`] to register: `get_weather::definition(state)` here, `add::definition()` for
+//! a tool without state. This works wherever the function is declared, including inside another
+//! function.
+//!
+//! ## What `#[tool]` derives
+//!
+//! - **Name**: the function's name (without `r#`), or `#[tool(name = "…")]`. Names use the MCP
+//!   character set `[A-Za-z0-9_.-]`, 1 to 128 characters, checked at compile time.
+//! - **Description**: the doc comment (`#[doc = include_str!("…")]` works), or
+//!   `#[tool(description = "…")]`. A tool without one does not compile: the model reads it to
+//!   decide when to call the tool.
+//! - **Parameters**: a JSON Schema of a generated struct with one field per argument, built once
+//!   per tool with [`schema::parameters_for`]: an object at the root, no `$schema`, no `title`,
+//!   `additionalProperties: false` (unknown keys are refused when decoding, too), `Option<T>`
+//!   arguments not required. Doc comments on parameters become their descriptions;
+//!   `#[serde(rename = "…")]`, `#[serde(default)]` and `#[schemars(…)]` on a parameter apply as
+//!   on a struct field. Argument types are anything `Deserialize + JsonSchema`, including your own
+//!   structs and enums.
+//! - **Output schema**: the return type's schema, when it implements `JsonSchema`.
+//! - **Hints**: `title = "…"`, `read_only`, `destructive`, `idempotent`, `open_world` (each alone
+//!   or `= true`/`= false`), `exclusive`, and `effect` (the default [`EffectPolicy`]) or
+//!   `effect = <expression>`.
+//!
+//! Without a `schemars` dependency of your own, derive through the re-export:
+//! `#[derive(prism::schema::schemars::JsonSchema)]` with
+//! `#[schemars(crate = "prism::schema::schemars")]`.
+//!
+//! ## Parameters the model does not fill in
+//!
+//! A parameter whose type is [`ToolExecutionContext`] (by value or `&`) or [`State<T>`] is
+//! supplied at dispatch and never appears in the schema. `State<T>` is the `Arc<T>` given to
+//! `definition(state)`. Any type implementing [`FromToolContext`] (a caller id read from the
+//! run's metadata, a handle taken out of the state) is supplied the same way when the parameter
+//! is marked `#[ctx]`; `#[ctx]` also marks an alias of the context type. `#[tool(state = T)]`
+//! names the state type when no `State<T>` parameter does.
+//!
+//! A single parameter marked `#[args]` takes the whole argument object: its type (a struct with
+//! named fields, ideally `#[serde(deny_unknown_fields)]`) is the schema.
+//!
+//! ## What a tool returns
+//!
+//! Any `Serialize` value, or a `Result<T, E>` (an alias such as `std::io::Result<T>` too) whose
+//! error is any `Display` type (`String`, `std::io::Error`, `anyhow::Error`…) or a [`ToolError`]
+//! with a code of its own. An `Err` is the call's error; the model sees its message after
+//! redaction.
+//!
+//! Arguments are decoded in the handler's `prepare` step, after the validators and before the
+//! before-execute policy and any effect claim: a decoding failure is a blocked
+//! `invalid_arguments` result naming the JSON path of the bad field, and the body never runs.
+//! Context parameters are taken when the body starts; a failing extractor fails the call.
+//! A synchronous function runs on the dispatching task when the body is awaited: use an
+//! `async fn` with `spawn_blocking` for long blocking work.
+//!
+//! ## Methods: `#[tools]`
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicI64, Ordering};
+//! use prism::{ToolRegistry, tools};
+//!
+//! struct Counter {
+//!     value: AtomicI64,
+//! }
+//!
+//! #[tools]
+//! impl Counter {
+//!     /// Adds to the counter and returns the new value.
+//!     #[tool]
+//!     fn add(&self, by: i64) -> i64 {
+//!         self.value.fetch_add(by, Ordering::SeqCst) + by
+//!     }
+//!
+//!     /// Reads the counter.
+//!     #[tool(read_only)]
+//!     async fn read(&self) -> i64 {
+//!         self.value.load(Ordering::SeqCst)
+//!     }
+//! }
+//!
+//! let counter = Arc::new(Counter { value: AtomicI64::new(0) });
+//! let registry = ToolRegistry::from_iter(Arc::clone(&counter).tools());
+//! assert_eq!(registry.len(), 2);
+//! ```
+//!
+//! The `#[tool]` methods of the block take `&self` and share the one `Arc<Self>` given to the
+//! generated `tools` method; other methods stay as they are. `#[tools(name = admin_tools)]` names
+//! the generated method differently, so two impl blocks of one type do not collide.
+//!
+//! ## A type per tool: `#[derive(Tool)]`
+//!
+//! ```
+//! use prism::{Tool, ToolExecutionContext};
+//! use serde::Deserialize;
+//!
+//! /// Converts degrees Celsius to Fahrenheit.
+//! #[derive(Deserialize, schemars::JsonSchema, Tool)]
+//! #[serde(deny_unknown_fields)]
+//! #[tool(read_only)]
+//! struct ToFahrenheit {
+//!     /// Degrees Celsius.
+//!     celsius: f64,
+//! }
+//!
+//! impl ToFahrenheit {
+//!     async fn run(self, _ctx: ToolExecutionContext) -> Result<f64, String> {
+//!         Ok(self.celsius * 9.0 / 5.0 + 32.0)
+//!     }
+//! }
+//!
+//! let definition = ToFahrenheit::definition();
+//! assert_eq!(definition.name(), "to_fahrenheit");
+//! ```
+//!
+//! The struct's fields are the arguments, so it derives `Deserialize` and `JsonSchema` itself,
+//! with `#[serde(deny_unknown_fields)]` (required). The tool's name is the struct's name in
+//! snake case unless `#[tool(name = "…")]` says otherwise; `#[tool(...)]` takes the same keys as
+//! on a function. The body is an inherent `async fn run(self, ctx: ToolExecutionContext)`
+//! returning a `Result`; with `#[tool(state = S)]` it takes a third parameter `state: State<S>`
+//! and `definition(state)` takes the state.
+//!
+//! ## Mistakes are compile errors
+//!
+//! A bad name, a missing description, two arguments with one JSON name, a reference or
+//! `impl Trait` argument, a generic or `const` function, two contexts of one kind, `self` outside
+//! `#[tools]`, an unknown key (with the closest known one suggested): each is reported at its
+//! span, all of them in one compiler run, and the function is still emitted so nothing else fails
+//! because of them. A parameter type that cannot be decoded, a return type that cannot be
+//! serialised or an error type that does not convert fails with one sentence naming the type.
+//!
+//! ## Implementing [`Tool`] by hand
+//!
+//! The macros expand to implementations of the typed [`Tool`] trait; implement it yourself for a
+//! generic tool or one built at run time. A hand-written implementation and the macro's cost the
+//! same per call. Everything else (registry, filters, the dispatch pipeline, guards, effects) is
+//! re-exported from `prism_tools`; see the items below.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 pub use prism_tools::*;
+pub use prism_tools_derive::{Tool, tool, tools};
+
+/// What the macros' generated code refers to. Not an API.
+#[doc(hidden)]
+pub mod __private {
+    pub use prism_tools::macro_support::*;
+    pub use prism_tools::schema::parameters_for;
+    pub use prism_tools::{
+        EffectPolicy, FromToolContext, State, Tool, ToolAnnotations, ToolDefinition, ToolError,
+        ToolExecutionContext,
+    };
+    pub use schemars;
+    pub use serde;
+    pub use serde_json::Value;
+}

@@ -5,8 +5,9 @@ mod run_support;
 use std::sync::Arc;
 
 use prism::run::{
-    Agent, AgentConfig, DiscloseAll, DisclosureRequest, ProviderResponse, RunError, RunEventKind,
-    RunEventLog, RunOptions, ScriptedProvider, ToolDisclosure, ToolsMetadata, narrowing_fn,
+    Agent, AgentConfig, DisclosureMode, DisclosureRequest, ProviderResponse, RunError,
+    RunEventKind, RunEventLog, RunOptions, ScriptedProvider, ToolDisclosure, ToolsMetadata,
+    narrowing_fn,
 };
 use prism::{BlockReason, Dispatcher, ToolCall, ToolRegistry};
 use run_support::{add, named, summary, tool_rows};
@@ -250,7 +251,10 @@ async fn disclosure_describes_a_subset_and_never_authorises() {
     let agent = Agent::new(Dispatcher::builder(registry()).build(), provider.clone());
     let mut session = agent.session("s");
     session
-        .run("hi", RunOptions::new().tool_disclosure(FirstOnly))
+        .run(
+            "hi",
+            RunOptions::new().tools_disclosure(DisclosureMode::custom(FirstOnly)),
+        )
         .await
         .unwrap();
     assert_eq!(provider.requests()[0].tool_names, ["wiki.search"]);
@@ -273,7 +277,10 @@ async fn disclosing_everything_is_byte_identical_to_no_disclosure_step() {
         .unwrap();
     Agent::new(dispatcher, explicit.clone())
         .session("s")
-        .run("hi", RunOptions::new().tool_disclosure(DiscloseAll))
+        .run(
+            "hi",
+            RunOptions::new().tools_disclosure(DisclosureMode::All),
+        )
         .await
         .unwrap();
     assert_eq!(

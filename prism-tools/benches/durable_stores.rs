@@ -1,5 +1,6 @@
-//! Ledger append throughput (rows/s) with one writer thread and with eight, and effect claim +
-//! complete latency, for every backend. PostgreSQL is measured when `PRISM_POSTGRES_URL` is set.
+//! Ledger append throughput (rows/s) with one writer thread and with eight, effect claim +
+//! complete latency, and approval request + decide + consume latency, for every backend.
+//! PostgreSQL is measured when `PRISM_POSTGRES_URL` is set.
 //!
 //! ```sh
 //! eval "$(bash .ci/postgres.sh start)"
@@ -11,12 +12,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use prism_tools::run::{
+    ApprovalDecision, ApprovalKey, ApprovalStore, InMemoryApprovalStore, PendingApproval,
+};
 use prism_tools::{
     ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore, InMemoryLedger,
-    JsonlLedger, RecordStatus, RecordedOutcome, RunLedger, SqliteEffectStore, SqliteLedger,
-    ToolCallRecord, ToolResult,
+    JsonlLedger, RecordStatus, RecordedOutcome, RunLedger, SqliteApprovalStore, SqliteEffectStore,
+    SqliteLedger, ToolCallRecord, ToolResult,
 };
 use serde_json::json;
+use tokio::runtime::Runtime;
+
+/// Opens a ledger handle for one measured iteration.
+type LedgerHandle = Box<dyn Fn() -> Arc<dyn RunLedger>>;
 
 /// Rows appended (then flushed) per measured iteration.
 const ROWS: usize = 8_000;
@@ -81,7 +89,7 @@ fn append_and_flush(ledger: &dyn RunLedger, writers: usize) -> Duration {
 fn ledger_append(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
-    let mut ledgers: Vec<(&str, Box<dyn Fn() -> Arc<dyn RunLedger>>)> = vec![
+    let mut ledgers: Vec<(&str, LedgerHandle)> = vec![
         ("memory", Box::new(|| Arc::new(InMemoryLedger::new()))),
         ("jsonl", {
             let ledger: Arc<dyn RunLedger> =
@@ -95,7 +103,7 @@ fn ledger_append(c: &mut Criterion) {
         }),
     ];
     #[cfg(feature = "postgres")]
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let runtime = Runtime::new().expect("runtime");
     #[cfg(feature = "postgres")]
     if let Some(url) = postgres_url() {
         let connect = prism_tools::PostgresLedger::connect(postgres_options(&url));
@@ -123,12 +131,53 @@ fn ledger_append(c: &mut Criterion) {
     group.finish();
 }
 
-fn claim_complete(c: &mut Criterion) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let runtime = tokio::runtime::Builder::new_current_thread()
+fn current_thread_runtime() -> Runtime {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .expect("runtime");
+        .expect("runtime")
+}
+
+/// A PostgreSQL store connected with `connect`, when a server is configured.
+#[cfg(feature = "postgres")]
+fn postgres_store<T, F>(
+    runtime: &Runtime,
+    connect: impl FnOnce(prism_tools::PostgresOptions) -> F,
+) -> Option<T>
+where
+    F: Future<Output = Result<T, prism_tools::StorageError>>,
+{
+    let url = postgres_url()?;
+    Some(
+        runtime
+            .block_on(connect(postgres_options(&url)))
+            .expect("postgres"),
+    )
+}
+
+/// Times `round_trip(store, n)` per iteration for each store; `n` never repeats in this process.
+fn measure_latency<S: ?Sized>(
+    c: &mut Criterion,
+    group: &str,
+    stores: &[(&str, Arc<S>)],
+    round_trip: impl Fn(&S, u64),
+) {
+    let next = AtomicU64::new(0);
+    let mut group = c.benchmark_group(group);
+    group.sample_size(20);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(5));
+    for (name, store) in stores {
+        group.bench_function(*name, |b| {
+            b.iter(|| round_trip(store, next.fetch_add(1, Ordering::Relaxed)))
+        });
+    }
+    group.finish();
+}
+
+fn claim_complete(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let runtime = current_thread_runtime();
     #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
     let mut stores: Vec<(&str, Arc<dyn EffectStore>)> = vec![
         ("memory", Arc::new(InMemoryEffectStore::new())),
@@ -138,44 +187,82 @@ fn claim_complete(c: &mut Criterion) {
         ),
     ];
     #[cfg(feature = "postgres")]
-    if let Some(url) = postgres_url() {
-        let connect = prism_tools::PostgresEffectStore::connect(postgres_options(&url));
-        stores.push((
-            "postgres",
-            Arc::new(runtime.block_on(connect).expect("postgres")),
-        ));
+    if let Some(store) = postgres_store(&runtime, prism_tools::PostgresEffectStore::connect) {
+        stores.push(("postgres", Arc::new(store)));
     }
 
     let policy = EffectPolicy::default();
-    let next = AtomicU64::new(0);
-    let mut group = c.benchmark_group("effect_claim_complete");
-    group.sample_size(20);
-    group.warm_up_time(Duration::from_secs(1));
-    group.measurement_time(Duration::from_secs(5));
-    for (name, store) in &stores {
-        group.bench_function(*name, |b| {
-            b.iter(|| {
-                let n = next.fetch_add(1, Ordering::Relaxed);
-                let key = EffectKey::new("pay", &policy, &json!({"invoice": n}));
-                runtime.block_on(async {
-                    let request = ClaimRequest {
-                        key: &key,
-                        owner: "bench",
-                        now: 0,
-                        lease: Duration::from_secs(60),
-                    };
-                    store.claim(request).await.expect("claim");
-                    let outcome = RecordedOutcome::Value(json!({"paid": n}));
-                    store
-                        .complete(&key, "bench", outcome)
-                        .await
-                        .expect("complete");
-                })
-            })
-        });
-    }
-    group.finish();
+    measure_latency(c, "effect_claim_complete", &stores, |store, n| {
+        let key = EffectKey::new("pay", &policy, &json!({"invoice": n}));
+        runtime.block_on(async {
+            let request = ClaimRequest {
+                key: &key,
+                owner: "bench",
+                now: 0,
+                lease: Duration::from_secs(60),
+            };
+            store.claim(request).await.expect("claim");
+            let outcome = RecordedOutcome::Value(json!({"paid": n}));
+            store
+                .complete(&key, "bench", outcome)
+                .await
+                .expect("complete");
+        })
+    });
 }
 
-criterion_group!(benches, ledger_append, claim_complete);
+/// One approval's whole life as a run and a reviewer drive it: the run records the request, the
+/// reviewer decides, the resumed run consumes the decision. Three commits on the SQL stores.
+fn approval_round_trip(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let runtime = current_thread_runtime();
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+    let mut stores: Vec<(&str, Arc<dyn ApprovalStore>)> = vec![
+        ("memory", Arc::new(InMemoryApprovalStore::new())),
+        (
+            "sqlite",
+            Arc::new(
+                SqliteApprovalStore::open(dir.path().join("approvals.sqlite3")).expect("sqlite"),
+            ),
+        ),
+    ];
+    #[cfg(feature = "postgres")]
+    if let Some(store) = postgres_store(&runtime, prism_tools::PostgresApprovalStore::connect) {
+        stores.push(("postgres", Arc::new(store)));
+    }
+
+    // A session of its own per process: runs sharing the PostgreSQL schema never reuse a call.
+    let session = format!(
+        "bench-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos())
+    );
+    let arguments = json!({"path": "/srv/app/old-logs", "recursive": true});
+    measure_latency(c, "approval_request_decide_consume", &stores, |store, n| {
+        let key = ApprovalKey::new(
+            session.as_str(),
+            format!("call-{n}").into(),
+            "delete_dir",
+            &arguments,
+        );
+        let pending = PendingApproval {
+            key: key.clone(),
+            run_id: "run-1".into(),
+            arguments: arguments.clone(),
+            requested_at: 0,
+        };
+        runtime.block_on(async {
+            store.request(&pending).await.expect("request");
+            store
+                .decide(&ApprovalDecision::approve(&key))
+                .await
+                .expect("decide");
+            store.consume(&key).await.expect("consume");
+        })
+    });
+}
+
+criterion_group!(benches, ledger_append, claim_complete, approval_round_trip);
 criterion_main!(benches);

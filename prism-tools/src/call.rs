@@ -179,6 +179,10 @@ pub enum ErrorCode {
     ValidationFailed,
     /// See [`BlockReason::ExecutionDenied`].
     ExecutionDenied,
+    /// The tool's own parameter schema is unusable (it does not compile, breaks a validator's
+    /// limits, or refers outside its document): the host's bug, not the model's. Reported under
+    /// [`BlockReason::ValidationFailed`] with this code so hosts can tell the two apart.
+    InvalidToolSchema,
     /// See [`BlockReason::GuardrailBlocked`].
     GuardrailBlocked,
     /// The tool's effect was claimed earlier and never recorded an outcome; it may or may not have
@@ -218,6 +222,7 @@ impl ErrorCode {
             Self::ValidationFailed => "validation_failed",
             Self::ExecutionDenied => "execution_denied",
             Self::GuardrailBlocked => "guardrail_blocked",
+            Self::InvalidToolSchema => "invalid_tool_schema",
             Self::EffectOutcomeUnknown => "effect_outcome_unknown",
             Self::EffectInFlight => "effect_in_flight",
             Self::EffectStoreError => "effect_store_error",
@@ -242,6 +247,7 @@ impl ErrorCode {
             "permission_denied" => Self::PermissionDenied,
             "validation_failed" => Self::ValidationFailed,
             "execution_denied" => Self::ExecutionDenied,
+            "invalid_tool_schema" => Self::InvalidToolSchema,
             "guardrail_blocked" => Self::GuardrailBlocked,
             "effect_outcome_unknown" => Self::EffectOutcomeUnknown,
             "effect_in_flight" => Self::EffectInFlight,

@@ -5,10 +5,11 @@
 //! [`ToolHandler`]: arguments are decoded synchronously before anything can happen, and only the
 //! returned future, once awaited, performs the side effect.
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -83,6 +84,8 @@ struct DefinitionInner {
     requires_approval: bool,
     effect: Option<EffectPolicy>,
     handler: Arc<dyn ToolHandler>,
+    /// What a validator derived from `parameters` (a compiled schema), made once per definition.
+    memo: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
 /// A tool as the registry stores it. Cheap to clone.
@@ -174,6 +177,50 @@ impl ToolDefinition {
     /// The handler.
     pub fn handler(&self) -> &Arc<dyn ToolHandler> {
         &self.inner.handler
+    }
+
+    /// A value derived from this definition, computed by `init` on first use and kept for the
+    /// definition's lifetime; every clone shares it. A schema validator keeps its compiled form
+    /// of [`parameters`](Self::parameters) here, so the dispatch path reads it without a lock or
+    /// a hash.
+    ///
+    /// The slot holds one value: the first type stored wins, and a call asking for another type
+    /// gets `None` (and should fall back to its own cache).
+    ///
+    /// ```
+    /// use prism_tools::ToolDefinition;
+    /// use serde_json::Value;
+    ///
+    /// let tool = ToolDefinition::builder("t").run_sync(|_, _| Ok(Value::Null));
+    /// assert_eq!(tool.memo(|| 41_u32 + 1), Some(&42));
+    /// assert_eq!(tool.clone().memo(|| 0_u32), Some(&42)); // computed once, shared by clones
+    /// assert_eq!(tool.memo(|| "other type"), None);
+    /// ```
+    pub fn memo<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Option<&T> {
+        self.inner
+            .memo
+            .get_or_init(|| Box::new(init()))
+            .downcast_ref()
+    }
+
+    /// The same tool with other parameters (a normalised schema, say). The new definition shares
+    /// the handler but not the [`memo`](Self::memo), which belonged to the old schema.
+    pub fn with_parameters(&self, schema: Value) -> ToolDefinition {
+        let old = &*self.inner;
+        ToolDefinition {
+            inner: Arc::new(DefinitionInner {
+                name: Arc::clone(&old.name),
+                description: old.description.clone(),
+                parameters: Some(schema),
+                output_schema: old.output_schema.clone(),
+                annotations: old.annotations.clone(),
+                exclusive: old.exclusive,
+                effect: old.effect.clone(),
+                requires_approval: old.requires_approval,
+                handler: Arc::clone(&old.handler),
+                memo: OnceLock::new(),
+            }),
+        }
     }
 
     /// True when both values are the same definition (not merely equal fields).
@@ -272,6 +319,7 @@ impl ToolDefinitionBuilder {
                 requires_approval: self.requires_approval,
                 effect: self.effect,
                 handler,
+                memo: OnceLock::new(),
             }),
         }
     }

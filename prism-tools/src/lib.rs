@@ -42,6 +42,7 @@
 //! | arguments not an object, over a limit, or not decodable | `invalid_arguments` (`invalid_json_arguments` for unparsable text) | blocked | blocked |
 //! | trust or permission refused | `permission_denied` | blocked | blocked |
 //! | validator refused, or no schema under a secure dispatcher | `validation_failed` | blocked | blocked |
+//! | the tool's own schema is unusable (host bug) | `validation_failed` with code `invalid_tool_schema` | blocked | blocked |
 //! | before-execute refused | `execution_denied` | blocked | blocked |
 //! | guardrail block (input or output) | `guardrail_blocked` | blocked | blocked |
 //! | effect outcome unknown / in flight / store failure | `effect_outcome_unknown` / `effect_in_flight` / `effect_store_error` | error | error |
@@ -114,16 +115,18 @@
 //! | [`registry`] | [`ToolRegistry`]: lock-free reads, replace or strict duplicates |
 //! | [`filter`], [`grant`], [`scope`] | exact allow/deny filters; per-run grants; per-call scope |
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
+//! | [`extract`] | [`FromToolContext`], [`State`]: tool parameters taken from the call, not the model |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
 //! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
-//! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect stores, [`RecordQuery`] |
+//! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect and approval stores, [`RecordQuery`] |
 //! | [`redact`] | [`SecretRedactor`] |
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters |
 //! | [`contributions`] | inert tools contributed by extensions |
-//! | [`run`] | sessions, grants, narrowing, ordered concurrent batches, approvals, artifact loop |
+//! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
+//! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -137,10 +140,13 @@ pub mod definition;
 pub mod dispatch;
 pub mod effects;
 pub mod error;
+pub mod extract;
 pub mod filter;
 pub mod grant;
 pub mod guard;
 pub mod limits;
+#[doc(hidden)]
+pub mod macro_support;
 mod panic;
 pub mod redact;
 pub mod registry;
@@ -151,6 +157,7 @@ pub mod search;
 mod shared_log;
 pub mod storage;
 pub mod tool;
+pub mod validation;
 
 pub use call::{
     BlockReason, CallId, ErrorCode, ErrorInfo, JsonObject, ToolCall, ToolOutcome, ToolResult,
@@ -162,9 +169,9 @@ pub use definition::{
     ToolAnnotations, ToolDefinition, ToolDefinitionBuilder, ToolFuture, ToolHandler,
 };
 pub use dispatch::{
-    CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger, LedgerError,
-    OwnershipScope, RecordStatus, RunLedger, SecureBuildError, SecureDispatcher, ToolCallRecord,
-    ToolEvent, ToolEventKind, Tripwire, event_fn,
+    BuildError, CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger,
+    LedgerError, OwnershipScope, RecordStatus, RegisterError, RunLedger, SecureBuildError,
+    SecureDispatcher, ToolCallRecord, ToolEvent, ToolEventKind, Tripwire, event_fn,
 };
 pub use effects::{
     Claim, ClaimRequest, EffectKey, EffectPolicy, EffectRecovery, EffectState, EffectStore,
@@ -172,6 +179,7 @@ pub use effects::{
     UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
+pub use extract::{FromToolContext, State};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
 pub use grant::ToolGrant;
 pub use guard::{
@@ -190,7 +198,7 @@ pub use search::{
 };
 pub use storage::{JsonlLedger, LedgerReader, RecordQuery, StorageError, SyncPolicy};
 #[cfg(feature = "postgres")]
-pub use storage::{PostgresEffectStore, PostgresLedger, PostgresOptions};
+pub use storage::{PostgresApprovalStore, PostgresEffectStore, PostgresLedger, PostgresOptions};
 #[cfg(feature = "sqlite")]
-pub use storage::{SqliteEffectStore, SqliteLedger, SqliteOptions};
+pub use storage::{SqliteApprovalStore, SqliteEffectStore, SqliteLedger, SqliteOptions};
 pub use tool::Tool;

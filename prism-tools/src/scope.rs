@@ -6,10 +6,19 @@
 //! configured: the builder's filters and validators always run as well. Because the scope travels
 //! in the context a tool receives, a tool that makes nested calls with its own context cannot
 //! reach a name outside its run's grant.
+//!
+//! One tool can come from the scope instead of the registry: the `search_tools` tool a run
+//! generates for a turn in search mode (see [`search`](crate::search)). Only the run layer can put
+//! it there (the setter is crate-private), a scope nested inside another keeps it only when the
+//! outer scope carries the very same definition, and every guard after the lookup (the builder's
+//! filters, trust, permission, validators) still applies to it. So a scope never makes a host
+//! tool callable that the host did not register, and the generated tool is callable exactly
+//! during the turn whose request described it.
 
 use std::fmt;
 use std::sync::Arc;
 
+use crate::definition::ToolDefinition;
 use crate::grant::ToolGrant;
 use crate::guard::ToolValidator;
 use crate::registry::RegistrySnapshot;
@@ -22,6 +31,8 @@ pub struct ToolScope {
     visible: ToolGrant,
     validator: Option<Arc<dyn ToolValidator>>,
     pinned: Option<Arc<RegistrySnapshot>>,
+    /// A tool the run itself provides for one turn (search mode's `search_tools`).
+    run_tool: Option<ToolDefinition>,
 }
 
 impl ToolScope {
@@ -32,7 +43,21 @@ impl ToolScope {
             visible: ToolGrant::All,
             validator: None,
             pinned: None,
+            run_tool: None,
         }
+    }
+
+    /// Lets this scope's calls reach `tool`, which is not in the registry: the run's generated
+    /// `search_tools` for one turn. Dispatch resolves the tool's name to it before looking in the
+    /// registry, then applies every later guard as usual.
+    pub(crate) fn with_run_tool(mut self, tool: ToolDefinition) -> Self {
+        self.run_tool = Some(tool);
+        self
+    }
+
+    /// The run-provided tool called `name`, if this scope carries one.
+    pub(crate) fn run_tool(&self, name: &str) -> Option<&ToolDefinition> {
+        self.run_tool.as_ref().filter(|tool| tool.name() == name)
     }
 
     /// Pins the definitions calls resolve to: a run snapshots its tools once, so a tool replaced
@@ -68,17 +93,27 @@ impl ToolScope {
             visible: self.visible.clone(),
             validator: self.validator.clone(),
             pinned: self.pinned.clone(),
+            run_tool: self
+                .run_tool
+                .clone()
+                .filter(|tool| grant.allows(tool.name())),
         }
     }
 
     /// This scope nested inside `parent`: grants and visible sets intersect, and when this scope
-    /// has no validator of its own the parent's still applies.
+    /// has no validator of its own the parent's still applies. A run-provided tool survives only
+    /// when both scopes carry the same one: a nested scope cannot bring its own.
     pub fn within(self, parent: &ToolScope) -> Self {
+        let run_tool = match (self.run_tool, &parent.run_tool) {
+            (Some(own), Some(outer)) if own.ptr_eq(outer) => Some(own),
+            _ => None,
+        };
         Self {
             grant: self.grant.intersect(&parent.grant),
             visible: self.visible.intersect(&parent.visible),
             validator: self.validator.or_else(|| parent.validator.clone()),
             pinned: self.pinned.or_else(|| parent.pinned.clone()),
+            run_tool,
         }
     }
 
@@ -87,9 +122,10 @@ impl ToolScope {
         &self.grant
     }
 
-    /// True when the scope lets `name` be called.
+    /// True when the scope lets `name` be called: granted and visible this turn, or the tool the
+    /// run provides for this turn.
     pub fn allows(&self, name: &str) -> bool {
-        self.grant.allows(name) && self.visible.allows(name)
+        self.run_tool(name).is_some() || (self.grant.allows(name) && self.visible.allows(name))
     }
 
     /// The tools visible this turn.
@@ -110,6 +146,42 @@ impl fmt::Debug for ToolScope {
             .field("visible", &self.visible)
             .field("validator", &self.validator.is_some())
             .field("pinned", &self.pinned)
+            .field(
+                "run_tool",
+                &self.run_tool.as_ref().map(ToolDefinition::name),
+            )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn tool(name: &str) -> ToolDefinition {
+        ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null))
+    }
+
+    #[test]
+    fn a_run_tool_is_allowed_only_by_the_scope_that_carries_it() {
+        let search = tool("search_tools");
+        let turn = ToolScope::new(ToolGrant::only(["a"])).with_run_tool(search.clone());
+        assert!(turn.allows("search_tools") && turn.allows("a"));
+        assert!(turn.run_tool("a").is_none());
+
+        // Nested: kept when the inner scope is the turn's own, dropped otherwise.
+        assert!(turn.clone().within(&turn).allows("search_tools"));
+        assert!(
+            !ToolScope::new(ToolGrant::All)
+                .within(&turn)
+                .allows("search_tools")
+        );
+        let forged = ToolScope::new(ToolGrant::All).with_run_tool(tool("search_tools"));
+        assert!(!forged.within(&turn).allows("search_tools"));
+
+        // Narrowing keeps it only when the narrower grant names it.
+        assert!(!turn.narrow(&ToolGrant::only(["a"])).allows("search_tools"));
+        assert!(turn.narrow(&ToolGrant::All).allows("search_tools"));
     }
 }

@@ -231,7 +231,7 @@ mod postgres {
             .iter()
             .map(|row| row.get(0))
             .collect();
-        assert_eq!(versions, [1, 2]);
+        assert_eq!(versions, [1, 2, 3]);
     }
 
     #[tokio::test]

@@ -28,6 +28,9 @@ use crate::guard::{
 use crate::limits::Limits;
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
+use crate::validation::ToolSchemaError;
+
+use super::prepare::{BuildError, prepare_tools, write_schema_errors};
 
 /// The stages of the pipeline, as types. A builder at stage `X` has configured nothing after `X`.
 pub mod stage {
@@ -178,20 +181,32 @@ mod sealed {
     pub trait EffectsAllowed {}
 }
 
-/// `build_secure` found a registry tool without a parameter schema.
+/// `build_secure` found registry tools it cannot run safely.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SecureBuildError {
     /// The tools without a schema.
     pub tools: Vec<String>,
+    /// The tools whose schema a validator refused, with the offending keyword.
+    pub invalid_schemas: Vec<ToolSchemaError>,
 }
 
 impl std::fmt::Display for SecureBuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "a secure dispatcher needs a parameter schema on every tool; missing on: {}",
-            self.tools.join(", ")
-        )
+        if !self.tools.is_empty() {
+            write!(
+                f,
+                "a secure dispatcher needs a parameter schema on every tool; missing on: {}",
+                self.tools.join(", ")
+            )?;
+        }
+        if !self.invalid_schemas.is_empty() {
+            if !self.tools.is_empty() {
+                f.write_str("; ")?;
+            }
+            write_schema_errors(f, &self.invalid_schemas)?;
+        }
+        Ok(())
     }
 }
 
@@ -427,15 +442,28 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         self
     }
 
-    /// Builds the dispatcher.
+    /// Builds the dispatcher. Schemas are not checked ahead: a tool whose schema a validator
+    /// refuses is refused at each call (`invalid_tool_schema`). Prefer
+    /// [`try_build`](Self::try_build), which reports such tools now.
     pub fn build(self) -> Dispatcher {
         self.into_dispatcher(false)
     }
 
+    /// Builds the dispatcher after every validator has [prepared](ToolValidator::prepare) every
+    /// registered tool; fails with each refused schema, its tool and the offending keyword.
+    pub fn try_build(self) -> Result<Dispatcher, BuildError> {
+        let invalid_schemas = prepare_tools(&self.parts.registry, &self.parts.validators);
+        if !invalid_schemas.is_empty() {
+            return Err(BuildError { invalid_schemas });
+        }
+        Ok(self.into_dispatcher(false))
+    }
+
     /// Builds a dispatcher that refuses any tool without a parameter schema: at build time for the
     /// tools registered now (the error names them), and at dispatch (`validation_failed`) for
-    /// tools registered later. Only compiles when trust, permission and a validator were each
-    /// certainly given.
+    /// tools registered later. Like [`try_build`](Self::try_build), it also fails when a
+    /// validator refuses a tool's schema. Only compiles when trust, permission and a validator
+    /// were each certainly given.
     pub fn build_secure(self) -> Result<SecureDispatcher, SecureBuildError>
     where
         T: TrustGiven,
@@ -450,8 +478,12 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
             .filter(|tool| tool.parameters().is_none())
             .map(|tool| tool.name().to_owned())
             .collect();
-        if !missing.is_empty() {
-            return Err(SecureBuildError { tools: missing });
+        let invalid_schemas = prepare_tools(&self.parts.registry, &self.parts.validators);
+        if !missing.is_empty() || !invalid_schemas.is_empty() {
+            return Err(SecureBuildError {
+                tools: missing,
+                invalid_schemas,
+            });
         }
         Ok(SecureDispatcher(self.into_dispatcher(true)))
     }

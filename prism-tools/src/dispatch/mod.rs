@@ -8,7 +8,9 @@ mod builder;
 mod events;
 mod ledger;
 mod observe;
+mod prepare;
 mod progress;
+mod register;
 
 use std::fmt;
 use std::future::Future;
@@ -43,6 +45,8 @@ pub use events::{CollectingSink, EventSink, ToolEvent, ToolEventKind, event_fn};
 pub use ledger::{
     InMemoryLedger, LedgerError, OwnershipScope, RecordStatus, RunLedger, ToolCallRecord,
 };
+pub use prepare::BuildError;
+pub use register::RegisterError;
 
 use observe::Observe;
 pub(crate) use progress::ProgressSender;
@@ -191,6 +195,11 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
+    /// True when the builder's filters let `name` through.
+    pub(crate) fn filters_allow(&self, name: &str) -> bool {
+        self.pipeline.filters.allows(name)
+    }
+
     /// Runs one call. Always yields exactly one result for `call.id`: `Ok` for values, blocked
     /// calls and tool errors alike; `Err(Tripwire)` only when a guardrail trips, carrying the
     /// blocked result still owed.
@@ -302,29 +311,36 @@ impl Dispatcher {
             }
         }
 
-        // 3. Lookup: only registered tools exist. Steps 3 to 8 borrow the tool from the registry's
-        // snapshot (or the run's pinned one) instead of copying its definition.
+        // 3. Lookup: only registered tools exist, besides the one tool a run provides itself for
+        //    a turn (search mode's `search_tools`), which only the run's scope can carry. Steps 3
+        //    to 8 borrow the tool (from the registry's snapshot, the run's pinned one or the
+        //    scope) instead of copying its definition.
         let snapshot = p.registry.borrow_snapshot();
-        let Some(live) = snapshot.get(&name) else {
-            let message = format!("Unknown tool: {name}");
-            let name = requested_name(p, &name);
-            return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
-        };
-        let tool = match ctx.scope().and_then(ToolScope::pinned_tools) {
-            None => live,
-            Some(pinned) => match pinned.get(&name) {
-                Some(tool) => tool,
-                None => {
-                    let message = format!(
-                        "Tool denied: {name} was not among this run's tools when it started"
-                    );
-                    return Ok(observe.blocked(
-                        Arc::clone(live.name_arc()),
-                        BlockReason::ToolDenied,
-                        message.into(),
-                    ));
-                }
-            },
+        let run_tool = ctx.scope().and_then(|scope| scope.run_tool(&name));
+        let tool = if let Some(tool) = run_tool {
+            tool
+        } else {
+            let Some(live) = snapshot.get(&name) else {
+                let message = format!("Unknown tool: {name}");
+                let name = requested_name(p, &name);
+                return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
+            };
+            match ctx.scope().and_then(ToolScope::pinned_tools) {
+                None => live,
+                Some(pinned) => match pinned.get(&name) {
+                    Some(tool) => tool,
+                    None => {
+                        let message = format!(
+                            "Tool denied: {name} was not among this run's tools when it started"
+                        );
+                        return Ok(observe.blocked(
+                            Arc::clone(live.name_arc()),
+                            BlockReason::ToolDenied,
+                            message.into(),
+                        ));
+                    }
+                },
+            }
         };
         let name = Arc::clone(tool.name_arc());
 

@@ -3,16 +3,31 @@
 //! The dispatcher's own validators always run (they are the host's floor); a run's validator,
 //! carried by the [`ToolScope`](crate::ToolScope), runs after them. A refusal is a blocked
 //! `validation_failed` result whose message is redacted like every other.
+//!
+//! A validator may also look at each tool ahead of its first call ([`ToolValidator::prepare`]):
+//! the builder calls it for every registered tool, so a schema the validator cannot use is
+//! reported to the host when the dispatcher is built, not to the model at its first call.
 
 use serde_json::Value;
 
 use crate::definition::ToolDefinition;
 use crate::error::Refusal;
+use crate::validation::SchemaError;
 
 /// Checks a call's arguments before the tool runs.
 pub trait ToolValidator: Send + Sync + 'static {
     /// `Ok(())` to let the call go on.
     fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal>;
+
+    /// Checks a tool before any call: [`DispatchBuilder::try_build`](crate::DispatchBuilder::try_build),
+    /// [`build_secure`](crate::DispatchBuilder::build_secure) and
+    /// [`Dispatcher::register`](crate::Dispatcher::register) call it for every tool and report an
+    /// error with the tool's name. A schema validator compiles the tool's schema here. The
+    /// default accepts every tool.
+    fn prepare(&self, tool: &ToolDefinition) -> Result<(), SchemaError> {
+        let _ = tool;
+        Ok(())
+    }
 }
 
 /// A validator from a closure.

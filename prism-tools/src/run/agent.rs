@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::dispatch::Dispatcher;
+use crate::run::search_cache::SearchCache;
 use crate::run::{
     AgentConfig, ApprovalPolicy, ApprovalStore, Provider, RunEvent, RunEventSink, Session,
     SessionState,
@@ -40,6 +41,8 @@ pub struct Agent {
     pub(crate) approval_policy: Option<Arc<dyn ApprovalPolicy>>,
     /// Built by [`Agent::secure`]: every run re-checks the tools' schemas.
     pub(crate) secure: bool,
+    /// Search indexes of recent snapshots, shared by clones.
+    pub(crate) search_cache: SearchCache,
 }
 
 impl Agent {
@@ -59,6 +62,7 @@ impl Agent {
             approvals: None,
             approval_policy: None,
             secure: false,
+            search_cache: SearchCache::default(),
         }
     }
 

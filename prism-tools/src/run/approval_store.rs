@@ -3,8 +3,10 @@
 //! The store is what makes an approval durable: a run records its pending approvals there before
 //! it suspends, a decision can be recorded by another process (a review UI, say), and a resumed
 //! run *consumes* each decision exactly once before acting on it, so one decision never runs a
-//! call twice. The methods return boxed futures so that database-backed stores (SQLite,
-//! PostgreSQL) implement the same trait as [`InMemoryApprovalStore`].
+//! call twice. The methods return boxed futures so that the database-backed stores
+//! (`storage::SqliteApprovalStore` and `storage::PostgresApprovalStore`, behind the `sqlite` and
+//! `postgres` features) implement the same trait as [`InMemoryApprovalStore`]; with them, pending
+//! approvals survive a restart of the process that suspended the run.
 //!
 //! Every lookup is by the exact [`ApprovalKey`]. A decision whose key names a pending call but
 //! with another tool or other arguments is refused with [`ApprovalStoreError::KeyMismatch`].

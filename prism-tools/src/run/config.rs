@@ -12,9 +12,9 @@ use std::sync::Arc;
 use crate::context::CancellationToken;
 use crate::guard::ToolValidator;
 use crate::run::{
-    ArtifactLoop, ArtifactValidator, DiscloseAll, Skill, ToolDisclosure, ToolNarrowing,
-    ToolRoundGate,
+    ArtifactLoop, ArtifactValidator, DisclosureMode, Skill, ToolNarrowing, ToolRoundGate,
 };
+use crate::search::SearchConfig;
 
 /// Tool rounds a run may use when neither level sets a limit.
 pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 16;
@@ -39,7 +39,8 @@ pub enum LoopStrategy {
 pub(crate) struct Settings {
     pub(crate) validator: Option<Arc<dyn ToolValidator>>,
     pub(crate) narrowing: Option<Arc<dyn ToolNarrowing>>,
-    pub(crate) disclosure: Option<Arc<dyn ToolDisclosure>>,
+    pub(crate) disclosure: Option<DisclosureMode>,
+    pub(crate) tool_search: Option<Arc<SearchConfig>>,
     pub(crate) allow_hidden_tool_calls: Option<bool>,
     pub(crate) strategy: Option<LoopStrategy>,
     pub(crate) tool_concurrency: Option<usize>,
@@ -60,6 +61,7 @@ impl Settings {
             validator: pick(&run.validator, &self.validator),
             narrowing: pick(&run.narrowing, &self.narrowing),
             disclosure: pick(&run.disclosure, &self.disclosure),
+            tool_search: pick(&run.tool_search, &self.tool_search),
             allow_hidden_tool_calls: pick(
                 &run.allow_hidden_tool_calls,
                 &self.allow_hidden_tool_calls,
@@ -80,7 +82,8 @@ impl fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("validator", &self.validator.is_some())
             .field("narrowing", &self.narrowing.is_some())
-            .field("disclosure", &self.disclosure.is_some())
+            .field("disclosure", &self.disclosure)
+            .field("tool_search", &self.tool_search)
             .field("allow_hidden_tool_calls", &self.allow_hidden_tool_calls)
             .field("strategy", &self.strategy)
             .field("tool_concurrency", &self.tool_concurrency)
@@ -102,9 +105,17 @@ macro_rules! shared_setters {
             self
         }
 
-        /// Sets how each turn's visible tools are disclosed to the provider (default: all).
-        pub fn tool_disclosure(mut self, disclosure: impl ToolDisclosure) -> Self {
-            self.settings.disclosure = Some(Arc::new(disclosure));
+        /// Sets how each turn's visible tools are described to the provider (default:
+        /// [`DisclosureMode::All`], every one of them).
+        pub fn tools_disclosure(mut self, mode: DisclosureMode) -> Self {
+            self.settings.disclosure = Some(mode);
+            self
+        }
+
+        /// Sets how [`DisclosureMode::Search`] indexes and scores tools (default:
+        /// [`SearchConfig::default`], BM25). The mode's `top_k` replaces the config's own.
+        pub fn tool_search(mut self, config: SearchConfig) -> Self {
+            self.settings.tool_search = Some(Arc::new(config));
             self
         }
 
@@ -247,7 +258,9 @@ impl RunOptions {
 pub(crate) struct Resolved {
     pub(crate) validator: Option<Arc<dyn ToolValidator>>,
     pub(crate) narrowing: Option<Arc<dyn ToolNarrowing>>,
-    pub(crate) disclosure: Arc<dyn ToolDisclosure>,
+    pub(crate) disclosure: DisclosureMode,
+    /// `None`: the default configuration.
+    pub(crate) tool_search: Option<Arc<SearchConfig>>,
     pub(crate) allow_hidden_tool_calls: bool,
     pub(crate) strategy: LoopStrategy,
     pub(crate) tool_concurrency: usize,
@@ -265,7 +278,8 @@ impl Resolved {
         Self {
             validator: settings.validator,
             narrowing: settings.narrowing,
-            disclosure: settings.disclosure.unwrap_or_else(|| Arc::new(DiscloseAll)),
+            disclosure: settings.disclosure.unwrap_or_default(),
+            tool_search: settings.tool_search,
             allow_hidden_tool_calls: settings.allow_hidden_tool_calls.unwrap_or(false),
             strategy: settings.strategy.unwrap_or_default(),
             tool_concurrency: settings.tool_concurrency.unwrap_or(1),
@@ -288,11 +302,19 @@ mod tests {
         let agent = AgentConfig::new()
             .tool_concurrency(4)
             .max_turns(5)
+            .tools_disclosure(DisclosureMode::search())
             .allow_hidden_tool_calls(true)
             .validator(validator_fn(|_, _| Err::<(), _>("agent")));
         let run = RunOptions::new().max_turns(9).tool_concurrency(0);
         let resolved = Resolved::merge(&agent, &run);
         assert_eq!(resolved.max_turns, 9);
+        assert!(matches!(
+            resolved.disclosure,
+            DisclosureMode::Search { top_k: 16 }
+        ));
+        let run = run.tools_disclosure(DisclosureMode::All);
+        let resolved = Resolved::merge(&agent, &run);
+        assert!(matches!(resolved.disclosure, DisclosureMode::All));
         assert_eq!(
             resolved.tool_concurrency, 1,
             "0 counts as 1 and still overrides"
@@ -308,6 +330,7 @@ mod tests {
         assert_eq!(defaults.tool_concurrency, 1);
         assert!(!defaults.allow_hidden_tool_calls);
         assert!(defaults.validator.is_none());
-        assert!(defaults.disclosure.is_all());
+        assert!(matches!(defaults.disclosure, DisclosureMode::All));
+        assert!(defaults.tool_search.is_none());
     }
 }

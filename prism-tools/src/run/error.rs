@@ -1,6 +1,7 @@
 //! [`RunError`]: why a run failed.
 //!
-//! Failures before the first provider turn (an unknown granted name, a skill's missing tool)
+//! Failures before the first provider turn (an unknown granted name, a skill's missing tool, a
+//! host tool named `search_tools` in search mode)
 //! leave the session untouched. Failures later leave a transcript in which every call id the
 //! model made has its result row: the run persists rows first and fails second.
 
@@ -8,6 +9,7 @@ use std::fmt;
 
 use crate::dispatch::Tripwire;
 use crate::run::{ApprovalStoreError, ArtifactFailure, ProviderError};
+use crate::search::SEARCH_TOOLS_NAME;
 
 /// Why a run failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +66,9 @@ pub enum RunError {
         /// What is missing.
         message: String,
     },
+    /// Search-mode disclosure reserves the name `search_tools`, and a tool of the run's snapshot
+    /// uses it. Nothing was written.
+    ReservedToolName,
     /// A secure agent refuses tools without a non-empty parameter schema. Nothing was written.
     SchemaRequired {
         /// The tools without one.
@@ -109,6 +114,11 @@ impl fmt::Display for RunError {
                 write!(f, "the artifact loop failed: {}", reason.as_str())
             }
             Self::Misconfigured { message } => write!(f, "the run is misconfigured: {message}"),
+            Self::ReservedToolName => write!(
+                f,
+                "the tool name `{SEARCH_TOOLS_NAME}` is reserved when tools are disclosed by \
+                 search; rename the host tool or leave it out of the run's tool_names"
+            ),
             Self::SchemaRequired { names } => write!(
                 f,
                 "a secure agent needs a non-empty parameter schema on every tool; missing on: {}",

@@ -2,9 +2,10 @@
 //!
 //! The dispatcher reports each call's lifecycle as [`ToolEvent`](crate::ToolEvent)s; a run adds
 //! the decisions around them: which tools it was granted, what each provider turn was sent
-//! (`metadata.tools: {count, idsHash}`), which names narrowing tried to add and were dropped, how
-//! a batch was run, and how the run ended. Events carry names, counts and hashes, never arguments
-//! or results, and every message in them went through the dispatcher's redactor.
+//! (`metadata.tools: {count, idsHash}`), which names narrowing tried to add and were dropped,
+//! when search-mode disclosure fell back to describing every tool, how a batch was run, and how
+//! the run ended. Events carry names, counts and hashes, never arguments or results, and every
+//! message in them went through the dispatcher's redactor.
 
 use std::fmt;
 use std::sync::Arc;
@@ -65,6 +66,16 @@ pub enum RunEventKind {
         turn: u32,
         /// The dropped names, in the order the callback returned them.
         dropped: Vec<String>,
+    },
+    /// A search-mode turn described every visible tool instead of a ranked few, because the
+    /// search could not rank them (too many tools to index, a scorer that failed...).
+    ToolsFullyDisclosed {
+        /// The provider turn.
+        turn: u32,
+        /// A stable code, e.g. `"too_many_tools"` or `"scorer_failed"`.
+        reason: String,
+        /// What happened, redacted.
+        message: String,
     },
     /// A provider turn is about to be sent.
     TurnStarted {
@@ -142,6 +153,7 @@ impl RunEventKind {
         match self {
             Self::RunStarted { .. } => "run_started",
             Self::ToolNarrowingClamped { .. } => "tool_narrowing_clamped",
+            Self::ToolsFullyDisclosed { .. } => "tools_fully_disclosed",
             Self::TurnStarted { .. } => "turn_started",
             Self::ToolBatchStarted { .. } => "tool_batch_started",
             Self::ToolRoundRefused { .. } => "tool_round_refused",

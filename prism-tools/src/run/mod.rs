@@ -10,6 +10,14 @@
 //!          ─► provider schemas, in snapshot order
 //! ```
 //!
+//! With [`DisclosureMode::Search`] a turn describes only the visible tools that best match the
+//! latest user input, the tools the session activated earlier, and a generated `search_tools`
+//! tool that the model calls to find more. The index is built once per snapshot (and reused by
+//! the agent's later runs over the same tools); what `search_tools` finds is activated in the
+//! session's state, names only, and described from the next turn on. Describing is not
+//! authorising: an undescribed but granted tool stays callable by name, and `search_tools` itself
+//! is callable only during the search-mode turn that described it.
+//!
 //! The dispatcher is built once per [`Agent`]; each run hands it a [`ToolScope`](crate::ToolScope)
 //! (the grant, the turn's visible set and the run's validator) through the execution context, so
 //! tools that make nested calls cannot reach past the grant either. The calls of one response run
@@ -64,8 +72,10 @@ mod outcome;
 mod provider;
 mod resume;
 mod round_gate;
+mod run_disclosure;
 mod run_loop;
 mod scripted;
+mod search_cache;
 mod secure;
 mod session;
 mod skill;
@@ -90,7 +100,7 @@ pub use batch::{BatchExecutor, BatchOutcome, BatchStop};
 pub use config::{
     AgentConfig, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_MAX_TURNS, LoopStrategy, RunOptions,
 };
-pub use disclosure::{DiscloseAll, DisclosureRequest, ToolDisclosure};
+pub use disclosure::{DisclosureMode, DisclosureRequest, ToolDisclosure};
 pub use error::RunError;
 pub use events::{
     ArtifactFailedMetadata, RunEvent, RunEventKind, RunEventLog, RunEventSink, TurnToolsMetadata,

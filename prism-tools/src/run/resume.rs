@@ -60,7 +60,9 @@ impl Session {
         }
         driver.session.suspended = None;
         let dispatcher = driver.session.agent.dispatcher.clone();
-        let ctx = driver.scoped_context(&suspended.visible_grant());
+        // A suspended batch never holds `search_tools` (it does not wait for approval), so the
+        // resumed calls need no generated tool.
+        let ctx = driver.scoped_context(&suspended.visible_grant(), None);
 
         let mut rows = Vec::with_capacity(suspended.calls.len());
         let mut approved = Vec::new();

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! start:  merge settings ─► snapshot the grant ─► check skills (and schemas, when secure)
-//!         ─► append the input
+//!         ─► resolve disclosure (search mode: reserved name, index) ─► append the input
 //! turn:   narrow + disclose ─► provider ─► append the answer
 //!   single-shot:               no calls? done.  calls? one tool round (see tool_round.rs)
 //!   generate-validate-revise:  calls? inert rows, or a bounded tool round (then next turn)
@@ -23,6 +23,7 @@ use crate::call::ToolCall;
 use crate::context::ToolExecutionContext;
 use crate::panic::{guarded, payload_message};
 use crate::run::config::Resolved;
+use crate::run::run_disclosure::RunDisclosure;
 use crate::run::snapshot::RunTools;
 use crate::run::tool_round::RoundEnd;
 use crate::run::turn::{TurnInput, TurnTools, assemble};
@@ -37,6 +38,7 @@ pub(crate) struct RunDriver<'s> {
     pub(crate) session: &'s mut Session,
     pub(crate) settings: Resolved,
     pub(crate) tools: RunTools,
+    pub(crate) disclosure: RunDisclosure,
     pub(crate) ctx: ToolExecutionContext,
     pub(crate) run_id: Arc<str>,
     pub(crate) turn: u32,
@@ -56,12 +58,12 @@ impl<'s> RunDriver<'s> {
         if session.suspended.is_some() {
             return Err(RunError::Suspended);
         }
-        let (settings, tools) = prepare(session, &options, session.ceiling.as_deref())?;
+        let (settings, tools, disclosure) = prepare(session, &options, session.ceiling.as_deref())?;
         session.runs += 1;
         let run_id: Arc<str> = format!("{}-run-{}", session.id, session.runs).into();
         session.grant = Some(tools.stored_names());
         session.transcript.push(Message::user(input));
-        let driver = Self::with_state(session, settings, tools, &options, run_id);
+        let driver = Self::with_state(session, settings, tools, disclosure, &options, run_id);
         driver.emit(RunEventKind::RunStarted {
             grant: driver.tools.stored_names(),
         });
@@ -75,9 +77,9 @@ impl<'s> RunDriver<'s> {
         suspended: &SuspendedRun,
         options: RunOptions,
     ) -> Result<Self, RunError> {
-        let (settings, tools) = prepare(session, &options, session.grant.as_deref())?;
+        let (settings, tools, disclosure) = prepare(session, &options, session.grant.as_deref())?;
         let run_id: Arc<str> = suspended.run_id.as_str().into();
-        let mut driver = Self::with_state(session, settings, tools, &options, run_id);
+        let mut driver = Self::with_state(session, settings, tools, disclosure, &options, run_id);
         driver.turn = suspended.turn;
         driver.rounds = suspended.rounds;
         driver.revisions = suspended.revisions;
@@ -89,6 +91,7 @@ impl<'s> RunDriver<'s> {
         session: &'s mut Session,
         settings: Resolved,
         tools: RunTools,
+        disclosure: RunDisclosure,
         options: &RunOptions,
         run_id: Arc<str>,
     ) -> Self {
@@ -100,6 +103,7 @@ impl<'s> RunDriver<'s> {
             session,
             settings,
             tools,
+            disclosure,
             ctx,
             run_id,
             turn: 0,
@@ -210,11 +214,26 @@ impl<'s> RunDriver<'s> {
             latest_input,
         };
         let redactor = self.session.agent.dispatcher.redactor();
-        let turn_tools = assemble(&self.tools, &self.settings, input, redactor).await?;
+        let turn_tools = assemble(
+            &self.tools,
+            &self.settings,
+            &self.disclosure,
+            input,
+            redactor,
+        )
+        .await?;
         if !turn_tools.clamped.is_empty() {
             self.emit(RunEventKind::ToolNarrowingClamped {
                 turn: self.turn,
                 dropped: turn_tools.clamped.clone(),
+            });
+        }
+        if let Some(reason) = &turn_tools.full_disclosure {
+            let message = redactor.redact_str(&reason.to_string()).into_owned();
+            self.emit(RunEventKind::ToolsFullyDisclosed {
+                turn: self.turn,
+                reason: reason.code().to_owned(),
+                message,
             });
         }
         Ok(turn_tools)
@@ -286,12 +305,13 @@ impl<'s> RunDriver<'s> {
     }
 }
 
-/// Settings and grant for a run, and every check that must pass before anything is written.
+/// Settings, grant and disclosure for a run, and every check that must pass before anything is
+/// written.
 fn prepare(
     session: &Session,
     options: &RunOptions,
     ceiling: Option<&[String]>,
-) -> Result<(Resolved, RunTools), RunError> {
+) -> Result<(Resolved, RunTools, RunDisclosure), RunError> {
     let settings = Resolved::merge(&session.agent.config, options);
     if matches!(settings.strategy, LoopStrategy::GenerateValidateRevise(_))
         && settings.artifact_validator.is_none()
@@ -323,7 +343,8 @@ fn prepare(
             });
         }
     }
-    Ok((settings, tools))
+    let disclosure = RunDisclosure::prepare(&settings, &tools, &session.agent, &session.activated)?;
+    Ok((settings, tools, disclosure))
 }
 
 pub(crate) fn missing_artifact_validator() -> RunError {

@@ -2,9 +2,15 @@
 //!
 //! [`Session::run`] appends the user's input, drives the provider and the tool batches, and
 //! returns how the run ended. [`Session::state`] is plain serde data (transcript, grant, run
-//! count): store it anywhere and [`Agent::restore`](crate::run::Agent::restore) it later, in this
-//! process or another. A restored session keeps its stored grant as a ceiling, intersected with
-//! whatever is registered at that time, so resuming can never widen what the host granted.
+//! count, activated tool names): store it anywhere and
+//! [`Agent::restore`](crate::run::Agent::restore) it later, in this process or another. A restored
+//! session keeps its stored grant as a ceiling, intersected with whatever is registered at that
+//! time, so resuming can never widen what the host granted.
+//!
+//! The activated tools are what `search_tools` found in search mode: names only, at most
+//! [`MAX_ACTIVATED_TOOLS`](crate::search::MAX_ACTIVATED_TOOLS) (the oldest is evicted), described
+//! on later search-mode turns when they are among the turn's visible tools. They authorise
+//! nothing, and a name the registry no longer has is simply never described.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::run_loop::RunDriver;
 use crate::run::{Agent, Message, RunError, RunOptions, RunOutcome, SuspendedRun};
+use crate::search::{ActivatedTools, SharedActivatedTools};
 
 /// The storable part of a session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,6 +38,9 @@ pub struct SessionState {
     /// The run waiting for approvals, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspended: Option<SuspendedRun>,
+    /// The tools `search_tools` found, oldest first (a JSON array of names).
+    #[serde(default, skip_serializing_if = "ActivatedTools::is_empty")]
+    pub activated_tool_names: ActivatedTools,
 }
 
 /// A conversation with an agent.
@@ -44,6 +54,8 @@ pub struct Session {
     pub(crate) ceiling: Option<Vec<String>>,
     pub(crate) runs: u64,
     pub(crate) suspended: Option<SuspendedRun>,
+    /// Shared with the `search_tools` tool of each search-mode turn, which writes its finds.
+    pub(crate) activated: SharedActivatedTools,
 }
 
 impl Session {
@@ -56,6 +68,7 @@ impl Session {
             ceiling: None,
             runs: 0,
             suspended: None,
+            activated: SharedActivatedTools::default(),
         }
     }
 
@@ -68,6 +81,7 @@ impl Session {
             grant: state.grant,
             runs: state.runs,
             suspended: state.suspended,
+            activated: SharedActivatedTools::new(state.activated_tool_names),
         }
     }
 
@@ -99,6 +113,16 @@ impl Session {
         self.suspended.as_ref()
     }
 
+    /// The tools `search_tools` activated, oldest first.
+    pub fn activated_tools(&self) -> ActivatedTools {
+        self.activated.snapshot()
+    }
+
+    /// Forgets the activated tools: later search-mode turns describe only what they rank.
+    pub fn clear_activated_tools(&mut self) {
+        self.activated.clear();
+    }
+
     /// The storable state.
     pub fn state(&self) -> SessionState {
         SessionState {
@@ -107,6 +131,7 @@ impl Session {
             grant: self.grant.clone(),
             runs: self.runs,
             suspended: self.suspended.clone(),
+            activated_tool_names: self.activated.snapshot(),
         }
     }
 }
@@ -120,6 +145,7 @@ impl fmt::Debug for Session {
             .field("ceiling", &self.ceiling)
             .field("runs", &self.runs)
             .field("suspended", &self.suspended.is_some())
+            .field("activated", &self.activated.snapshot().len())
             .finish()
     }
 }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::call::{ErrorCode, ErrorInfo, ToolCall, ToolResult};
 use crate::context::ToolExecutionContext;
+use crate::definition::ToolDefinition;
 use crate::dispatch::{Dispatcher, PlannedCall};
 use crate::error::Refusal;
 use crate::grant::ToolGrant;
@@ -80,7 +81,7 @@ impl RunDriver<'_> {
             return Ok(RoundEnd::Refused(reason));
         }
 
-        let ctx = self.scoped_context(&turn_tools.visible);
+        let ctx = self.scoped_context(&turn_tools.visible, turn_tools.search_tool.as_ref());
         let executor = BatchExecutor::new(concurrency);
         let planned: Vec<PlannedCall> = calls
             .into_iter()
@@ -255,6 +256,14 @@ impl RunDriver<'_> {
         if ctx.scope().is_some_and(|scope| !scope.allows(&call.name)) {
             return Plan::Run;
         }
+        // The run's own `search_tools` reads the index and activates names (which grants
+        // nothing): it never waits for approval.
+        if ctx
+            .scope()
+            .is_some_and(|scope| scope.run_tool(&call.name).is_some())
+        {
+            return Plan::Run;
+        }
         let agent = &self.session.agent;
         let Some(tool) = agent.dispatcher.registry().get(&call.name) else {
             return Plan::Run;
@@ -298,13 +307,20 @@ impl RunDriver<'_> {
     }
 
     /// The run's context narrowed to the grant, this turn's visible tools and the run's
-    /// validator.
-    pub(crate) fn scoped_context(&self, visible: &ToolGrant) -> ToolExecutionContext {
+    /// validator, reaching `search_tool` (the turn's generated tool, in search mode) as well.
+    pub(crate) fn scoped_context(
+        &self,
+        visible: &ToolGrant,
+        search_tool: Option<&ToolDefinition>,
+    ) -> ToolExecutionContext {
         let mut scope = ToolScope::new(self.tools.grant().clone())
             .with_visible(visible.clone())
             .with_pinned_tools(Arc::clone(self.tools.pinned()));
         if let Some(validator) = &self.settings.validator {
             scope = scope.with_validator(Arc::clone(validator));
+        }
+        if let Some(tool) = search_tool {
+            scope = scope.with_run_tool(tool.clone());
         }
         self.ctx.clone().with_scope(scope)
     }

@@ -6,6 +6,9 @@
 //!                                   └─► visible set: what dispatch allows      └─► provider schemas
 //! ```
 //!
+//! In search mode the request also lists the generated `search_tools`, which dispatch reaches
+//! during that turn only (see [`RunDisclosure`]).
+//!
 //! Every step keeps snapshot order and can only remove, so identical choices give identical
 //! schema bytes and nothing downstream can widen what is upstream.
 
@@ -19,14 +22,20 @@ use crate::grant::ToolGrant;
 use crate::panic::{guarded, payload_message};
 use crate::redact::SecretRedactor;
 use crate::run::config::Resolved;
+use crate::run::run_disclosure::RunDisclosure;
 use crate::run::snapshot::RunTools;
-use crate::run::{DisclosureRequest, NarrowingRequest, RunError, ToolsMetadata};
+use crate::run::{NarrowingRequest, RunError, ToolsMetadata};
+use crate::search::FullDisclosureReason;
 
 /// The tools of one provider turn.
 #[derive(Clone, Debug)]
 pub(crate) struct TurnTools {
-    /// Described to the provider, in snapshot order.
+    /// Described to the provider, in snapshot order (then `search_tools`, in search mode).
     pub(crate) described: Vec<ToolDefinition>,
+    /// The generated `search_tools`, which dispatch reaches during this turn only.
+    pub(crate) search_tool: Option<ToolDefinition>,
+    /// Why a search-mode turn described every visible tool, when it did.
+    pub(crate) full_disclosure: Option<FullDisclosureReason>,
     /// What dispatch allows this turn (everything granted when hidden calls are allowed).
     pub(crate) visible: ToolGrant,
     /// Count and hash of `described`.
@@ -46,6 +55,7 @@ pub(crate) struct TurnInput<'a> {
 pub(crate) async fn assemble(
     tools: &RunTools,
     settings: &Resolved,
+    disclosure: &RunDisclosure,
     input: TurnInput<'_>,
     redactor: &SecretRedactor,
 ) -> Result<TurnTools, RunError> {
@@ -77,39 +87,18 @@ pub(crate) async fn assemble(
         }
     };
 
-    let described = if settings.disclosure.is_all() {
-        visible.clone()
-    } else {
-        let request = DisclosureRequest {
-            turn: input.turn,
-            input: input.latest_input,
-            tools: &visible,
-        };
-        // A failing disclosure step describes every visible tool: never zero, never wider.
-        match guarded(|| settings.disclosure.disclose(request)) {
-            Ok(names) => {
-                let keep: HashSet<&str> = names.iter().map(|name| &**name).collect();
-                visible
-                    .iter()
-                    .filter(|tool| keep.contains(tool.name()))
-                    .cloned()
-                    .collect()
-            }
-            Err(panic) => {
-                tracing::error!(target: "prism_tools", %panic, "the disclosure step panicked; describing every visible tool");
-                visible.clone()
-            }
-        }
-    };
-
-    let metadata = ToolsMetadata::of_tools(&described);
+    let described = disclosure.describe(input.turn, input.latest_input, &visible);
+    // `search_tools` is part of the request, so the hash covers it.
+    let metadata = ToolsMetadata::of_tools(&described.tools);
     let visible = if settings.allow_hidden_tool_calls {
         ToolGrant::All
     } else {
         ToolGrant::only(visible.iter().map(ToolDefinition::name))
     };
     Ok(TurnTools {
-        described,
+        described: described.tools,
+        search_tool: described.search_tool,
+        full_disclosure: described.full_disclosure,
         visible,
         metadata,
         clamped,

@@ -25,10 +25,10 @@
 //! tool writes into the handle only when its body runs, that is after every dispatch guard has
 //! passed, so a refused call activates nothing.
 //!
-//! The `search_tools` definition is not in the host's registry. The run makes it dispatchable for
-//! the turn that disclosed it (for instance by dispatching through a registry that adds it to
-//! the snapshot) and must refuse a host tool of the same name at start, with
-//! [`check_reserved_name`].
+//! The `search_tools` definition is not in the host's registry. The run layer makes it
+//! dispatchable for the turn that disclosed it only, by carrying it in that turn's
+//! [`ToolScope`](crate::ToolScope) (every dispatch guard after the lookup still applies), and
+//! refuses a host tool of the same name at start, with [`check_reserved_name`].
 
 use std::fmt;
 use std::sync::{Arc, LazyLock};

@@ -174,6 +174,12 @@ impl ToolSearch {
         self.inner.limits
     }
 
+    /// True when both are the same search (one index, built once).
+    #[cfg(test)]
+    pub(crate) fn same_as(&self, other: &ToolSearch) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Ranks the tools of `among` (a subset of the snapshot, such as a turn's input list)
     /// against `query`, returning at most `k` (clamped to the top-k cap) with a score above
     /// zero. The query is cut to the byte limit first.

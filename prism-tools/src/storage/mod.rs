@@ -1,12 +1,12 @@
-//! Durable ledgers and effect stores: JSON Lines, SQLite (feature `sqlite`) and PostgreSQL
-//! (feature `postgres`).
+//! Durable ledgers, effect stores and approval stores: JSON Lines, SQLite (feature `sqlite`) and
+//! PostgreSQL (feature `postgres`).
 //!
-//! | backend | ledger | effect store | for |
-//! | --- | --- | --- | --- |
-//! | memory | [`InMemoryLedger`](crate::InMemoryLedger) | [`InMemoryEffectStore`](crate::InMemoryEffectStore) | tests, examples |
-//! | JSON Lines file | [`JsonlLedger`] | none | one process, grep-able audit files |
-//! | SQLite file | `SqliteLedger` | `SqliteEffectStore` | one machine, no set-up |
-//! | PostgreSQL | `PostgresLedger` | `PostgresEffectStore` | many worker processes or machines |
+//! | backend | ledger | effect store | approval store | for |
+//! | --- | --- | --- | --- | --- |
+//! | memory | [`InMemoryLedger`](crate::InMemoryLedger) | [`InMemoryEffectStore`](crate::InMemoryEffectStore) | [`InMemoryApprovalStore`](crate::run::InMemoryApprovalStore) | tests, examples |
+//! | JSON Lines file | [`JsonlLedger`] | none | none | one process, grep-able audit files |
+//! | SQLite file | `SqliteLedger` | `SqliteEffectStore` | `SqliteApprovalStore` | one machine, no set-up |
+//! | PostgreSQL | `PostgresLedger` | `PostgresEffectStore` | `PostgresApprovalStore` | many worker processes or machines |
 //!
 //! ## Ledgers never block the caller
 //!
@@ -34,17 +34,30 @@
 //! conditional on the claim's owner still holding it without an outcome. No lock lives outside
 //! the database, so any number of processes can share one store.
 //!
+//! ## Approval stores outlive the process that suspended the run
+//!
+//! A suspended run's [`SessionState`](crate::run::SessionState) is plain data the host keeps
+//! anywhere; the approvals it waits for live in the store, one row per call of a session, with
+//! the exact key (tool and arguments hash), the redacted arguments and, once decided, the verdict.
+//! After a restart the host reopens the same file or database, restores the session and resumes
+//! it; a review tool in another process can list [`pending`](crate::run::ApprovalStore::pending)
+//! approvals and record decisions in the meantime. A row only moves forward (pending, decided,
+//! consumed) and each move is one conditional `UPDATE` on the exact key, so a decision is
+//! recorded once and acted on once, however many workers resume the same session.
+//!
 //! ## Schemas and migrations
 //!
-//! Both databases hold the ledger and the effects side by side, in tables prefixed `prism_`. The
-//! schema is versioned; opening a ledger or a store applies the migrations it lacks, in one
-//! transaction, under the database's write lock (SQLite) or an advisory lock (PostgreSQL), so
-//! several processes may open one database at the same time.
+//! Both databases hold the ledger, the effects and the approvals side by side, in tables prefixed
+//! `prism_`. The schema is versioned; opening a ledger or a store applies the migrations it lacks,
+//! in one transaction, under the database's write lock (SQLite) or an advisory lock (PostgreSQL),
+//! so several processes may open one database at the same time.
 
 mod batch;
 mod jsonl;
 mod query;
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod approval_row;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod columns;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -62,10 +75,10 @@ pub use jsonl::{JsonlLedger, SyncPolicy};
 #[cfg(feature = "sqlite")]
 pub use location::{DurableLedger, LEDGER_URL_VAR, LedgerLocation};
 #[cfg(feature = "postgres")]
-pub use postgres::{PostgresEffectStore, PostgresLedger, PostgresOptions};
+pub use postgres::{PostgresApprovalStore, PostgresEffectStore, PostgresLedger, PostgresOptions};
 pub use query::{LedgerReader, RecordQuery};
 #[cfg(feature = "sqlite")]
-pub use sqlite::{SqliteEffectStore, SqliteLedger, SqliteOptions};
+pub use sqlite::{SqliteApprovalStore, SqliteEffectStore, SqliteLedger, SqliteOptions};
 
 /// Opening a durable ledger or store failed: the file or server could not be reached, or its
 /// schema could not be brought up to date. Never contains a password.

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, unused_imports)] // each test binary uses a different part of this module
 
+pub mod approval_contract;
 pub mod effect_contract;
 pub mod ledger_contract;
 

@@ -1,8 +1,6 @@
 //! [`PostgresEffectStore`]: effect claims in PostgreSQL, shared by every worker that reaches the
 //! database.
 
-use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
-use tokio_postgres::NoTls;
 use tokio_postgres::types::ToSql;
 
 use crate::clock::Millis;
@@ -12,7 +10,8 @@ use crate::effects::{
 };
 use crate::storage::StorageError;
 use crate::storage::effect_row::{StoredEffect, encode_outcome, lease_end, to_db_millis};
-use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
+use crate::storage::postgres::PostgresOptions;
+use crate::storage::postgres::pool::StorePool;
 
 /// An [`EffectStore`] in PostgreSQL.
 ///
@@ -35,46 +34,35 @@ use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
 /// }
 /// # Ok(()) }
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PostgresEffectStore {
-    pool: Pool,
+    pool: StorePool,
 }
 
 impl PostgresEffectStore {
     /// Connects, applying missing migrations.
     pub async fn connect(options: PostgresOptions) -> Result<Self, StorageError> {
-        let manager = Manager::from_config(
-            options.connect_config(),
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(options.pool_size)
-            .build()
-            .map_err(|error| {
-                StorageError::new(format!("could not create the connection pool: {error}"))
-            })?;
-        let store = Self { pool };
-        let mut client = store
-            .client()
-            .await
-            .map_err(|error| StorageError::new(error.to_string()))?;
-        migrations::apply(&mut client, options.schema.as_deref())
-            .await
-            .map_err(|error| {
-                StorageError::new(format!(
-                    "could not migrate the PostgreSQL database: {error}"
-                ))
-            })?;
-        Ok(store)
+        Ok(Self {
+            pool: StorePool::connect(&options).await?,
+        })
     }
 
-    async fn client(&self) -> Result<Object, EffectStoreError> {
-        self.pool.get().await.map_err(|error| {
-            EffectStoreError::Backend(format!("no PostgreSQL connection: {error}"))
-        })
+    async fn select(&self, key: &str) -> Result<Option<StoredEffect>, EffectStoreError> {
+        let row = self
+            .pool
+            .query_opt(
+                "SELECT owner, claimed_at, lease_expires_at, outcome::text
+                 FROM prism_effects WHERE key = $1",
+                &[&key],
+            )
+            .await
+            .map_err(EffectStoreError::Backend)?;
+        Ok(row.map(|row| StoredEffect {
+            owner: row.get(0),
+            claimed_at: row.get(1),
+            lease_expires_at: row.get(2),
+            outcome: row.get(3),
+        }))
     }
 
     /// Runs one statement, answering how many rows it changed.
@@ -83,40 +71,10 @@ impl PostgresEffectStore {
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<u64, EffectStoreError> {
-        let client = self.client().await?;
-        let statement = client.prepare_cached(sql).await.map_err(backend)?;
-        client.execute(&statement, params).await.map_err(backend)
-    }
-
-    async fn select(&self, key: &str) -> Result<Option<StoredEffect>, EffectStoreError> {
-        let client = self.client().await?;
-        let statement = client
-            .prepare_cached(
-                "SELECT owner, claimed_at, lease_expires_at, outcome::text
-                 FROM prism_effects WHERE key = $1",
-            )
+        self.pool
+            .execute(sql, params)
             .await
-            .map_err(backend)?;
-        let row = client
-            .query_opt(&statement, &[&key])
-            .await
-            .map_err(backend)?;
-        Ok(row.map(|row| StoredEffect {
-            owner: row.get(0),
-            claimed_at: row.get(1),
-            lease_expires_at: row.get(2),
-            outcome: row.get(3),
-        }))
-    }
-}
-
-impl std::fmt::Debug for PostgresEffectStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let status = self.pool.status();
-        f.debug_struct("PostgresEffectStore")
-            .field("connections", &status.size)
-            .field("max_connections", &status.max_size)
-            .finish()
+            .map_err(EffectStoreError::Backend)
     }
 }
 
@@ -228,20 +186,17 @@ impl EffectRecovery for PostgresEffectStore {
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<UnknownEffect>, EffectStoreError>> {
         Box::pin(async move {
-            let client = self.client().await?;
-            let statement = client
-                .prepare_cached(
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = self
+                .pool
+                .query(
                     "SELECT key, owner, claimed_at, lease_expires_at FROM prism_effects
                      WHERE outcome IS NULL AND lease_expires_at <= $1
                      ORDER BY lease_expires_at, key LIMIT $2",
+                    &[&to_db_millis(now), &limit],
                 )
                 .await
-                .map_err(backend)?;
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let rows = client
-                .query(&statement, &[&to_db_millis(now), &limit])
-                .await
-                .map_err(backend)?;
+                .map_err(EffectStoreError::Backend)?;
             Ok(rows
                 .iter()
                 .map(|row| {
@@ -292,8 +247,4 @@ impl EffectRecovery for PostgresEffectStore {
             })
         })
     }
-}
-
-fn backend(error: tokio_postgres::Error) -> EffectStoreError {
-    EffectStoreError::Backend(postgres_error(&error))
 }

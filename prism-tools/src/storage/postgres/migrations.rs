@@ -35,6 +35,25 @@ const MIGRATIONS: &[(&str, &str)] = &[
         );
         CREATE INDEX prism_effects_open ON prism_effects (lease_expires_at) WHERE outcome IS NULL;",
     ),
+    (
+        "approvals",
+        "CREATE TABLE prism_approvals (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY,
+            session_id TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            arguments_hash TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            arguments JSON NOT NULL,
+            requested_at BIGINT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'decided', 'consumed')),
+            verdict JSON,
+            PRIMARY KEY (session_id, call_id),
+            CHECK ((state = 'pending') = (verdict IS NULL))
+        );
+        CREATE INDEX prism_approvals_pending ON prism_approvals (session_id, seq)
+            WHERE state = 'pending';",
+    ),
 ];
 
 /// Brings the schema up to date; `schema` is an already validated identifier.

@@ -5,15 +5,18 @@
 //! connection's first `search_path` schema, or in a schema of their own
 //! ([`PostgresOptions::schema`]), which lets several deployments or test runs share one database.
 
+mod approvals;
 mod effects;
 mod ledger;
 mod migrations;
+mod pool;
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::storage::StorageError;
 
+pub use approvals::PostgresApprovalStore;
 pub use effects::PostgresEffectStore;
 pub use ledger::PostgresLedger;
 

@@ -12,8 +12,8 @@ use crate::effects::{
 };
 use crate::storage::StorageError;
 use crate::storage::effect_row::{StoredEffect, encode_outcome, lease_end, to_db_millis};
+use crate::storage::sqlite::SqliteOptions;
 use crate::storage::sqlite::worker::ConnectionWorker;
-use crate::storage::sqlite::{SqliteOptions, open_connection};
 
 /// An [`EffectStore`] in a SQLite file. Each claim is one `BEGIN IMMEDIATE` transaction, so
 /// claims from any number of processes on the same file are serialised by SQLite itself. Cheap to
@@ -54,9 +54,8 @@ impl SqliteEffectStore {
     /// Opens (or creates) the database, migrating its schema if needed. This blocks while
     /// another process holds the write lock (up to the busy timeout): call it at start-up.
     pub fn open_with(options: SqliteOptions) -> Result<Self, StorageError> {
-        let connection = open_connection(&options)?;
         Ok(Self {
-            worker: Arc::new(ConnectionWorker::spawn(connection)?),
+            worker: Arc::new(ConnectionWorker::open(&options, "effects")?),
             path: options.path.into(),
         })
     }

@@ -31,6 +31,23 @@ const MIGRATIONS: &[&str] = &[
         outcome TEXT
     ) WITHOUT ROWID;
     CREATE INDEX prism_effects_open ON prism_effects (lease_expires_at) WHERE outcome IS NULL;",
+    // 3: approvals, one row per call of a session. `seq` is the request order; `verdict` is the
+    // decision's JSON, NULL exactly while the approval is pending.
+    "CREATE TABLE prism_approvals (
+        seq INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        arguments_hash TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        requested_at INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'decided', 'consumed')),
+        verdict TEXT,
+        UNIQUE (session_id, call_id),
+        CHECK ((state = 'pending') = (verdict IS NULL))
+    );
+    CREATE INDEX prism_approvals_pending ON prism_approvals (session_id, seq) WHERE state = 'pending';",
 ];
 
 /// Brings the schema up to date.

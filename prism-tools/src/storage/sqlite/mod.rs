@@ -5,6 +5,7 @@
 //! never corrupt the file). Writes take the lock up front (`BEGIN IMMEDIATE`) and wait for other
 //! processes up to a busy timeout instead of failing at once.
 
+mod approvals;
 mod effects;
 mod ledger;
 mod migrations;
@@ -17,6 +18,7 @@ use rusqlite::Connection;
 
 use crate::storage::StorageError;
 
+pub use approvals::SqliteApprovalStore;
 pub use effects::SqliteEffectStore;
 pub use ledger::SqliteLedger;
 

@@ -1,0 +1,183 @@
+//! Dispatches one tool many times, so that an instruction counter can compare a `#[tool]`
+//! function with the same tool written by hand against the `Tool` trait.
+//!
+//! ```text
+//! cargo build --release --example macro_cost
+//! valgrind --tool=callgrind --callgrind-out-file=macro.out target/release/examples/macro_cost add-macro 2000
+//! ```
+//!
+//! Modes: `add-macro` / `add-hand` (a synchronous tool over two integers) and `lookup-macro` /
+//! `lookup-hand` (an async tool taking a string, shared state and the context, returning a
+//! `Result`). Running each mode with two call counts and subtracting cancels the set-up cost:
+//! `(Ir(2N) - Ir(N)) / N` is the cost of one dispatch.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use prism::{
+    Dispatcher, State, Tool, ToolCall, ToolDefinition, ToolError, ToolExecutionContext,
+    ToolRegistry, schema, tool,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Adds two integers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+/// `add`, written by hand.
+struct AddByHand;
+
+impl Tool for AddByHand {
+    const NAME: &'static str = "add";
+    type Args = AddArgs;
+    type Output = i64;
+    type Error = Infallible;
+
+    fn description(&self) -> Option<Cow<'static, str>> {
+        Some("Adds two integers.".into())
+    }
+
+    fn parameters(&self) -> Option<Value> {
+        Some(schema::parameters_for::<AddArgs>())
+    }
+
+    async fn call(
+        self: Arc<Self>,
+        args: AddArgs,
+        _ctx: ToolExecutionContext,
+    ) -> Result<i64, Infallible> {
+        Ok(args.a.wrapping_add(args.b))
+    }
+}
+
+/// A phone book.
+struct Directory {
+    numbers: HashMap<String, u32>,
+}
+
+/// Looks a name up in the directory.
+#[tool]
+async fn lookup(
+    name: String,
+    directory: State<Directory>,
+    ctx: ToolExecutionContext,
+) -> Result<u32, String> {
+    if ctx.is_cancelled() {
+        return Err("cancelled".to_owned());
+    }
+    directory
+        .numbers
+        .get(&name)
+        .copied()
+        .ok_or_else(|| format!("{name} is not listed"))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LookupArgs {
+    name: String,
+}
+
+/// `lookup`, written by hand.
+struct LookupByHand {
+    directory: Arc<Directory>,
+}
+
+impl Tool for LookupByHand {
+    const NAME: &'static str = "lookup";
+    type Args = LookupArgs;
+    type Output = u32;
+    type Error = ToolError;
+
+    fn description(&self) -> Option<Cow<'static, str>> {
+        Some("Looks a name up in the directory.".into())
+    }
+
+    fn parameters(&self) -> Option<Value> {
+        Some(schema::parameters_for::<LookupArgs>())
+    }
+
+    async fn call(
+        self: Arc<Self>,
+        args: LookupArgs,
+        ctx: ToolExecutionContext,
+    ) -> Result<u32, ToolError> {
+        if ctx.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let name = args.name;
+        self.directory
+            .numbers
+            .get(&name)
+            .copied()
+            .ok_or_else(|| format!("{name} is not listed").into())
+    }
+}
+
+fn directory() -> Arc<Directory> {
+    Arc::new(Directory {
+        numbers: HashMap::from([("ada".to_owned(), 1815), ("alan".to_owned(), 1912)]),
+    })
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let (Some(mode), Some(count)) = (args.next(), args.next().and_then(|n| n.parse::<u64>().ok()))
+    else {
+        eprintln!("usage: macro_cost <add-macro|add-hand|lookup-macro|lookup-hand> <calls>");
+        return ExitCode::FAILURE;
+    };
+    let (definition, arguments): (ToolDefinition, Value) = match mode.as_str() {
+        "add-macro" => (add::definition(), json!({"a": 40, "b": 2})),
+        "add-hand" => (
+            ToolDefinition::from_tool(AddByHand),
+            json!({"a": 40, "b": 2}),
+        ),
+        "lookup-macro" => (lookup::definition(directory()), json!({"name": "ada"})),
+        "lookup-hand" => (
+            ToolDefinition::from_tool(LookupByHand {
+                directory: directory(),
+            }),
+            json!({"name": "ada"}),
+        ),
+        other => {
+            eprintln!("unknown mode {other}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let name = definition.name().to_owned();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([definition])).build();
+    let ctx = ToolExecutionContext::new();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let successes = runtime.block_on(async {
+        let mut successes = 0u64;
+        for _ in 0..count {
+            let call = ToolCall::new("call", name.as_str(), arguments.clone());
+            let result = dispatcher.dispatch(call, &ctx).await.expect("no guardrail");
+            successes += u64::from(result.is_success());
+        }
+        successes
+    });
+    println!("{mode}: {successes} of {count} calls succeeded");
+    if successes == count {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,175 @@
+//! Checks that need the whole tool: its name, its description, and its parameters taken
+//! together (duplicate JSON keys, two contexts, `#[args]` beside other arguments).
+
+use std::collections::HashMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::{Expr, ExprLit, Ident, Lit, Type};
+
+use crate::attr::ToolAttrs;
+use crate::docs::Docs;
+use crate::errors::Errors;
+use crate::param::{Context, Param, ParamKind, unraw};
+
+/// The longest tool name MCP accepts.
+const MAX_NAME_LEN: usize = 128;
+
+/// What the model sees of a tool besides its schema.
+pub struct Identity {
+    pub name: String,
+    /// An expression of type `&'static str`.
+    pub description: TokenStream,
+}
+
+/// The tool's name (`name = …`, else the Rust name) and description (`description = …`, else the
+/// doc comment), checked.
+pub fn identity(keys: &ToolAttrs, docs: &Docs, rust_name: &Ident, errors: &mut Errors) -> Identity {
+    let (name, span) = match &keys.name {
+        Some(literal) => (literal.value(), literal.span()),
+        None => (unraw(rust_name), rust_name.span()),
+    };
+    check_name(&name, span, errors);
+    let description = match &keys.description {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        })) => {
+            let trimmed = text.value().trim().to_owned();
+            if trimmed.is_empty() {
+                errors.at(
+                    text,
+                    "the description is empty: say what the tool does and when to use it",
+                );
+            }
+            trimmed.into_token_stream()
+        }
+        Some(expression) => quote!(::core::primitive::str::trim(#expression)),
+        None => match docs {
+            Docs::Text(text) if !text.is_empty() => text.into_token_stream(),
+            Docs::Text(_) => {
+                errors.at(
+                    rust_name,
+                    format_args!("the doc comment of tool `{name}` is empty: say what the tool does and when to use it; the model reads it to decide when to call the tool"),
+                );
+                TokenStream::new()
+            }
+            Docs::Expression(expression) => quote!(::core::primitive::str::trim(#expression)),
+            Docs::Missing => {
+                errors.at(
+                    rust_name,
+                    format_args!("tool `{name}` has no description: add a doc comment (`/// What it does.`) or `#[tool(description = \"…\")]`; the model reads it to decide when to call the tool"),
+                );
+                TokenStream::new()
+            }
+        },
+    };
+    Identity { name, description }
+}
+
+fn check_name(name: &str, span: Span, errors: &mut Errors) {
+    if name.is_empty() || name.len() > MAX_NAME_LEN {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "a tool name has 1 to {MAX_NAME_LEN} characters; `{name}` has {}",
+                name.chars().count()
+            ),
+        ));
+    }
+    let mut invalid: Vec<String> = Vec::new();
+    for c in name.chars() {
+        let shown = match c {
+            ' ' => "a space".to_owned(),
+            c if c.is_whitespace() || c.is_control() => format!("{c:?}"),
+            c => format!("`{c}`"),
+        };
+        let allowed = c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+        if !allowed && !invalid.contains(&shown) {
+            invalid.push(shown);
+        }
+    }
+    if !invalid.is_empty() {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "the tool name `{name}` contains {}: a tool name may only use ASCII letters, digits, `_`, `.` and `-`",
+                invalid.join(" and ")
+            ),
+        ));
+    }
+}
+
+/// Checks the parameters together; returns the `T` of a `State<T>` parameter, if there is one.
+pub fn params(params: &[Param], errors: &mut Errors) -> Option<Type> {
+    let mut json_names: HashMap<&str, &Param> = HashMap::new();
+    let mut arguments = Vec::new();
+    let mut whole = None;
+    let mut execution = None;
+    let mut state: Option<&Param> = None;
+    let mut extractors: HashMap<String, &Param> = HashMap::new();
+    for param in params {
+        match &param.kind {
+            ParamKind::Argument(argument) => {
+                arguments.push(param);
+                if let Some(first) = json_names.insert(&argument.json_name, param) {
+                    errors.push(syn::Error::new(
+                        argument.json_span,
+                        format!(
+                            "two arguments are called `{}` in JSON (`{}` and `{}`): rename one, e.g. with `#[serde(rename = \"…\")]`",
+                            argument.json_name, first.ident, param.ident
+                        ),
+                    ));
+                }
+            }
+            ParamKind::WholeArguments => {
+                if whole.replace(param).is_some() {
+                    errors.at(
+                        &param.ty,
+                        "only one parameter can be `#[args]`: it is the whole argument object",
+                    );
+                }
+            }
+            ParamKind::Context(Context::Execution { .. }) => {
+                if execution.replace(param).is_some() {
+                    errors.at(
+                        &param.ty,
+                        "the tool already takes the `ToolExecutionContext`: remove this parameter and use the first one",
+                    );
+                }
+            }
+            ParamKind::Context(Context::State { .. }) => {
+                if state.replace(param).is_some() {
+                    errors.at(
+                        &param.ty,
+                        "a tool has one state: put both values in one struct and take `State<ThatStruct>`",
+                    );
+                }
+            }
+            ParamKind::Context(Context::Extractor) => {
+                let key = param.ty.to_token_stream().to_string();
+                if extractors.insert(key, param).is_some() {
+                    errors.at(
+                        &param.ty,
+                        "this type is already taken from the context by another parameter: remove one of them",
+                    );
+                }
+            }
+        }
+    }
+    if let Some(whole) = whole {
+        for param in arguments {
+            errors.at(
+                &param.ident,
+                format_args!(
+                    "`{}` cannot sit beside `#[args] {}`, which is already the whole argument object: move `{}` into the type of `{}`, or remove `#[args]`",
+                    param.ident, whole.ident, param.ident, whole.ident
+                ),
+            );
+        }
+    }
+    state.and_then(|param| match &param.kind {
+        ParamKind::Context(Context::State { inner }) => Some((**inner).clone()),
+        _ => None,
+    })
+}

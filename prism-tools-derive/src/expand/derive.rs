@@ -1,0 +1,168 @@
+//! `#[derive(Tool)]`: a struct whose fields are the arguments, and whose `run` method is the body.
+//!
+//! The struct itself is the argument type, so it derives `Deserialize` and `JsonSchema` itself,
+//! with `#[serde(deny_unknown_fields)]`. The derive adds a hidden tool type and an inherent
+//! `definition()` to the struct. `run` is `async fn run(self, ctx: ToolExecutionContext)`
+//! returning a `Result` (plus `state: State<S>` with `#[tool(state = S)]`): a derive cannot see
+//! the method, so its shape is fixed.
+
+use heck::ToSnakeCase;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, LitStr, Meta};
+
+use super::tool_impl::{CratePaths, ToolImpl, call_idents, state_param, tool_struct};
+use super::with_errors;
+use crate::attr::{Site, ToolAttrs, skip_value};
+use crate::check;
+use crate::docs;
+use crate::errors::Errors;
+
+/// Expands `#[derive(Tool)]` on `item`.
+pub fn expand(item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let input = match syn::parse2::<DeriveInput>(item) {
+        Ok(input) => input,
+        Err(error) => {
+            errors.push(error);
+            return errors.into_compile_errors();
+        }
+    };
+    let mut key_tokens = Vec::new();
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("tool"))
+    {
+        match &attr.meta {
+            Meta::List(list) => key_tokens.push(list.tokens.clone()),
+            Meta::Path(_) => {}
+            Meta::NameValue(pair) => errors.at(pair, "write `#[tool(key = value, ...)]`"),
+        }
+    }
+    let mut keys = ToolAttrs::parse(quote!(#(#key_tokens),*), Site::Struct, &mut errors);
+    let ident = &input.ident;
+    if keys.name.is_none() {
+        // A type is `GetWeather`; a tool is `get_weather`.
+        keys.name = Some(LitStr::new(
+            &ident.to_string().to_snake_case(),
+            ident.span(),
+        ));
+    }
+    let paths = CratePaths::new(keys.krate.as_ref());
+    let identity = check::identity(&keys, &docs::collect(&input.attrs), ident, &mut errors);
+    check_shape(&input, &mut errors);
+
+    let p = paths.private();
+    let vis = &input.vis;
+    let parameter = keys
+        .state
+        .as_ref()
+        .map(|state| quote!(state: impl ::core::convert::Into<::std::sync::Arc<#state>>));
+    if !errors.is_empty() {
+        let fallback = quote! {
+            impl #ident {
+                #[allow(dead_code)]
+                #vis fn definition(#parameter) -> #p::ToolDefinition {
+                    ::core::unreachable!("`#[derive(Tool)]` reported errors, so this crate does not compile")
+                }
+            }
+        };
+        return with_errors(errors, fallback);
+    }
+
+    let (args, ctx) = call_idents();
+    let state = state_param();
+    let mut predicates = Vec::new();
+    let (state_value, extraction, state_arg) = match &keys.state {
+        Some(state_ty) => {
+            let extractor = quote!(#p::State<#state_ty>);
+            predicates
+                .push(quote_spanned!(state_ty.span()=> #extractor: #p::FromToolContext<#state>));
+            (
+                quote!(::core::convert::Into::into(state)),
+                Some(quote! {
+                    let state = <#extractor as #p::FromToolContext<#state>>::from_context(&#ctx, &self.__state)?;
+                }),
+                Some(quote!(, state)),
+            )
+        }
+        None => (quote!(::std::sync::Arc::new(())), None, None),
+    };
+    let run = quote_spanned!(ident.span()=> <#ident>::run);
+    let args_ty = quote_spanned!(ident.span()=> #p::WholeArguments<#state, #ident>);
+    predicates.push(quote!(#args_ty: #p::ToolArguments));
+    let tool_impl = ToolImpl {
+        paths: &paths,
+        tool_ty: quote!(__PrismTool),
+        predicates,
+        identity: &identity,
+        keys: &keys,
+        args_ty: args_ty.clone(),
+        output_ty: quote!(#p::Value),
+        output_schema: None,
+        parameters_fn: syn::parse_quote!(derived_parameters),
+        body: quote! {
+            async move {
+                #extraction
+                #p::run_derived(<Self as #p::Tool>::NAME, #run(#args.0, #ctx #state_arg)).await
+            }
+        },
+    }
+    .to_tokens();
+    let tool_struct = tool_struct(&syn::parse_quote!(__PrismTool));
+    quote! {
+        const _: () = {
+            #tool_struct
+            #tool_impl
+
+            impl #ident {
+                /// The tool's definition, ready to register.
+                #vis fn definition(#parameter) -> #p::ToolDefinition {
+                    #p::ToolDefinition::from_tool(__PrismTool { __state: #state_value })
+                }
+            }
+        };
+    }
+}
+
+/// A non-generic struct with named fields that denies unknown fields.
+fn check_shape(input: &DeriveInput, errors: &mut Errors) {
+    let ident: &Ident = &input.ident;
+    match &input.data {
+        Data::Struct(data) if matches!(data.fields, Fields::Named(_) | Fields::Unit) => {}
+        _ => {
+            errors.at(
+                ident,
+                "`#[derive(Tool)]` needs a struct with named fields: the fields are the arguments the model fills in",
+            );
+            return;
+        }
+    }
+    if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
+        errors.at(
+            &input.generics,
+            "`#[derive(Tool)]` cannot expand a generic struct: its schema needs concrete types; implement `prism::Tool` by hand for a generic tool",
+        );
+    }
+    let denies_unknown = input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+        .any(|attr| {
+            let mut found = false;
+            // serde reports malformed attributes itself.
+            let _ = attr.parse_nested_meta(|meta| {
+                found |= meta.path.is_ident("deny_unknown_fields");
+                skip_value(&meta)
+            });
+            found
+        });
+    if !denies_unknown {
+        errors.at(
+            ident,
+            "add `#[serde(deny_unknown_fields)]` to this struct: the schema then tells the model `additionalProperties: false`, and a misspelt argument fails the call instead of being ignored",
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! What a tool function (free or method) expands to inside its hidden `const _` block: the
+//! argument struct, the requirements on the user's types, and the body of `call`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+use super::tool_impl::{CratePaths, ToolImpl, call_idents, state_param};
+use crate::check::Identity;
+use crate::param::{Argument, Context, Decoding, ParamKind};
+use crate::parse::{Output, ToolFn};
+
+/// How the generated `call` reaches the user's function.
+pub struct Invocation {
+    /// `add`, or `<Calculator>::add`.
+    pub path: TokenStream,
+    /// `Self` for `&self` methods: the shared `Arc<Self>` is passed first.
+    pub receiver: Option<TokenStream>,
+}
+
+/// Expands one tool function whose `Tool` impl is for the tool type `tool_ty`.
+pub fn expand(
+    paths: &CratePaths,
+    tool: &ToolFn,
+    identity: &Identity,
+    tool_ty: TokenStream,
+    invocation: &Invocation,
+    args_struct: &Ident,
+) -> TokenStream {
+    let p = paths.private();
+    let state = state_param();
+    let (args, ctx) = call_idents();
+
+    let mut predicates = Vec::new();
+    let mut args_struct_parts = ArgsStruct::default();
+    let mut extractions = Vec::new();
+    let mut call_args = Vec::new();
+    let mut whole = None;
+    if let Some(self_ty) = &invocation.receiver {
+        // The impl is generic over its state; `Borrow` is how it knows the state is `Self`.
+        predicates.push(quote!(#state: ::core::borrow::Borrow<#self_ty>));
+        call_args.push(quote!(::core::borrow::Borrow::<#self_ty>::borrow(&*self.__state)));
+    }
+    for (index, param) in tool.params.iter().enumerate() {
+        let ty = &param.ty;
+        let local = Ident::new(&format!("__prism_param_{index}"), Span::mixed_site());
+        match &param.kind {
+            ParamKind::Argument(argument) => {
+                // Checked with the others through the argument struct; this clause only makes
+                // the compiler point at this parameter when its type does not qualify.
+                let at = paths.private_at(ty.span());
+                predicates.push(quote_spanned!(ty.span()=> #at::WholeArguments<#state, #ty>: #at::ToolArguments));
+                args_struct_parts.field(paths, &param.ident, ty, argument, &local);
+                call_args.push(quote!(#local));
+            }
+            ParamKind::WholeArguments => {
+                whole = Some(ty);
+                call_args.push(quote!(#args.0));
+            }
+            ParamKind::Context(Context::Execution { by_ref: false }) => {
+                call_args.push(quote!(#ctx))
+            }
+            ParamKind::Context(Context::Execution { by_ref: true }) => {
+                call_args.push(quote!(&#ctx))
+            }
+            ParamKind::Context(Context::State { .. } | Context::Extractor) => {
+                let at = paths.private_at(ty.span());
+                predicates.push(quote_spanned!(ty.span()=> #ty: #at::FromToolContext<#state>));
+                extractions.push(quote! {
+                    let #local = <#ty as #p::FromToolContext<#state>>::from_context(&#ctx, &self.__state)?;
+                });
+                call_args.push(quote!(#local));
+            }
+        }
+    }
+
+    let (args_ty, args_item, unpack) = match whole {
+        Some(ty) => (
+            quote_spanned!(ty.span()=> #p::WholeArguments<#state, #ty>),
+            None,
+            None,
+        ),
+        None => {
+            let (item, args_ty) = args_struct_parts.item(paths, args_struct);
+            let bindings = &args_struct_parts.bindings;
+            let unpack = quote!(let #args_struct { #(#bindings,)* .. } = #args;);
+            (args_ty, Some(item), Some(unpack))
+        }
+    };
+    // The one requirement on the arguments, checked where the tool is instantiated.
+    predicates.push(quote!(#args_ty: #p::ToolArguments));
+
+    let path = &invocation.path;
+    let awaited = tool.is_async.then(|| quote!(.await));
+    let call = quote!(#path(#(#call_args),*) #awaited);
+    let (value_ty, result) = match &tool.output {
+        Output::Unit => (None, quote!(#p::returned(#call))),
+        Output::Value(ty) => (Some(ty.to_token_stream()), quote!(#p::returned(#call))),
+        Output::Result(ty) => {
+            // The compiler blames a failed bound on the argument; naming the value at the
+            // return type makes it blame the return type, not the attribute.
+            let at = paths.private_at(ty.span());
+            let value = Ident::new(
+                "__prism_returned",
+                ty.span().resolved_at(Span::mixed_site()),
+            );
+            (
+                Some(quote_spanned!(ty.span()=> <#ty as #at::ResultReturn>::Ok)),
+                quote!({
+                    let #value = #call;
+                    #at::returned_result(#value)
+                }),
+            )
+        }
+    };
+    let output_ty = match (&value_ty, &tool.output) {
+        (Some(value), Output::Value(ty) | Output::Result(ty)) => {
+            let at = paths.private_at(ty.span());
+            quote_spanned!(ty.span()=> #at::Returned<#value>)
+        }
+        _ => quote!(#p::Returned<()>),
+    };
+
+    let tool_impl = ToolImpl {
+        paths,
+        tool_ty,
+        predicates,
+        identity,
+        keys: &tool.keys,
+        args_ty,
+        output_ty,
+        output_schema: value_ty,
+        parameters_fn: format_ident!("parameters_for"),
+        body: quote! {
+            async move {
+                #unpack
+                #(#extractions)*
+                #result
+            }
+        },
+    }
+    .to_tokens();
+    quote! {
+        #args_item
+        #tool_impl
+    }
+}
+
+/// The hidden argument struct: one field per argument, generic over the field types.
+#[derive(Default)]
+struct ArgsStruct {
+    generics: Vec<Ident>,
+    bounds: Vec<String>,
+    /// The struct's type arguments, in the order of `generics`.
+    type_args: Vec<TokenStream>,
+    fields: Vec<TokenStream>,
+    bindings: Vec<TokenStream>,
+}
+
+impl ArgsStruct {
+    fn field(
+        &mut self,
+        paths: &CratePaths,
+        name: &Ident,
+        ty: &syn::Type,
+        argument: &Argument,
+        local: &Ident,
+    ) {
+        let attrs = &argument.field_attrs;
+        let field_ty = match argument.decoding {
+            Decoding::Generic => {
+                let generic = format_ident!("T{}", self.generics.len());
+                self.bounds.push(format!(
+                    "{generic}: {}::ToolArgument",
+                    paths.private_path_string()
+                ));
+                self.type_args.push(ty.to_token_stream());
+                self.generics.push(generic.clone());
+                generic.to_token_stream()
+            }
+            Decoding::Concrete => ty.to_token_stream(),
+        };
+        self.fields.push(quote!(#(#attrs)* #name: #field_ty));
+        self.bindings.push(quote!(#name: #local));
+    }
+
+    /// The struct's definition and the type the `Tool` impl names.
+    fn item(&self, paths: &CratePaths, name: &Ident) -> (TokenStream, TokenStream) {
+        let p = paths.private();
+        let crate_attrs = paths.derive_crate_attrs();
+        let bound = self.bounds.join(", ");
+        let ArgsStruct {
+            generics,
+            type_args,
+            fields,
+            ..
+        } = self;
+        let state = state_param();
+        let item = quote! {
+            #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
+            #crate_attrs
+            #[serde(deny_unknown_fields, bound(deserialize = #bound))]
+            #[schemars(bound = #bound)]
+            pub struct #name<#state: ?::core::marker::Sized, #(#generics),*> {
+                #(#fields,)*
+                #[serde(skip)]
+                #[schemars(skip)]
+                __prism_state_marker: ::core::marker::PhantomData<fn() -> ::std::boxed::Box<#state>>,
+            }
+        };
+        (item, quote!(#name<#state, #(#type_args),*>))
+    }
+}
+
+/// The identifier of the hidden argument struct of the tool at `index` in its block.
+pub fn args_struct_ident(index: usize) -> Ident {
+    format_ident!("__PrismArgs{}", index)
+}

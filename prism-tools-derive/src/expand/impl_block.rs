@@ -1,0 +1,208 @@
+//! `#[tools]` on an impl block: each `#[tool]` method becomes a tool over one shared `Arc<Self>`.
+//!
+//! The block is emitted with the `#[tool]` markers removed, so the methods stay ordinary
+//! methods. A hidden `const _` block holds, per tool, an argument struct and a tool type holding
+//! the `Arc<Self>`, plus one generated method (`tools`, or the `name` given to `#[tools]`) that
+//! returns every definition. Two impl blocks of one type pick different names.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::visit_mut::VisitMut;
+use syn::{Attribute, FnArg, ImplItem, ItemImpl, Type};
+
+use super::fn_tool::{self, Invocation};
+use super::tool_impl::{self, CratePaths};
+use super::with_errors;
+use crate::attr::{Site, ToolAttrs, ToolsAttrs};
+use crate::check;
+use crate::errors::Errors;
+use crate::param::strip_consumed_attrs;
+use crate::parse::ToolFn;
+
+/// Expands `#[tools(args)] impl … { … }`.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let mut block = match syn::parse2::<ItemImpl>(item.clone()) {
+        Ok(block) => block,
+        Err(_) => {
+            errors.push(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "`#[tools]` goes on an impl block whose methods are marked `#[tool]`",
+            ));
+            return with_errors(errors, item);
+        }
+    };
+    let keys = ToolsAttrs::parse(args, &mut errors);
+    let paths = CratePaths::new(keys.krate.as_ref());
+    let method_name = keys.name.unwrap_or_else(|| format_ident!("tools"));
+    if let Some((_, path, _)) = &block.trait_ {
+        errors.at(
+            path,
+            "`#[tools]` goes on an inherent impl block (`impl MyType { … }`), not on a trait implementation",
+        );
+    }
+    if !block.generics.params.is_empty() || block.generics.where_clause.is_some() {
+        errors.at(
+            &block.generics,
+            "`#[tools]` cannot expand a generic impl block: each tool needs a concrete `Self`; write the block for a concrete type, or implement `prism::Tool` by hand",
+        );
+    }
+
+    let self_ty = (*block.self_ty).clone();
+    let mut tools = Vec::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else { continue };
+        let Some(position) = method.attrs.iter().position(is_tool_marker) else {
+            continue;
+        };
+        let marker = method.attrs.remove(position);
+        let tool_keys =
+            ToolAttrs::parse(marker_args(&marker, &mut errors), Site::Method, &mut errors);
+        let mut tool = ToolFn::parse(
+            tool_keys,
+            &method.attrs,
+            &method.sig,
+            Site::Method,
+            &mut errors,
+        );
+        let identity = check::identity(&tool.keys, &tool.docs, &tool.ident, &mut errors);
+        if let Some(state) = check::params(&tool.params, &mut errors) {
+            errors.at(
+                &state,
+                "the state of a `#[tools]` method is `Self`: read it through `&self` instead of `State<…>`",
+            );
+        }
+        for input in &mut method.sig.inputs {
+            if let FnArg::Typed(typed) = input {
+                strip_consumed_attrs(typed);
+            }
+        }
+        // The generated items sit outside the impl block, where `Self` means nothing.
+        for param in &mut tool.params {
+            ReplaceSelf(&self_ty).visit_type_mut(&mut param.ty);
+        }
+        if let crate::parse::Output::Value(ty) | crate::parse::Output::Result(ty) = &mut tool.output
+        {
+            ReplaceSelf(&self_ty).visit_type_mut(ty);
+        }
+        let cfgs: Vec<Attribute> = method
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("cfg"))
+            .cloned()
+            .collect();
+        tools.push((tool, identity, cfgs));
+    }
+    if tools.is_empty() && errors.is_empty() {
+        errors.at(
+            &block.self_ty,
+            "this `#[tools]` impl block has no tool: mark the methods the model may call with `#[tool]`",
+        );
+    }
+
+    let p = paths.private();
+    if !errors.is_empty() {
+        let fallback = quote! {
+            impl #self_ty {
+                #[allow(dead_code)]
+                pub fn #method_name(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<#p::ToolDefinition> {
+                    ::core::unreachable!("`#[tools]` reported errors, so this crate does not compile")
+                }
+            }
+        };
+        return with_errors(errors, quote!(#block #fallback));
+    }
+
+    let mut items = Vec::new();
+    let mut constructors = Vec::new();
+    let mut names = Vec::new();
+    for (index, (tool, identity, cfgs)) in tools.iter().enumerate() {
+        let tool_struct = format_ident!("__PrismTool{}", index);
+        let method = &tool.ident;
+        let tool_impl = fn_tool::expand(
+            &paths,
+            tool,
+            identity,
+            quote!(#tool_struct),
+            &Invocation {
+                path: quote!(<#self_ty>::#method),
+                receiver: tool.has_receiver.then(|| quote!(#self_ty)),
+            },
+            &fn_tool::args_struct_ident(index),
+        );
+        let definition = tool_impl::tool_struct(&tool_struct);
+        // A method compiled out by `#[cfg]` takes its tool with it.
+        items.push(quote! {
+            #(#cfgs)*
+            #definition
+            #(#cfgs)*
+            const _: () = {
+                #tool_impl
+            };
+        });
+        constructors.push(quote! {
+            #(#cfgs)*
+            definitions.push(#p::ToolDefinition::from_tool(#tool_struct {
+                __state: ::std::sync::Arc::clone(&self),
+            }));
+        });
+        names.push(format!("`{}`", identity.name));
+    }
+    let doc = format!(
+        "The definitions of the tools {} (generated by `#[tools]`). They share this `Arc`.",
+        names.join(", ")
+    );
+    quote! {
+        #block
+
+        const _: () = {
+            #(#items)*
+
+            impl #self_ty {
+                #[doc = #doc]
+                #[allow(clippy::vec_init_then_push)]
+                pub fn #method_name(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<#p::ToolDefinition> {
+                    let mut definitions = ::std::vec::Vec::new();
+                    #(#constructors)*
+                    definitions
+                }
+            }
+        };
+    }
+}
+
+/// `#[tool]`, `#[tool(...)]` or `#[prism::tool(...)]`.
+fn is_tool_marker(attr: &Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|segment| segment.ident == "tool")
+}
+
+fn marker_args(attr: &Attribute, errors: &mut Errors) -> TokenStream {
+    match &attr.meta {
+        syn::Meta::Path(_) => TokenStream::new(),
+        syn::Meta::List(list) => list.tokens.clone(),
+        syn::Meta::NameValue(pair) => {
+            errors.at(pair, "write `#[tool]` or `#[tool(key = value, ...)]`");
+            TokenStream::new()
+        }
+    }
+}
+
+/// Replaces `Self` in a type by the impl block's type.
+struct ReplaceSelf<'a>(&'a Type);
+
+impl VisitMut for ReplaceSelf<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(path) = ty
+            && path.qself.is_none()
+            && path.path.segments.len() == 1
+            && path.path.segments[0].ident == "Self"
+        {
+            *ty = self.0.clone();
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}

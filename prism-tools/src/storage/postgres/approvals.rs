@@ -1,0 +1,210 @@
+//! [`PostgresApprovalStore`]: pending approvals and decisions in PostgreSQL, shared by every
+//! worker and review tool that reaches the database.
+
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use crate::effects::BoxFuture;
+use crate::run::{
+    ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
+    ApprovalVerdict, PendingApproval,
+};
+use crate::storage::StorageError;
+use crate::storage::approval_row::{
+    StoredApproval, Transition, decode_verdict, encode_verdict, key_columns,
+};
+use crate::storage::postgres::PostgresOptions;
+use crate::storage::postgres::pool::StorePool;
+
+/// An [`ApprovalStore`] in PostgreSQL.
+///
+/// A request is `INSERT … ON CONFLICT DO NOTHING` on the call's primary key; deciding and
+/// consuming are each one `UPDATE` that matches only the exact key in the state it expects, so
+/// of any number of workers resuming the same run, one consumes each decision. Cheap to clone (a
+/// connection pool inside); use it from one Tokio runtime, the one that connected it.
+///
+/// ```no_run
+/// use prism_tools::run::{ApprovalDecision, ApprovalStore};
+/// use prism_tools::storage::{PostgresApprovalStore, PostgresOptions};
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let options = PostgresOptions::new("postgres://review@db.internal/agents")?;
+/// let store = PostgresApprovalStore::connect(options).await?;
+/// // A review tool approves what a worker is waiting for; the worker resumes the run.
+/// for pending in store.pending("ops-session-7").await? {
+///     println!("{} wants {} with {}", pending.run_id, pending.key.tool, pending.arguments);
+///     store.decide(&ApprovalDecision::approve(&pending.key)).await?;
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct PostgresApprovalStore {
+    pool: StorePool,
+}
+
+const COLUMNS: &str = "session_id, call_id, tool, arguments_hash, run_id, arguments::text,
+    requested_at, state, verdict::text";
+
+/// The `WHERE` clause naming exactly one key, as parameters 1 to 4.
+const EXACT_KEY: &str = "session_id = $1 AND call_id = $2 AND tool = $3 AND arguments_hash = $4";
+
+impl PostgresApprovalStore {
+    /// Connects, applying missing migrations.
+    pub async fn connect(options: PostgresOptions) -> Result<Self, StorageError> {
+        Ok(Self {
+            pool: StorePool::connect(&options).await?,
+        })
+    }
+
+    /// The row of this key's call, whatever its tool and arguments.
+    async fn select(
+        &self,
+        key: &ApprovalKey,
+    ) -> Result<Option<StoredApproval>, ApprovalStoreError> {
+        let sql =
+            format!("SELECT {COLUMNS} FROM prism_approvals WHERE session_id = $1 AND call_id = $2");
+        let row = self
+            .pool
+            .query_opt(&sql, &[&key.session_id, &key.call_id.as_str()])
+            .await
+            .map_err(ApprovalStoreError::Backend)?;
+        Ok(row.as_ref().map(stored))
+    }
+}
+
+fn stored(row: &Row) -> StoredApproval {
+    StoredApproval {
+        session_id: row.get(0),
+        call_id: row.get(1),
+        tool: row.get(2),
+        arguments_hash: row.get(3),
+        run_id: row.get(4),
+        arguments: row.get(5),
+        requested_at: row.get(6),
+        state: row.get(7),
+        verdict: row.get(8),
+    }
+}
+
+impl ApprovalStore for PostgresApprovalStore {
+    fn request<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        Box::pin(async move {
+            let row = StoredApproval::requested(pending)?;
+            let inserted = self
+                .pool
+                .execute(
+                    "INSERT INTO prism_approvals (session_id, call_id, tool, arguments_hash,
+                         run_id, arguments, requested_at, state, verdict)
+                     VALUES ($1, $2, $3, $4, $5, $6::text::json, $7, $8, $9::text::json)
+                     ON CONFLICT (session_id, call_id) DO NOTHING",
+                    &[
+                        &row.session_id,
+                        &row.call_id,
+                        &row.tool,
+                        &row.arguments_hash,
+                        &row.run_id,
+                        &row.arguments,
+                        &row.requested_at,
+                        &row.state,
+                        &row.verdict,
+                    ],
+                )
+                .await
+                .map_err(ApprovalStoreError::Backend)?;
+            if inserted == 1 {
+                Ok(())
+            } else {
+                StoredApproval::request_answer(self.select(&pending.key).await?, &pending.key)
+            }
+        })
+    }
+
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        Box::pin(async move {
+            let key = &decision.key;
+            let verdict = encode_verdict(decision)?;
+            let [session, call, tool, hash] = key_columns(key);
+            let updated = self
+                .pool
+                .execute(
+                    &format!(
+                        "UPDATE prism_approvals SET state = 'decided', verdict = $5::text::json
+                         WHERE {EXACT_KEY} AND state = 'pending'"
+                    ),
+                    &[&session, &call, &tool, &hash, &verdict],
+                )
+                .await
+                .map_err(ApprovalStoreError::Backend)?;
+            if updated == 1 {
+                Ok(())
+            } else {
+                let found = self.select(key).await?;
+                Err(StoredApproval::refusal(found, key, Transition::Decide))
+            }
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
+        Box::pin(async move {
+            self.select(key)
+                .await?
+                .map(|row| row.into_record(key))
+                .transpose()
+        })
+    }
+
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
+        Box::pin(async move {
+            let sql = format!(
+                "SELECT {COLUMNS} FROM prism_approvals
+                 WHERE session_id = $1 AND state = 'pending' ORDER BY seq"
+            );
+            let rows = self
+                .pool
+                .query(&sql, &[&session_id])
+                .await
+                .map_err(ApprovalStoreError::Backend)?;
+            rows.iter().map(|row| stored(row).into_pending()).collect()
+        })
+    }
+
+    fn consume<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>> {
+        Box::pin(async move {
+            let [session, call, tool, hash] = key_columns(key);
+            let params: [&(dyn ToSql + Sync); 4] = [&session, &call, &tool, &hash];
+            let consumed = self
+                .pool
+                .query_opt(
+                    &format!(
+                        "UPDATE prism_approvals SET state = 'consumed'
+                         WHERE {EXACT_KEY} AND state = 'decided' RETURNING verdict::text"
+                    ),
+                    &params,
+                )
+                .await
+                .map_err(ApprovalStoreError::Backend)?;
+            match consumed {
+                Some(row) => decode_verdict(row.get(0)),
+                None => {
+                    let found = self.select(key).await?;
+                    Err(StoredApproval::refusal(found, key, Transition::Consume))
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,259 @@
+//! [`JsonSchemaValidator`]: JSON Schema on the `jsonschema` crate, closed to the outside world.
+//!
+//! The crate is built without its network and file features and every compilation uses its
+//! offline retriever, so no schema can make the process open a URL or a file; on top of that,
+//! [references](super::references) are checked before compilation and anything leaving the
+//! document is refused with the pointer of its keyword. The draft follows `$schema` (2020-12 when
+//! absent; 2019-09 and 7 honoured), detected by the crate rather than forced, so a meta-schema's
+//! vocabulary is respected.
+//!
+//! `format` is an annotation by default, as draft 2020-12 specifies: `"format": "email"` accepts
+//! any string. [`with_format_assertion(true)`](JsonSchemaValidator::with_format_assertion) makes
+//! known formats assertions (IDN hostnames and e-mails included); unknown formats are ignored.
+//!
+//! `pattern` uses a backtracking engine only where a pattern needs one, with a backtrack limit
+//! of one million steps and a 1 MiB bound on a compiled pattern: a pattern over the bound does
+//! not compile, and a match that exceeds the step limit counts as a violation.
+
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{PatternOptions, ValidationError};
+use serde_json::Value;
+
+use super::argument::ToolArgumentValidator;
+use super::cache::{ContentKey, SchemaCache};
+use super::error::{ArgumentError, SchemaError, SchemaErrorKind, Violation};
+use super::limits::ValidationLimits;
+use super::references::check_references;
+use crate::redact::truncate_at_char_boundary;
+
+/// Bound on one violation or schema error message, in bytes.
+const MESSAGE_LIMIT: usize = 200;
+/// Backtracking steps one `pattern` match may take.
+const PATTERN_BACKTRACK_LIMIT: usize = 1_000_000;
+/// Bound on a compiled `pattern`, in bytes.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// A schema compiled by [`JsonSchemaValidator`]. Cheap to clone.
+#[derive(Clone)]
+pub struct CompiledSchema {
+    validator: Arc<jsonschema::Validator>,
+}
+
+impl CompiledSchema {
+    /// True when `value` matches the schema (no limit checks, no error details).
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+}
+
+impl fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompiledSchema")
+            .field("draft", &self.validator.draft())
+            .finish()
+    }
+}
+
+/// Validates arguments with JSON Schema, within [`ValidationLimits`]. Clones share the cache.
+///
+/// - No schema can make the process open a URL or a file: references must stay inside the
+///   schema (or name a bundled draft meta-schema), and anything else is refused as
+///   [`RemoteRef`](super::SchemaErrorKind::RemoteRef) with the pointer of its keyword.
+/// - Draft 2020-12 unless `$schema` names 2019-09 or 7 (detected, not forced, so a meta-schema's
+///   vocabulary is respected).
+/// - `format` annotates by default, as draft 2020-12 specifies;
+///   [`with_format_assertion(true)`](Self::with_format_assertion) asserts the known formats.
+/// - `pattern`: 1 MiB per compiled pattern, one million backtracking steps per match (a match
+///   over the limit is a violation).
+///
+/// ```
+/// use prism_tools::validation::{ArgumentError, JsonSchemaValidator, ToolArgumentValidator};
+/// use serde_json::json;
+///
+/// let validator = JsonSchemaValidator::new();
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "maximum": 14}},
+///     "required": ["city"]
+/// });
+/// assert!(validator.validate(&schema, &json!({"city": "Paris", "days": 3})).is_ok());
+///
+/// let Err(ArgumentError::Invalid { violations, .. }) =
+///     validator.validate(&schema, &json!({"days": 30}))
+/// else {
+///     panic!("expected violations")
+/// };
+/// let paths: Vec<_> = violations.iter().map(|v| (v.instance_path.as_str(), v.keyword.as_str())).collect();
+/// assert_eq!(paths, [("", "required"), ("/days", "maximum")]);
+/// ```
+#[derive(Clone)]
+pub struct JsonSchemaValidator {
+    limits: ValidationLimits,
+    assert_formats: bool,
+    cache: Arc<SchemaCache<Result<CompiledSchema, SchemaError>>>,
+}
+
+impl Default for JsonSchemaValidator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JsonSchemaValidator {
+    /// A validator with the default limits, `format` as an annotation.
+    pub fn new() -> Self {
+        Self::with(ValidationLimits::default(), false)
+    }
+
+    fn with(limits: ValidationLimits, assert_formats: bool) -> Self {
+        // The limit is at least 1 by construction of `ValidationLimits`.
+        let capacity = NonZeroUsize::new(limits.max_cached_schemas()).unwrap_or(NonZeroUsize::MIN);
+        Self {
+            limits,
+            assert_formats,
+            cache: Arc::new(SchemaCache::new(capacity)),
+        }
+    }
+
+    /// The same validator with other limits (and a new, empty cache).
+    pub fn with_limits(self, limits: ValidationLimits) -> Self {
+        Self::with(limits, self.assert_formats)
+    }
+
+    /// The same validator with `format` asserted (`true`) or annotating only (`false`, the
+    /// default), and a new, empty cache.
+    pub fn with_format_assertion(self, assert: bool) -> Self {
+        Self::with(self.limits, assert)
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &ValidationLimits {
+        &self.limits
+    }
+
+    /// True when `format` is asserted.
+    pub fn asserts_formats(&self) -> bool {
+        self.assert_formats
+    }
+
+    /// How many compiled schemas the cache holds.
+    pub fn cached_schemas(&self) -> usize {
+        self.cache.len()
+    }
+
+    fn compile_uncached(&self, schema: &Value) -> Result<CompiledSchema, SchemaError> {
+        check_references(schema, self.limits.max_refs())?;
+        let patterns = PatternOptions::fancy_regex()
+            .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT);
+        let validator = jsonschema::options()
+            .offline()
+            .should_validate_formats(self.assert_formats)
+            .with_pattern_options(patterns)
+            .build(schema)
+            .map_err(|error| compile_error(&error))?;
+        Ok(CompiledSchema {
+            validator: Arc::new(validator),
+        })
+    }
+}
+
+impl ToolArgumentValidator for JsonSchemaValidator {
+    type Compiled = CompiledSchema;
+
+    fn compile(&self, schema: &Value) -> Result<CompiledSchema, SchemaError> {
+        self.limits.check_schema_shape(schema)?;
+        let max_bytes = self.limits.max_schema_bytes();
+        let key = ContentKey::of(schema, max_bytes).ok_or_else(|| {
+            SchemaError::new(
+                SchemaErrorKind::TooLarge,
+                "",
+                format!("the schema is larger than {max_bytes} bytes"),
+            )
+        })?;
+        self.cache
+            .get_or_insert_with(key, || self.compile_uncached(schema))
+    }
+
+    fn check(&self, compiled: &CompiledSchema, value: &Value) -> Result<(), ArgumentError> {
+        self.limits.check_arguments(value)?;
+        if compiled.validator.is_valid(value) {
+            return Ok(());
+        }
+        let max = self.limits.max_violations();
+        let mut violations = Vec::new();
+        let mut omitted = 0;
+        for error in compiled.validator.iter_errors(value) {
+            if violations.len() < max {
+                violations.push(violation(&error));
+            } else {
+                omitted += 1;
+            }
+        }
+        if violations.is_empty() {
+            // `is_valid` and `iter_errors` disagree only if the engine does; fail closed.
+            violations.push(Violation {
+                instance_path: String::new(),
+                keyword: String::new(),
+                message: "the value does not match the schema".to_owned(),
+            });
+        }
+        Err(ArgumentError::Invalid {
+            violations,
+            omitted,
+        })
+    }
+
+    fn validate(&self, schema: &Value, value: &Value) -> Result<(), ArgumentError> {
+        let compiled = self.compile(schema).map_err(ArgumentError::Schema)?;
+        self.check(&compiled, value)
+    }
+}
+
+impl fmt::Debug for JsonSchemaValidator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonSchemaValidator")
+            .field("limits", &self.limits)
+            .field("assert_formats", &self.assert_formats)
+            .field("cached_schemas", &self.cache.len())
+            .finish()
+    }
+}
+
+/// A violation for the model: argument values are masked, the message bounded.
+fn violation(error: &ValidationError<'_>) -> Violation {
+    let mut message = error.masked().to_string();
+    truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
+    Violation {
+        instance_path: error.instance_path().as_str().to_owned(),
+        keyword: error.kind().keyword().to_owned(),
+        message,
+    }
+}
+
+/// A compilation failure as a host error. A schema that breaks its meta-schema is reported at
+/// the offending place in the schema (the meta-validation's instance path).
+fn compile_error(error: &ValidationError<'_>) -> SchemaError {
+    let mut message = error.to_string();
+    truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
+    let (kind, pointer) = match error.kind() {
+        ValidationErrorKind::Referencing(inner) => {
+            let kind = if inner.to_string().contains("Retrieval is disabled") {
+                SchemaErrorKind::RemoteRef
+            } else {
+                SchemaErrorKind::UnresolvableRef
+            };
+            (kind, error.schema_path().as_str())
+        }
+        _ if !error.instance_path().as_str().is_empty() => {
+            (SchemaErrorKind::Invalid, error.instance_path().as_str())
+        }
+        _ => (SchemaErrorKind::Invalid, error.schema_path().as_str()),
+    };
+    SchemaError::new(kind, pointer, message)
+}

@@ -1,0 +1,351 @@
+//! An opt-in normaliser for the JSON Schema dialects found in real tool catalogues.
+//!
+//! Catalogues written for Python agents (and some hand-written ones) describe parameters with
+//! type names from their host language, `dict`, `float`, `any`, `String`, `HashMap`, and mark
+//! optional properties with `optional: true`. A JSON Schema engine rejects every one of those
+//! schemas, so without help such a tool cannot be validated at all (the host gets a clear
+//! `invalid_tool_schema` error instead). [`normalize_dialect`] rewrites the common forms into
+//! standard JSON Schema once, when the tool is registered, and reports each rewrite so the host
+//! can log or review them. It never runs unless called.
+//!
+//! The table of rewrites is on [`normalize_dialect`].
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::keywords::{children, push_segment};
+use super::limits::ValidationLimits;
+use crate::definition::ToolDefinition;
+
+/// One change made by [`normalize_dialect`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rewrite {
+    /// JSON pointer to the changed keyword.
+    pub pointer: String,
+    /// Its value before, if it existed.
+    pub before: Option<Value>,
+    /// Its value after, if it still exists.
+    pub after: Option<Value>,
+}
+
+impl fmt::Display for Rewrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |value: &Option<Value>| match value {
+            Some(value) => value.to_string(),
+            None => "(absent)".to_owned(),
+        };
+        write!(
+            f,
+            "{}: {} -> {}",
+            self.pointer,
+            show(&self.before),
+            show(&self.after)
+        )
+    }
+}
+
+/// What [`normalize_dialect`] rewrote: each schema's own keywords, then its subschemas.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DialectReport {
+    /// Every change.
+    pub rewrites: Vec<Rewrite>,
+}
+
+impl DialectReport {
+    /// True when the schema was already standard.
+    pub fn is_empty(&self) -> bool {
+        self.rewrites.is_empty()
+    }
+}
+
+impl fmt::Display for DialectReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, rewrite) in self.rewrites.iter().enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{rewrite}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Rewrites common non-standard schema dialects into JSON Schema, in place, and reports each
+/// rewrite:
+///
+/// | found | becomes |
+/// | --- | --- |
+/// | `type`: `dict`, `dictionary`, `map`, `HashMap`, `Object` (any case) | `object` |
+/// | `type`: `float`, `double`, `decimal`, `Number` | `number` |
+/// | `type`: `int`, `long`, `Integer` | `integer` |
+/// | `type`: `tuple`, `list`, `ArrayList`, `Array` | `array` |
+/// | `type`: `bool`, `Boolean` | `boolean` |
+/// | `type`: `str`, `String` | `string` |
+/// | `type`: `none`, `Null` | `null` |
+/// | `type`: `any` or `""` (or a list containing one) | no `type` constraint |
+/// | a property's `optional: true` / `required: false` | dropped; the name leaves the parent's `required` |
+/// | a property's `optional: false` / `required: true` | dropped; the name joins the parent's `required` |
+///
+/// Type names not in the table are left alone, so the engine still reports them. Schemas
+/// deeper than the hard depth ceiling are only rewritten down to it (the validator refuses them
+/// anyway).
+///
+/// ```
+/// use prism_tools::validation::normalize_dialect;
+/// use serde_json::json;
+///
+/// let mut schema = json!({
+///     "type": "dict",
+///     "properties": {
+///         "city": {"type": "String"},
+///         "days": {"type": "long", "optional": true},
+///         "extra": {"type": "any"}
+///     },
+///     "required": ["city", "days"]
+/// });
+/// let report = normalize_dialect(&mut schema);
+/// assert_eq!(schema, json!({
+///     "type": "object",
+///     "properties": {"city": {"type": "string"}, "days": {"type": "integer"}, "extra": {}},
+///     "required": ["city"]
+/// }));
+/// assert_eq!(report.rewrites.len(), 6);
+/// assert_eq!(report.rewrites[0].to_string(), "/type: \"dict\" -> \"object\"");
+/// ```
+pub fn normalize_dialect(schema: &mut Value) -> DialectReport {
+    let mut plan = Vec::new();
+    let mut pointer = String::new();
+    if let Value::Object(root) = &*schema {
+        plan_schema(root, &mut pointer, 0, &mut plan);
+    }
+    let mut report = DialectReport::default();
+    for edit in plan {
+        let Some(Value::Object(parent)) = schema.pointer_mut(&edit.parent) else {
+            continue;
+        };
+        let before = match &edit.after {
+            Some(after) => parent.insert(edit.key.clone(), after.clone()),
+            None => parent.remove(&edit.key),
+        };
+        let mut pointer = edit.parent;
+        push_segment(&mut pointer, &edit.key);
+        report.rewrites.push(Rewrite {
+            pointer,
+            before,
+            after: edit.after,
+        });
+    }
+    report
+}
+
+/// [`normalize_dialect`] applied to a tool's parameters: the tool with the rewritten schema, or
+/// the same tool when nothing needed rewriting (or it has no schema).
+pub fn normalize_tool(tool: &ToolDefinition) -> (ToolDefinition, DialectReport) {
+    let Some(parameters) = tool.parameters() else {
+        return (tool.clone(), DialectReport::default());
+    };
+    let mut schema = parameters.clone();
+    let report = normalize_dialect(&mut schema);
+    if report.is_empty() {
+        (tool.clone(), report)
+    } else {
+        (tool.with_parameters(schema), report)
+    }
+}
+
+/// A change to make: set (or, when `after` is `None`, remove) `key` in the object at `parent`.
+struct Edit {
+    parent: String,
+    key: String,
+    after: Option<Value>,
+}
+
+fn plan_schema(
+    schema: &Map<String, Value>,
+    pointer: &mut String,
+    depth: usize,
+    plan: &mut Vec<Edit>,
+) {
+    if depth > ValidationLimits::CEILINGS.max_schema_depth() {
+        return;
+    }
+    if let Some(found) = schema.get("type")
+        && let Some(after) = standard_type(found)
+        && after.as_ref() != Some(found)
+    {
+        plan.push(Edit {
+            parent: pointer.clone(),
+            key: "type".into(),
+            after,
+        });
+    }
+    plan_optional_properties(schema, pointer, plan);
+    for child in children(schema) {
+        if let Value::Object(sub) = child.schema {
+            let length = pointer.len();
+            child.push_pointer(pointer);
+            plan_schema(sub, pointer, depth + 1, plan);
+            pointer.truncate(length);
+        }
+    }
+}
+
+/// Moves per-property `optional` / boolean `required` flags into the parent's `required` list.
+fn plan_optional_properties(schema: &Map<String, Value>, pointer: &str, plan: &mut Vec<Edit>) {
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return;
+    };
+    let existing = match schema.get("required") {
+        Some(Value::Array(names)) => names.clone(),
+        _ => Vec::new(),
+    };
+    let mut required = existing.clone();
+    for (name, property) in properties {
+        let Value::Object(property) = property else {
+            continue;
+        };
+        for (flag, optional_when) in [("optional", true), ("required", false)] {
+            let Some(Value::Bool(value)) = property.get(flag) else {
+                continue;
+            };
+            let mut parent = pointer.to_owned();
+            push_segment(&mut parent, "properties");
+            push_segment(&mut parent, name);
+            plan.push(Edit {
+                parent,
+                key: flag.into(),
+                after: None,
+            });
+            let entry = Value::String(name.clone());
+            if *value == optional_when {
+                required.retain(|existing| existing != &entry);
+            } else if !required.contains(&entry) {
+                required.push(entry);
+            }
+        }
+    }
+    if required != existing {
+        plan.push(Edit {
+            parent: pointer.to_owned(),
+            key: "required".into(),
+            after: (!required.is_empty() || schema.contains_key("required"))
+                .then_some(Value::Array(required)),
+        });
+    }
+}
+
+/// The standard form of a `type` value: `Some(Some(v))` to set it, `Some(None)` to drop it,
+/// `None` when it is not a string or a list of strings.
+fn standard_type(found: &Value) -> Option<Option<Value>> {
+    match found {
+        Value::String(name) => Some(standard_name(name).map(|name| Value::from(name.as_str()))),
+        Value::Array(names) => {
+            let mut standard: Vec<Value> = Vec::with_capacity(names.len());
+            for name in names {
+                let name = name.as_str()?;
+                let Some(name) = standard_name(name) else {
+                    return Some(None);
+                };
+                let name = Value::from(name.as_str());
+                if !standard.contains(&name) {
+                    standard.push(name);
+                }
+            }
+            Some(Some(Value::Array(standard)))
+        }
+        _ => None,
+    }
+}
+
+/// The JSON Schema name for a dialect's type name; `None` for "no constraint". Names not in
+/// the table come back unchanged.
+fn standard_name(name: &str) -> Option<String> {
+    let lower = name.trim().to_ascii_lowercase();
+    let standard = match lower.as_str() {
+        "" | "any" => return None,
+        "dict" | "dictionary" | "map" | "hashmap" | "object" => "object",
+        "float" | "double" | "decimal" | "number" => "number",
+        "int" | "long" | "integer" => "integer",
+        "tuple" | "list" | "arraylist" | "array" => "array",
+        "bool" | "boolean" => "boolean",
+        "str" | "string" => "string",
+        "none" | "null" => "null",
+        _ => return Some(name.to_owned()),
+    };
+    Some(standard.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn standard_schemas_are_left_alone() {
+        let mut schema = json!({
+            "type": ["string", "null"],
+            "properties": {"a": {"type": "integer"}},
+            "required": ["a"]
+        });
+        let before = schema.clone();
+        assert!(normalize_dialect(&mut schema).is_empty());
+        assert_eq!(schema, before);
+    }
+
+    #[test]
+    fn lists_nested_schemas_and_required_flags() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "List", "items": {"type": "str"}},
+                "mode": {"type": ["String", "none", "string"], "required": true},
+                "free": {"type": ["int", "any"]}
+            }
+        });
+        let report = normalize_dialect(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "mode": {"type": ["string", "null"]},
+                    "free": {}
+                },
+                "required": ["mode"]
+            })
+        );
+        let mut pointers: Vec<&str> = report.rewrites.iter().map(|r| r.pointer.as_str()).collect();
+        pointers.sort_unstable();
+        assert_eq!(
+            pointers,
+            [
+                "/properties/free/type",
+                "/properties/mode/required",
+                "/properties/mode/type",
+                "/properties/tags/items/type",
+                "/properties/tags/type",
+                "/required",
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_type_names_stay_for_the_engine_to_report() {
+        let mut schema = json!({"type": "Vec<u8>"});
+        assert!(normalize_dialect(&mut schema).is_empty());
+    }
+
+    #[test]
+    fn tools_get_a_new_definition_only_when_rewritten() {
+        let tool = ToolDefinition::builder("t")
+            .parameters(json!({"type": "dict"}))
+            .run_sync(|_, _| Ok(Value::Null));
+        let (normalized, report) = normalize_tool(&tool);
+        assert_eq!(normalized.parameters(), Some(&json!({"type": "object"})));
+        assert_eq!(report.rewrites.len(), 1);
+        let (again, report) = normalize_tool(&normalized);
+        assert!(report.is_empty() && again.ptr_eq(&normalized));
+    }
+}

@@ -1,0 +1,250 @@
+//! [`ToolParameterValidator`]: a [`ToolArgumentValidator`] plugged into the dispatcher's
+//! validator seam, checking each call against its tool's `parameters`.
+//!
+//! The compiled schema lives with the tool definition (see
+//! [`ToolDefinition::memo`](crate::ToolDefinition::memo)): the first call, or the dispatcher's
+//! build, compiles it; every later call reads it without a lock. A definition's slot belongs to
+//! the first validator that filled it; another validator (with other settings) falls back to
+//! its engine's own cache, so two validators never share a compiled form made for the other.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::Value;
+
+use super::argument::ToolArgumentValidator;
+use super::error::{ArgumentError, SchemaError};
+use crate::definition::ToolDefinition;
+use crate::error::Refusal;
+use crate::guard::ToolValidator;
+
+/// What to do with a tool that declares no `parameters`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissingSchema {
+    /// Let its calls through unchecked (the default: `parameters` is optional metadata).
+    #[default]
+    Allow,
+    /// Refuse its calls (`validation_failed`): every tool must declare a schema.
+    Reject,
+}
+
+/// Checks every call's arguments against the tool's `parameters` with a schema engine.
+///
+/// Arguments that break the schema are refused with `validation_failed` and a message naming
+/// every violation (up to the engine's bound) with its path; the dispatcher redacts it like any
+/// other error. A schema the engine cannot use is refused with `invalid_tool_schema`, and
+/// [`prepare`](ToolValidator::prepare) reports it earlier, when the dispatcher is built or the
+/// tool registered through it.
+///
+/// ```
+/// use prism_tools::validation::{MissingSchema, ToolParameterValidator};
+/// # use prism_tools::validation::{ArgumentError, SchemaError, ToolArgumentValidator};
+/// # use serde_json::Value;
+/// # struct AnyValue;
+/// # impl ToolArgumentValidator for AnyValue {
+/// #     type Compiled = ();
+/// #     fn compile(&self, _: &Value) -> Result<(), SchemaError> { Ok(()) }
+/// #     fn check(&self, _: &(), _: &Value) -> Result<(), ArgumentError> { Ok(()) }
+/// # }
+/// use prism_tools::{ToolDefinition, ToolValidator};
+///
+/// let validator = ToolParameterValidator::new(AnyValue).missing_schema(MissingSchema::Reject);
+/// let tool = ToolDefinition::builder("ping").run_sync(|_, _| Ok(Value::Null));
+/// let refusal = validator.validate(&tool, &serde_json::json!({})).unwrap_err();
+/// assert!(refusal.message.contains("declares no parameter schema"));
+/// ```
+pub struct ToolParameterValidator<A> {
+    arguments: A,
+    missing: MissingSchema,
+    /// Identifies this validator's entries in definition memos.
+    owner: u64,
+}
+
+/// What a validator keeps in a definition's memo.
+struct Memo<C> {
+    owner: u64,
+    compiled: Result<C, SchemaError>,
+}
+
+impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
+    /// Validates with `arguments`; tools without a schema are let through.
+    pub fn new(arguments: A) -> Self {
+        static NEXT_OWNER: AtomicU64 = AtomicU64::new(0);
+        Self {
+            arguments,
+            missing: MissingSchema::Allow,
+            owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Sets what happens to tools without a schema.
+    pub fn missing_schema(mut self, missing: MissingSchema) -> Self {
+        self.missing = missing;
+        self
+    }
+
+    /// The policy for tools without a schema.
+    pub fn missing_schema_policy(&self) -> MissingSchema {
+        self.missing
+    }
+
+    /// The schema engine.
+    pub fn argument_validator(&self) -> &A {
+        &self.arguments
+    }
+
+    /// This tool's compiled schema, compiling it on first use. `None` when the definition's memo
+    /// belongs to another validator.
+    fn compiled<'t>(
+        &self,
+        tool: &'t ToolDefinition,
+        schema: &Value,
+    ) -> Option<&'t Result<A::Compiled, SchemaError>> {
+        let memo = tool.memo(|| Memo {
+            owner: self.owner,
+            compiled: self.arguments.compile(schema),
+        })?;
+        (memo.owner == self.owner).then_some(&memo.compiled)
+    }
+}
+
+impl<A: ToolArgumentValidator> ToolValidator for ToolParameterValidator<A> {
+    fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal> {
+        let Some(schema) = tool.parameters() else {
+            return match self.missing {
+                MissingSchema::Allow => Ok(()),
+                MissingSchema::Reject => Err(Refusal::new(format!(
+                    "Tool {} declares no parameter schema, and this validator requires one",
+                    tool.name()
+                ))),
+            };
+        };
+        let outcome = match self.compiled(tool, schema) {
+            Some(Ok(compiled)) => self.arguments.check(compiled, arguments),
+            Some(Err(error)) => Err(ArgumentError::Schema(error.clone())),
+            None => self.arguments.validate(schema, arguments),
+        };
+        outcome.map_err(|error| error.to_refusal(tool.name()))
+    }
+
+    fn prepare(&self, tool: &ToolDefinition) -> Result<(), SchemaError> {
+        let Some(schema) = tool.parameters() else {
+            return Ok(());
+        };
+        match self.compiled(tool, schema) {
+            Some(compiled) => compiled.as_ref().map(drop).map_err(Clone::clone),
+            None => self.arguments.compile(schema).map(drop),
+        }
+    }
+}
+
+impl<A> std::fmt::Debug for ToolParameterValidator<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolParameterValidator")
+            .field("engine", &std::any::type_name::<A>())
+            .field("missing", &self.missing)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::call::ErrorCode;
+    use crate::validation::{SchemaErrorKind, Violation};
+
+    /// Requires the keys listed in the schema's `required`; counts compilations.
+    #[derive(Default)]
+    struct Required {
+        compiled: AtomicUsize,
+    }
+
+    impl ToolArgumentValidator for Required {
+        type Compiled = Vec<String>;
+
+        fn compile(&self, schema: &Value) -> Result<Vec<String>, SchemaError> {
+            self.compiled.fetch_add(1, Ordering::SeqCst);
+            let keys = schema["required"].as_array().ok_or_else(|| {
+                SchemaError::new(SchemaErrorKind::Invalid, "/required", "not an array")
+            })?;
+            Ok(keys
+                .iter()
+                .filter_map(|k| k.as_str().map(Into::into))
+                .collect())
+        }
+
+        fn check(&self, keys: &Vec<String>, value: &Value) -> Result<(), ArgumentError> {
+            let violations: Vec<_> = keys
+                .iter()
+                .filter(|key| value.get(key.as_str()).is_none())
+                .map(|key| Violation {
+                    instance_path: String::new(),
+                    keyword: "required".into(),
+                    message: format!("{key:?} is required"),
+                })
+                .collect();
+            if violations.is_empty() {
+                Ok(())
+            } else {
+                Err(ArgumentError::Invalid {
+                    violations,
+                    omitted: 0,
+                })
+            }
+        }
+    }
+
+    fn tool(schema: Option<Value>) -> ToolDefinition {
+        let builder = ToolDefinition::builder("t");
+        match schema {
+            Some(schema) => builder.parameters(schema),
+            None => builder,
+        }
+        .run_sync(|_, _| Ok(Value::Null))
+    }
+
+    #[test]
+    fn compiles_once_per_definition() {
+        let validator = ToolParameterValidator::new(Required::default());
+        let tool = tool(Some(json!({"required": ["a"]})));
+        assert!(validator.validate(&tool, &json!({"a": 1})).is_ok());
+        let refusal = validator.validate(&tool.clone(), &json!({})).unwrap_err();
+        assert_eq!(refusal.code, None);
+        assert!(refusal.message.contains("\"a\" is required"));
+        assert_eq!(validator.arguments.compiled.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_second_validator_does_not_use_the_first_ones_memo() {
+        let first = ToolParameterValidator::new(Required::default());
+        let second = ToolParameterValidator::new(Required::default());
+        let tool = tool(Some(json!({"required": ["a"]})));
+        assert!(first.validate(&tool, &json!({"a": 1})).is_ok());
+        assert!(second.validate(&tool, &json!({})).is_err());
+        assert!(second.validate(&tool, &json!({})).is_err());
+        assert_eq!(second.arguments.compiled.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn schema_errors_surface_at_prepare_and_at_dispatch() {
+        let validator = ToolParameterValidator::new(Required::default());
+        let tool = tool(Some(json!({"required": "a"})));
+        assert_eq!(validator.prepare(&tool).unwrap_err().pointer, "/required");
+        let refusal = validator.validate(&tool, &json!({})).unwrap_err();
+        assert_eq!(refusal.code, Some(ErrorCode::InvalidToolSchema));
+    }
+
+    #[test]
+    fn missing_schemas_follow_the_policy() {
+        let tool = tool(None);
+        let allow = ToolParameterValidator::new(Required::default());
+        assert!(allow.validate(&tool, &json!({})).is_ok());
+        assert!(allow.prepare(&tool).is_ok());
+        let reject = allow.missing_schema(MissingSchema::Reject);
+        let refusal = reject.validate(&tool, &json!({})).unwrap_err();
+        assert!(refusal.message.contains("declares no parameter schema"));
+    }
+}

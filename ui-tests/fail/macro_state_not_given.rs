@@ -1,0 +1,14 @@
+use prism::{State, tool};
+
+struct Database;
+
+/// Looks a row up.
+#[tool]
+fn lookup(id: u64, db: State<Database>) -> u64 {
+    let _ = db;
+    id
+}
+
+fn main() {
+    let _ = lookup::definition();
+}

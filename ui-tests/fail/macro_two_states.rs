@@ -1,0 +1,15 @@
+use prism::{State, tool};
+
+struct Users;
+struct Orders;
+
+/// Lists a user's orders.
+#[tool]
+fn orders(user: String, users: State<Users>, orders: State<Orders>) -> String {
+    let _ = (users, orders);
+    user
+}
+
+fn main() {
+    let _ = orders::definition(Users);
+}
