@@ -9,9 +9,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::call::{CallId, JsonObject};
+use crate::dispatch::ProgressSender;
 use crate::scope::ToolScope;
 
 /// A cancellation signal shared by a run and every call it makes.
@@ -65,9 +65,6 @@ pub struct ProgressUpdate {
     /// Optional extra detail.
     pub metadata: Option<Value>,
 }
-
-#[derive(Clone)]
-pub(crate) struct ProgressSender(pub(crate) mpsc::Sender<ProgressUpdate>);
 
 #[derive(Default)]
 struct RunInfo {
@@ -196,10 +193,7 @@ impl ToolExecutionContext {
     /// Reports progress with extra detail. See [`progress`](Self::progress).
     pub fn progress_with_metadata(&self, progress: Value, metadata: Option<Value>) -> bool {
         match &self.progress {
-            Some(sender) => sender
-                .0
-                .try_send(ProgressUpdate { progress, metadata })
-                .is_ok(),
+            Some(sender) => sender.try_send(ProgressUpdate { progress, metadata }),
             None => false,
         }
     }

@@ -58,11 +58,15 @@ impl ToolFilter {
     }
 }
 
+/// A set of tool names, fixed once compiled. The name checked against it is already a registered
+/// tool's, so flooding it with colliding names is not possible and a fast hasher is enough.
+type NameSet = HashSet<Arc<str>, foldhash::fast::RandomState>;
+
 /// Filters compiled into hash sets once, for per-call checks.
 #[derive(Clone, Debug, Default)]
 pub struct CompiledFilters {
-    allow: Vec<HashSet<Arc<str>>>,
-    deny: HashSet<Arc<str>>,
+    allow: Vec<NameSet>,
+    deny: NameSet,
 }
 
 impl CompiledFilters {

@@ -194,9 +194,11 @@ impl ToolRegistry {
         self.shared.snapshot.load_full()
     }
 
-    /// Looks a tool up without taking a lock or touching a reference count on the snapshot.
-    pub(crate) fn lookup(&self, name: &str) -> Option<ToolDefinition> {
-        self.shared.snapshot.load().get(name).cloned()
+    /// The current snapshot, borrowed without taking a lock or a reference count. Meant for a
+    /// short synchronous section: dispatch looks a tool up and runs its guards under it, and lets
+    /// it go before the first await.
+    pub(crate) fn borrow_snapshot(&self) -> arc_swap::Guard<Arc<RegistrySnapshot>> {
+        self.shared.snapshot.load()
     }
 }
 

@@ -9,20 +9,21 @@ mod events;
 mod ledger;
 mod observe;
 mod prepare;
+mod progress;
 mod register;
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 
 use futures_util::FutureExt;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
 use crate::clock::{Clock, Millis, SystemClock};
-use crate::context::{ProgressSender, ProgressUpdate, ToolExecutionContext};
-use crate::definition::ToolDefinition;
-use crate::effects::{Claim, ClaimRequest, EffectKey, EffectStore, RecordedOutcome};
+use crate::context::ToolExecutionContext;
+use crate::effects::{Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome};
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
 use crate::guard::{
@@ -48,6 +49,8 @@ pub use prepare::BuildError;
 pub use register::RegisterError;
 
 use observe::Observe;
+pub(crate) use progress::ProgressSender;
+use progress::{ProgressReceiver, progress_queue};
 
 /// How many progress updates may wait between the tool and the observers before new ones are
 /// dropped. Progress is advisory; a tool is never slowed down by a slow observer.
@@ -272,7 +275,7 @@ impl Dispatcher {
                 },
             middleware_failure,
         } = planned;
-        let observe = Observe::new(p, &id, ctx);
+        let observe = Observe::new(p, id, ctx);
         if let Some(failure) = middleware_failure {
             return Ok(observe.error(requested_name(p, &name), failure));
         }
@@ -309,12 +312,15 @@ impl Dispatcher {
         }
 
         // 3. Lookup: only registered tools exist, besides the one tool a run provides itself for
-        //    a turn (search mode's `search_tools`), which only the run's scope can carry.
+        //    a turn (search mode's `search_tools`), which only the run's scope can carry. Steps 3
+        //    to 8 borrow the tool (from the registry's snapshot, the run's pinned one or the
+        //    scope) instead of copying its definition.
+        let snapshot = p.registry.borrow_snapshot();
         let run_tool = ctx.scope().and_then(|scope| scope.run_tool(&name));
         let tool = if let Some(tool) = run_tool {
-            tool.clone()
+            tool
         } else {
-            let Some(live) = p.registry.lookup(&name) else {
+            let Some(live) = snapshot.get(&name) else {
                 let message = format!("Unknown tool: {name}");
                 let name = requested_name(p, &name);
                 return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
@@ -322,7 +328,7 @@ impl Dispatcher {
             match ctx.scope().and_then(ToolScope::pinned_tools) {
                 None => live,
                 Some(pinned) => match pinned.get(&name) {
-                    Some(tool) => tool.clone(),
+                    Some(tool) => tool,
                     None => {
                         let message = format!(
                             "Tool denied: {name} was not among this run's tools when it started"
@@ -385,13 +391,13 @@ impl Dispatcher {
 
         // 6. Trust, then permission.
         for trust in &p.trust {
-            if let Err(refusal) = run_guard("trust policy", || trust.check(&tool, ctx)) {
+            if let Err(refusal) = run_guard("trust policy", || trust.check(tool, ctx)) {
                 return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
             }
         }
         for permission in &p.permission {
             if let Err(refusal) = run_guard("permission policy", || {
-                permission.check(&tool, &arguments, ctx)
+                permission.check(tool, &arguments, ctx)
             }) {
                 return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
             }
@@ -406,17 +412,17 @@ impl Dispatcher {
         }
         let run_validator = ctx.scope().and_then(|scope| scope.validator());
         for validator in p.validators.iter().chain(run_validator) {
-            if let Err(refusal) = run_guard("validator", || validator.validate(&tool, &arguments)) {
+            if let Err(refusal) = run_guard("validator", || validator.validate(tool, &arguments)) {
                 return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
             }
         }
         let (progress_tx, progress_rx) = if observe.is_watching() {
-            let (tx, rx) = mpsc::channel(PROGRESS_CAPACITY);
-            (Some(ProgressSender(tx)), Some(rx))
+            let (tx, rx) = progress_queue(PROGRESS_CAPACITY);
+            (Some(tx), Some(rx))
         } else {
             (None, None)
         };
-        let call_ctx = ctx.for_call(id.clone(), progress_tx);
+        let call_ctx = ctx.for_call(observe.id().clone(), progress_tx);
         let body = match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
             Ok(Ok(body)) => body,
             Ok(Err(refusal)) => {
@@ -428,7 +434,7 @@ impl Dispatcher {
         // 8. The execution policy's last word before the side effect.
         for policy in &p.before_execute {
             if let Err(refusal) =
-                run_guard("execution policy", || policy.check(&tool, &arguments, ctx))
+                run_guard("execution policy", || policy.check(tool, &arguments, ctx))
             {
                 drop_guarded(body);
                 return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
@@ -438,9 +444,12 @@ impl Dispatcher {
             drop_guarded(body);
             return Ok(observe.error(name, ToolError::cancelled().into_info()));
         }
+        // The snapshot is never held across an await: a slow tool must not pin an old registry.
+        let effect_policy = tool.effect().cloned();
+        drop(snapshot);
 
         // 9. Effect claim: at most once, or say unknown.
-        let effect = match claim_effect(p, &tool, &arguments).await {
+        let effect = match claim_effect(p, &name, effect_policy.as_ref(), &arguments).await {
             EffectGate::Run(effect) => effect,
             EffectGate::Replay(outcome) => {
                 drop_guarded(body);
@@ -465,9 +474,8 @@ impl Dispatcher {
                 return Ok(result);
             }
             Executed::Panicked(panic) => {
-                return Ok(
-                    observe.error(name, panicked(&format!("tool {}", tool.name()), &panic, p))
-                );
+                let what = format!("tool {name}");
+                return Ok(observe.error(name, panicked(&what, &panic, p)));
             }
             Executed::Cancelled => {
                 return Ok(observe.error(name, ToolError::cancelled().into_info()));
@@ -516,7 +524,7 @@ impl Dispatcher {
         let mut value = value;
         for middleware in &p.middleware {
             let mut rewrite = ResultRewrite {
-                id: &id,
+                id: observe.id(),
                 name: &name,
                 value: &mut value,
             };
@@ -544,7 +552,8 @@ impl Dispatcher {
         error: ErrorInfo,
         ctx: &ToolExecutionContext,
     ) -> ToolResult {
-        Observe::new(&self.pipeline, &call.id, ctx).unstarted(call.name.as_str().into(), error)
+        Observe::new(&self.pipeline, call.id.clone(), ctx)
+            .unstarted(call.name.as_str().into(), error)
     }
 
     /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
@@ -555,7 +564,7 @@ impl Dispatcher {
         message: String,
         ctx: &ToolExecutionContext,
     ) -> ToolResult {
-        Observe::new(&self.pipeline, &call.id, ctx).blocked(
+        Observe::new(&self.pipeline, call.id.clone(), ctx).blocked(
             call.name.as_str().into(),
             BlockReason::PermissionDenied,
             message.into(),
@@ -582,11 +591,16 @@ enum EffectGate {
     Refuse(ErrorInfo),
 }
 
-async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) -> EffectGate {
-    let (Some(store), Some(policy)) = (&p.effects, tool.effect()) else {
+async fn claim_effect(
+    p: &Pipeline,
+    tool: &str,
+    policy: Option<&EffectPolicy>,
+    arguments: &Value,
+) -> EffectGate {
+    let (Some(store), Some(policy)) = (&p.effects, policy) else {
         return EffectGate::Run(None);
     };
-    let key = EffectKey::new(tool.name(), policy, arguments);
+    let key = EffectKey::new(tool, policy, arguments);
     let request = ClaimRequest {
         key: &key,
         owner: &p.effect_owner,
@@ -604,21 +618,17 @@ async fn claim_effect(p: &Pipeline, tool: &ToolDefinition, arguments: &Value) ->
         Ok(Claim::Recorded(outcome)) => EffectGate::Replay(outcome),
         Ok(Claim::InFlight { .. }) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectInFlight,
-            format!(
-                "Tool {} is already running with these arguments",
-                tool.name()
-            ),
+            format!("Tool {tool} is already running with these arguments"),
         )),
         Ok(Claim::Unknown { .. }) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectOutcomeUnknown,
             format!(
-                "An earlier call of tool {} with these arguments never recorded its outcome; it is not run again until the host resolves it",
-                tool.name()
+                "An earlier call of tool {tool} with these arguments never recorded its outcome; it is not run again until the host resolves it"
             ),
         )),
         Err(error) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectStoreError,
-            format!("Tool {} was not run: {error}", tool.name()),
+            format!("Tool {tool} was not run: {error}"),
         )),
     }
 }
@@ -656,42 +666,56 @@ enum Executed {
 async fn execute(
     body: crate::definition::ToolFuture,
     ctx: &ToolExecutionContext,
-    progress: Option<mpsc::Receiver<ProgressUpdate>>,
+    progress: Option<ProgressReceiver>,
     observe: &Observe<'_>,
     name: &Arc<str>,
 ) -> Executed {
     let mut body = std::panic::AssertUnwindSafe(body).catch_unwind();
-    let cancellation = ctx.cancellation();
-    let finished = match progress {
-        None => tokio::select! {
-            biased;
-            finished = &mut body => Some(finished),
-            () = cancellation.cancelled() => None,
-        },
-        Some(mut progress) => {
-            let finished = loop {
-                tokio::select! {
-                    biased;
-                    finished = &mut body => break Some(finished),
-                    Some(update) = progress.recv() => observe.progress(name, update),
-                    () = cancellation.cancelled() => break None,
-                }
-            };
-            // Updates sent before the tool returned are still reported; closing the channel makes
-            // later sends (from tasks the tool spawned) fail instead of arriving after the end.
-            progress.close();
-            while let Ok(update) = progress.try_recv() {
-                observe.progress(name, update);
-            }
-            finished
-        }
+    // Most tools finish on their first poll; those need no race with the cancellation token.
+    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.poll_unpin(cx))).await {
+        Poll::Ready(finished) => Some(finished),
+        Poll::Pending => race(&mut body, ctx, progress.as_ref(), observe, name).await,
     };
+    // Updates sent before the tool returned are still reported; closing the queue makes later
+    // sends (from tasks the tool spawned) fail instead of arriving after the end.
+    if let Some(progress) = progress {
+        for update in progress.close() {
+            observe.progress(name, update);
+        }
+    }
     // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
     drop_guarded(body);
     match finished {
         Some(Ok(returned)) => Executed::Returned(returned),
         Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
         None => Executed::Cancelled,
+    }
+}
+
+/// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
+/// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
+async fn race<F: Future + Unpin>(
+    body: &mut F,
+    ctx: &ToolExecutionContext,
+    progress: Option<&ProgressReceiver>,
+    observe: &Observe<'_>,
+    name: &Arc<str>,
+) -> Option<F::Output> {
+    let cancellation = ctx.cancellation();
+    match progress {
+        None => tokio::select! {
+            biased;
+            finished = body => Some(finished),
+            () = cancellation.cancelled() => None,
+        },
+        Some(progress) => loop {
+            tokio::select! {
+                biased;
+                finished = &mut *body => break Some(finished),
+                update = progress.recv() => observe.progress(name, update),
+                () = cancellation.cancelled() => break None,
+            }
+        },
     }
 }
 
@@ -733,7 +757,12 @@ fn json_kind(value: &Value) -> &'static str {
 
 /// Redacts a result's value and error message in place.
 pub(crate) fn redact_result(result: &mut ToolResult, redactor: &SecretRedactor) {
-    match &mut result.outcome {
+    redact_outcome(&mut result.outcome, redactor);
+}
+
+/// Redacts an outcome's value or error message in place.
+pub(crate) fn redact_outcome(outcome: &mut ToolOutcome, redactor: &SecretRedactor) {
+    match outcome {
         ToolOutcome::Value(value) => {
             if let std::borrow::Cow::Owned(clean) = redactor.redact_value(value) {
                 *value = clean;
