@@ -11,21 +11,21 @@
 //! it once is cheaper than taking it for every new word.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use foldhash::fast::RandomState;
 use rust_stemmers::{Algorithm, Stemmer};
+
+use super::interner::{Interner, StringList};
 
 /// The most words whose stems are remembered.
 pub const MAX_MEMO_WORDS: usize = 65_536;
 
-/// Words → position of their stem in `stems`: looking a word up yields a number, not a borrow,
-/// so a hit costs one hash lookup.
+/// Remembered words, and their stems in the same order: a hit costs one hash lookup.
 #[derive(Default)]
 struct Memo {
-    words: HashMap<Box<str>, u32, RandomState>,
-    stems: Vec<Box<str>>,
+    words: Interner,
+    /// The stem of word `i` is string `i`.
+    stems: StringList,
 }
 
 /// The English Snowball stemmer and its memory.
@@ -44,6 +44,9 @@ impl Stemming {
 
     /// Stems `word` without touching the memory.
     pub(crate) fn stem<'w>(&self, word: &'w str) -> Cow<'w, str> {
+        if is_own_stem(word) {
+            return Cow::Borrowed(word);
+        }
         self.stemmer.stem(word)
     }
 
@@ -74,18 +77,36 @@ pub(crate) struct RememberedStems<'s> {
 impl RememberedStems<'_> {
     /// The stem of `word`, from the memory when it is there.
     pub(crate) fn stem<'a>(&'a mut self, word: &'a str) -> Cow<'a, str> {
+        if is_own_stem(word) {
+            return Cow::Borrowed(word);
+        }
         let memo = &mut *self.memo;
-        if let Some(&at) = memo.words.get(word) {
-            return Cow::Borrowed(&memo.stems[at as usize]);
+        if let Some(known) = memo.words.get(word) {
+            return Cow::Borrowed(memo.stems.get(known));
         }
         let stem = self.stemmer.stem(word);
         if memo.words.len() >= MAX_MEMO_WORDS {
             return stem;
         }
-        memo.words.insert(Box::from(word), memo.stems.len() as u32);
-        memo.stems.push(stem.into());
-        Cow::Borrowed(&memo.stems[memo.stems.len() - 1])
+        // Both lists grow together, after the stemmer ran: a panic in it changes neither.
+        let at = memo.stems.push(&stem);
+        memo.words.intern(word);
+        Cow::Borrowed(memo.stems.get(at))
     }
+}
+
+/// True for a word the English stemmer returns unchanged whatever it is, known without running
+/// it: every rule of the algorithm rewrites an ending made of letters or apostrophes, so a word
+/// that ends otherwise ("mp3", "get_user_v2", "2024", "café") keeps its form. The algorithm also
+/// drops a leading apostrophe and lowercases any `Y` on its way out, hence the two other tests.
+/// Numbers and versioned identifiers are common in tool text, and each one skipped saves a full
+/// run of the stemmer.
+fn is_own_stem(word: &str) -> bool {
+    let ends_otherwise = word
+        .chars()
+        .next_back()
+        .is_some_and(|last| !last.is_ascii_alphabetic() && last != '\'');
+    ends_otherwise && !word.starts_with('\'') && !word.contains('Y')
 }
 
 #[cfg(test)]
@@ -109,5 +130,33 @@ mod tests {
             assert_eq!(stems.stem("jumping"), "jump");
         }
         assert_eq!(stemming.remembered(), MAX_MEMO_WORDS);
+    }
+
+    #[test]
+    fn words_ending_in_neither_letter_nor_apostrophe_keep_their_form() {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let endings = [
+            "", "s", "ing", "ies", "ed", "ational", "'s", "y", "ly", "e", "l",
+        ];
+        let mut checked = 0;
+        for stem in [
+            "run", "crypto", "kaloymer", "yes", "gently", "sky", "news", "a", "", "é",
+        ] {
+            for ending in endings {
+                for tail in ["", "2", "_v2", "3.14", "é", "ß", "東", "-", "'", "Y", "s'"] {
+                    for head in ["", "'", "Y", "x_"] {
+                        let word = format!("{head}{stem}{ending}{tail}");
+                        if is_own_stem(&word) {
+                            assert_eq!(stemmer.stem(&word), word.as_str(), "{word:?}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        for stemmed in ["runs", "ran'", "'2", "running's", "2Y", "yes"] {
+            assert!(!is_own_stem(stemmed), "{stemmed:?}");
+        }
     }
 }
