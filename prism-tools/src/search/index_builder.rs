@@ -94,19 +94,24 @@ pub(crate) fn read_snapshot(
     weights: &FieldWeights,
 ) -> SnapshotWords {
     let weights = weights.sanitized();
-    // Sized for a tool of a few dozen words, a dozen of them new to the snapshot, so that a
-    // large snapshot grows each buffer once or twice at most.
-    let words = tools.len() * 16;
+    // Sized for tools of a few dozen words, up to a dozen of them new to the snapshot: a large
+    // snapshot then grows each buffer once at most (the word tables never), and the buffers
+    // that stay in the index are trimmed at the end.
+    let words = tools.len() * 8;
+    let mut stems = tokenizer.stemming().map(Stemming::remembering);
+    if let Some(stems) = &mut stems {
+        stems.expect_first(words);
+    }
     let mut builder = Builder {
         tokenizer,
-        stems: tokenizer.stemming().map(Stemming::remembering),
+        stems,
         terms: Interner::with_capacity(words, words * 8),
         surfaces: Interner::with_capacity(words, words * 8),
         surface_terms: Vec::with_capacity(words),
         current: 0,
         document_start: 0,
         last_use: Vec::with_capacity(words),
-        triples: Vec::with_capacity(tools.len() * 48),
+        triples: Vec::with_capacity(tools.len() * 40),
         lengths: Vec::with_capacity(tools.len()),
         lowered: String::with_capacity(64),
     };
@@ -115,13 +120,16 @@ pub(crate) fn read_snapshot(
     }
     let Builder {
         stems,
-        terms,
-        surfaces,
-        surface_terms,
+        mut terms,
+        mut surfaces,
+        mut surface_terms,
         triples,
         lengths,
         ..
     } = builder;
+    terms.shrink_to_fit();
+    surfaces.shrink_to_fit();
+    surface_terms.shrink_to_fit();
     // Releases the lock on the stem memory before the postings are grouped.
     drop(stems);
     let (offsets, postings) = group_by_term(terms.len(), &triples);
@@ -263,7 +271,7 @@ fn sort_terms(terms: &Interner) -> Vec<TermId> {
     let mut keyed: Vec<(u64, TermId)> = (0..terms.len() as TermId)
         .map(|term| (key(terms.resolve(term)), term))
         .collect();
-    keyed.sort_unstable();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
     for tied in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
         if tied.len() > 1 {
             tied.sort_unstable_by(|a, b| terms.resolve(a.1).cmp(terms.resolve(b.1)));

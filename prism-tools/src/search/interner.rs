@@ -54,6 +54,12 @@ impl StringList {
         self.text.as_bytes()[self.range(id)] == *text.as_bytes()
     }
 
+    /// Gives back the room reserved beyond what the strings use.
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.bounds.shrink_to_fit();
+    }
+
     /// Appends `text`, returning its number.
     pub(crate) fn push(&mut self, text: &str) -> u32 {
         let id = self.len() as u32;
@@ -101,6 +107,11 @@ impl Interner {
     /// The string numbered `id`, or `None` when there is no such id.
     pub(crate) fn try_resolve(&self, id: u32) -> Option<&str> {
         ((id as usize) < self.len()).then(|| self.resolve(id))
+    }
+
+    /// Gives back the room reserved for strings beyond those interned; the table keeps its size.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.strings.shrink_to_fit();
     }
 
     /// The id of `text`, when it was interned.

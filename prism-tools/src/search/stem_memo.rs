@@ -75,6 +75,18 @@ pub(crate) struct RememberedStems<'s> {
 }
 
 impl RememberedStems<'_> {
+    /// Takes room for about `words` new words at once when the memory is empty, as it is for a
+    /// tokenizer's first index, instead of growing to them step by step.
+    pub(crate) fn expect_first(&mut self, words: usize) {
+        if self.memo.words.len() == 0 {
+            let words = words.min(MAX_MEMO_WORDS);
+            *self.memo = Memo {
+                words: Interner::with_capacity(words, words * 8),
+                stems: StringList::with_capacity(words, words * 8),
+            };
+        }
+    }
+
     /// The stem of `word`, from the memory when it is there.
     pub(crate) fn stem<'a>(&'a mut self, word: &'a str) -> Cow<'a, str> {
         if is_own_stem(word) {
@@ -96,12 +108,15 @@ impl RememberedStems<'_> {
 }
 
 /// True for a word the English stemmer returns unchanged whatever it is, known without running
-/// it: every rule of the algorithm rewrites an ending made of letters or apostrophes, so a word
-/// that ends otherwise ("mp3", "get_user_v2", "2024", "café") keeps its form. The algorithm also
-/// drops a leading apostrophe and lowercases any `Y` on its way out, hence the two other tests.
-/// Numbers and versioned identifiers are common in tool text, and each one skipped saves a full
-/// run of the stemmer.
+/// it. The algorithm leaves words of fewer than three characters alone, and every one of its
+/// rules rewrites an ending made of ASCII letters or apostrophes, so a word that ends otherwise
+/// ("mp3", "get_user_v2", "2024", "café") keeps its form, provided it has no leading apostrophe
+/// (dropped) and no `Y` (lowercased on the way out). Numbers, short codes and versioned
+/// identifiers are common in tool text, and each one skipped saves a full run of the stemmer.
 fn is_own_stem(word: &str) -> bool {
+    if word.len() < 3 {
+        return true;
+    }
     let ends_otherwise = word
         .chars()
         .next_back()
@@ -155,7 +170,7 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked}");
-        for stemmed in ["runs", "ran'", "'2", "running's", "2Y", "yes"] {
+        for stemmed in ["runs", "ran'", "'2s", "running's", "2Y2", "yes"] {
             assert!(!is_own_stem(stemmed), "{stemmed:?}");
         }
     }
