@@ -12,7 +12,6 @@ use std::ops::Range;
 
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
-use hashbrown::hash_table::Entry;
 
 /// Strings stored end to end in one buffer, numbered in the order they were pushed.
 #[derive(Clone)]
@@ -125,24 +124,18 @@ impl Interner {
     /// The id of `text`, numbering it first when it is new, and whether it was new.
     pub(crate) fn intern(&mut self, text: &str) -> (u32, bool) {
         let hash = self.hasher.hash_one(text);
+        // Most strings are repeats: a plain lookup first, which is cheaper than an entry.
+        if let Some(&id) = self.ids.find(hash, |&id| self.strings.is(id, text)) {
+            return (id, false);
+        }
         let Self {
             strings,
             ids,
             hasher,
         } = self;
-        let entry = ids.entry(
-            hash,
-            |&id| strings.is(id, text),
-            |&id| hasher.hash_one(strings.get(id)),
-        );
-        match entry {
-            Entry::Occupied(found) => (*found.get(), false),
-            Entry::Vacant(slot) => {
-                let id = strings.push(text);
-                slot.insert(id);
-                (id, true)
-            }
-        }
+        let id = strings.push(text);
+        ids.insert_unique(hash, id, |&id| hasher.hash_one(strings.get(id)));
+        (id, true)
     }
 }
 
