@@ -6,6 +6,8 @@
 //! its clones share one memory, hence every index built from one
 //! [`SearchConfig`](super::SearchConfig)), up to [`MAX_MEMO_WORDS`] words; past that, new words
 //! are stemmed without being remembered, so the memory stays bounded whatever the tools say.
+//! Words that the stemmer would return unchanged and that can be recognised without running it
+//! (see [`is_own_stem`]) are neither stemmed nor remembered.
 //!
 //! An index build holds the lock for its whole duration: builds are rare and short, and taking
 //! it once is cheaper than taking it for every new word.
