@@ -12,8 +12,8 @@ mod catalog;
 
 fn index_build(c: &mut Criterion) {
     let tools = catalog::tools(1024);
-    // Cold: a fresh tokenizer each time, so every distinct word is stemmed. Dropping the index
-    // is not part of building it.
+    // Cold: a fresh tokenizer each time, so every distinct word that needs a stem is stemmed.
+    // Dropping the index is not part of building it.
     c.bench_function("search/index_build_1024_tools", |b| {
         b.iter_with_large_drop(|| ToolIndex::build(black_box(&tools)).expect("1024 tools fit"));
     });

@@ -139,8 +139,8 @@ impl ToolIndex {
     pub fn query(&self, text: &str) -> Query {
         let mut terms = Vec::new();
         self.tokenizer.for_each_word(text, |word| {
-            // A word the tools used is answered from the memo, without stemming.
-            let (exact, matches) = match self.words.surfaces.get(word).copied().flatten() {
+            // A word the tools used is answered from the snapshot's words, without stemming.
+            let (exact, matches) = match self.surface_term(word) {
                 Some(term) => (Some(term), vec![TermMatch { term, weight: 1.0 }]),
                 None => {
                     let stem = self.tokenizer.stem(word);
@@ -155,13 +155,20 @@ impl ToolIndex {
         Query::new(text, terms)
     }
 
+    /// The term of a word the tools used (lowercase, before stemming).
+    fn surface_term(&self, word: &str) -> Option<TermId> {
+        let surface = self.words.surfaces.get(word)?;
+        self.words.surface_terms[surface as usize]
+    }
+
     /// The term whose text is `stem`.
     fn term_id(&self, stem: &str) -> Option<TermId> {
-        self.words
-            .sorted_terms
-            .binary_search_by(|&term| (*self.words.terms[term as usize]).cmp(stem))
-            .ok()
-            .map(|at| self.words.sorted_terms[at])
+        self.words.terms.get(stem)
+    }
+
+    /// The text of a term of this index.
+    fn text_of(&self, term: TermId) -> &str {
+        self.words.terms.resolve(term)
     }
 
     /// Terms sharing a long prefix with `stem`, at most [`MAX_RELATED_TERMS`].
@@ -172,15 +179,10 @@ impl ToolIndex {
         }
         let weight = RELATED_TERM_WEIGHT;
         // Terms that the stem is a prefix of, in sorted order.
-        let start = self
-            .words
-            .sorted_terms
-            .partition_point(|&term| *self.words.terms[term as usize] < *stem);
-        for &term in self.words.sorted_terms[start..]
-            .iter()
-            .take(MAX_RELATED_TERMS)
-        {
-            if !self.words.terms[term as usize].starts_with(stem) {
+        let sorted = &self.words.sorted_terms;
+        let start = sorted.partition_point(|&term| self.text_of(term) < stem);
+        for &term in sorted[start..].iter().take(MAX_RELATED_TERMS) {
+            if !self.text_of(term).starts_with(stem) {
                 break;
             }
             related.push(TermMatch { term, weight });
@@ -228,7 +230,7 @@ impl ToolIndex {
 
     /// The text (a stem) of `term`.
     pub fn term_text(&self, term: TermId) -> Option<&str> {
-        self.words.terms.get(term as usize).map(|text| &**text)
+        self.words.terms.try_resolve(term)
     }
 
     /// The tools containing `term`, in snapshot order.

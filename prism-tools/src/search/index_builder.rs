@@ -6,14 +6,13 @@
 //! flat postings that stay in snapshot order, which is what makes ties break by snapshot order.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use foldhash::fast::RandomState;
 use serde_json::Value;
 
 use crate::definition::ToolDefinition;
 
 use super::index::{Posting, TermId};
+use super::interner::Interner;
 use super::limits::{MAX_FIELD_BYTES, cut_at_char_boundary};
 use super::stem_memo::{RememberedStems, Stemming};
 use super::tokenizer::Tokenizer;
@@ -73,12 +72,14 @@ impl Default for FieldWeights {
 /// What a snapshot's text becomes: the parts of an index.
 #[derive(Clone, Debug)]
 pub(crate) struct SnapshotWords {
-    /// The text of each term, by term id.
-    pub(crate) terms: Vec<Box<str>>,
+    /// The terms (stems); a term's id is its number here.
+    pub(crate) terms: Interner,
     /// Term ids in the order of their text.
     pub(crate) sorted_terms: Vec<TermId>,
-    /// Surface word → its term, `None` for a stop word.
-    pub(crate) surfaces: HashMap<Box<str>, Option<TermId>, RandomState>,
+    /// The surface words (lowercase, before stemming).
+    pub(crate) surfaces: Interner,
+    /// The term of each surface word, by surface id; `None` for a stop word.
+    pub(crate) surface_terms: Vec<Option<TermId>>,
     /// Postings of term `t` are `postings[offsets[t]..offsets[t + 1]]`.
     pub(crate) offsets: Vec<u32>,
     pub(crate) postings: Vec<Posting>,
@@ -93,42 +94,51 @@ pub(crate) fn read_snapshot(
     weights: &FieldWeights,
 ) -> SnapshotWords {
     let weights = weights.sanitized();
-    let (terms, surfaces, triples, lengths) = {
-        let mut builder = Builder {
-            tokenizer,
-            stems: tokenizer.stemming().map(Stemming::remembering),
-            // `terms` is temporary, so it is sized to avoid rehashing; `surfaces` stays in the
-            // index and grows only as far as it needs.
-            terms: HashMap::with_capacity_and_hasher(tools.len() * 8, RandomState::default()),
-            surfaces: HashMap::default(),
-            current: 0,
-            document: Vec::with_capacity(64),
-            last_use: Vec::with_capacity(tools.len() * 8),
-            triples: Vec::with_capacity(tools.len() * 32),
-            lengths: Vec::with_capacity(tools.len()),
-            lowered: String::with_capacity(64),
-        };
-        for (position, tool) in tools.iter().enumerate() {
-            builder.add_tool(position as u32, tool, &weights);
-        }
-        // The builder, and with it the lock on the stem memory, ends here.
-        (
-            builder.terms,
-            builder.surfaces,
-            builder.triples,
-            builder.lengths,
-        )
-    };
-    let (offsets, postings) = group_by_term(terms.len(), &triples);
-    let mut terms_by_id = vec![Box::<str>::default(); terms.len()];
-    for (text, term) in terms {
-        terms_by_id[term as usize] = text;
+    // Sized for tools of a few dozen words, up to a dozen of them new to the snapshot: a large
+    // snapshot then grows each buffer once at most (the word tables never), and the buffers
+    // that stay in the index are trimmed at the end.
+    let words = tools.len() * 8;
+    let mut stems = tokenizer.stemming().map(Stemming::remembering);
+    if let Some(stems) = &mut stems {
+        stems.expect_first(words);
     }
-    let sorted_terms = sort_terms(&terms_by_id);
+    let mut builder = Builder {
+        tokenizer,
+        stems,
+        terms: Interner::with_capacity(words, words * 8),
+        surfaces: Interner::with_capacity(words, words * 8),
+        surface_terms: Vec::with_capacity(words),
+        current: 0,
+        document_start: 0,
+        last_use: Vec::with_capacity(words),
+        triples: Vec::with_capacity(tools.len() * 40),
+        lengths: Vec::with_capacity(tools.len()),
+        lowered: String::with_capacity(64),
+    };
+    for (position, tool) in tools.iter().enumerate() {
+        builder.add_tool(position as u32, tool, &weights);
+    }
+    let Builder {
+        stems,
+        mut terms,
+        mut surfaces,
+        mut surface_terms,
+        triples,
+        lengths,
+        ..
+    } = builder;
+    terms.shrink_to_fit();
+    surfaces.shrink_to_fit();
+    surface_terms.shrink_to_fit();
+    // Releases the lock on the stem memory before the postings are grouped.
+    drop(stems);
+    let (offsets, postings) = group_by_term(terms.len(), &triples);
+    let sorted_terms = sort_terms(&terms);
     SnapshotWords {
-        terms: terms_by_id,
+        terms,
         sorted_terms,
         surfaces,
+        surface_terms,
         offsets,
         postings,
         lengths,
@@ -140,16 +150,17 @@ struct Builder<'t> {
     tokenizer: &'t Tokenizer,
     /// The tokenizer's stem memory, held open for the whole build; `None` without stemming.
     stems: Option<RememberedStems<'t>>,
-    terms: HashMap<Box<str>, TermId, RandomState>,
-    surfaces: HashMap<Box<str>, Option<TermId>, RandomState>,
+    terms: Interner,
+    surfaces: Interner,
+    surface_terms: Vec<Option<TermId>>,
     /// The tool being read.
     current: u32,
-    /// The current tool's (term, frequency) pairs, one per term.
-    document: Vec<(TermId, f32)>,
-    /// For each term, the last tool that used it and its slot in that tool's `document`: adds a
+    /// Where the current tool's triples start in `triples`.
+    document_start: usize,
+    /// For each term, the last tool that used it and the slot of that use in `triples`: adds a
     /// repeated word to its slot without sorting or hashing.
     last_use: Vec<(u32, u32)>,
-    /// (term, tool, frequency) for every tool so far, tools in order.
+    /// (term, tool, frequency) for every tool so far, one per term of a tool, tools in order.
     triples: Vec<(TermId, u32, f32)>,
     lengths: Vec<f32>,
     /// Scratch space for lowercasing.
@@ -161,8 +172,8 @@ const MAX_SCHEMA_DEPTH: usize = 4;
 
 impl Builder<'_> {
     fn add_tool(&mut self, position: u32, tool: &ToolDefinition, weights: &FieldWeights) {
-        self.document.clear();
         self.current = position;
+        self.document_start = self.triples.len();
         self.add_text(tool.name(), weights.name);
         if let Some(description) = tool.description() {
             self.add_text(description, weights.description);
@@ -170,13 +181,9 @@ impl Builder<'_> {
         if let Some(parameters) = tool.parameters() {
             self.add_schema(parameters, weights, MAX_SCHEMA_DEPTH);
         }
-        let length = self.document.iter().map(|(_, weight)| weight).sum();
-        self.lengths.push(length);
-        self.triples.extend(
-            self.document
-                .iter()
-                .map(|&(term, frequency)| (term, position, frequency)),
-        );
+        let document = &self.triples[self.document_start..];
+        self.lengths
+            .push(document.iter().map(|&(_, _, weight)| weight).sum());
     }
 
     fn add_schema(&mut self, schema: &Value, weights: &FieldWeights, depth: usize) {
@@ -210,69 +217,66 @@ impl Builder<'_> {
             stems,
             terms,
             surfaces,
+            surface_terms,
             current,
-            document,
             last_use,
+            triples,
             lowered,
             ..
         } = self;
         let (text, _) = cut_at_char_boundary(text, MAX_FIELD_BYTES);
         tokenizer.for_each_lowered(text, lowered, |word| {
-            let term = match surfaces.get(word) {
-                Some(&term) => term,
-                None => {
-                    let term = if tokenizer.is_stop_word(word) {
-                        None
-                    } else {
+            let term = match surfaces.intern(word) {
+                (surface, false) => surface_terms[surface as usize],
+                (_, true) => {
+                    // A word new to this snapshot: a stop word, or a stem to number.
+                    let term = (!tokenizer.is_stop_word(word)).then(|| {
                         let stem = match stems {
                             Some(stems) => stems.stem(word),
                             None => Cow::Borrowed(word),
                         };
-                        let next = terms.len() as TermId;
-                        Some(match terms.get(&*stem) {
-                            Some(&term) => term,
-                            None => *terms.entry(Box::from(&*stem)).or_insert(next),
-                        })
-                    };
-                    surfaces.insert(Box::from(word), term);
+                        let (term, new) = terms.intern(&stem);
+                        if new {
+                            last_use.push((u32::MAX, 0));
+                        }
+                        term
+                    });
+                    surface_terms.push(term);
                     term
                 }
             };
             let Some(term) = term else { return };
-            let at = term as usize;
-            if last_use.len() <= at {
-                last_use.resize(at + 1, (u32::MAX, 0));
-            }
-            match last_use[at] {
-                (tool, slot) if tool == *current => document[slot as usize].1 += weight,
+            let last = &mut last_use[term as usize];
+            match *last {
+                (tool, slot) if tool == *current => triples[slot as usize].2 += weight,
                 _ => {
-                    last_use[at] = (*current, document.len() as u32);
-                    document.push((term, weight));
+                    *last = (*current, triples.len() as u32);
+                    triples.push((term, *current, weight));
                 }
             }
         });
     }
 }
 
-/// Term ids in the order of their text. Each term is keyed by its first eight bytes as a
-/// big-endian number, which orders like the text itself, so most comparisons are one integer
-/// comparison; only terms sharing those bytes compare their full text.
-fn sort_terms(terms: &[Box<str>]) -> Vec<TermId> {
-    let prefix = |text: &str| {
+/// Term ids in the order of their text. Each term is keyed by its first eight bytes read as a
+/// big-endian number, which orders like the text itself, so the sort compares integers; only
+/// terms whose keys tie (they share those eight bytes) are then ordered by their full text.
+fn sort_terms(terms: &Interner) -> Vec<TermId> {
+    let key = |text: &str| {
         let mut bytes = [0u8; 8];
         let len = text.len().min(8);
         bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
         u64::from_be_bytes(bytes)
     };
-    let mut keyed: Vec<(u64, TermId)> = terms
-        .iter()
-        .enumerate()
-        .map(|(term, text)| (prefix(text), term as TermId))
+    let mut keyed: Vec<(u64, TermId)> = (0..terms.len() as TermId)
+        .map(|term| (key(terms.resolve(term)), term))
         .collect();
-    keyed.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
-    });
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    for tied in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
+        if tied.len() > 1 {
+            tied.sort_unstable_by(|a, b| terms.resolve(a.1).cmp(terms.resolve(b.1)));
+        }
+    }
     keyed.into_iter().map(|(_, term)| term).collect()
 }
 

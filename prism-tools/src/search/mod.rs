@@ -25,6 +25,7 @@
 //! | [`Tokenizer`] | `tokenizer.rs` | Unicode words, identifier splitting, lowercasing, stop words, Snowball stems |
 //! | (word finding) | `words.rs` | Unicode word boundaries (with an ASCII fast path), identifier seams |
 //! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
+//! | (interning) | `interner.rs` | distinct words and stems numbered once, stored end to end in one buffer |
 //! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields as flat postings; query analysis |
 //! | [`FieldWeights`] | `index_builder.rs` | reading a snapshot: name x3, description, parameter names and descriptions |
 //! | [`Query`] | `query.rs` | a query analysed by the index, surface words kept for `[matched: …]` |
@@ -65,6 +66,7 @@ mod bm25;
 mod disclosure;
 mod index;
 mod index_builder;
+mod interner;
 mod limits;
 mod query;
 mod scorer;

@@ -6,26 +6,28 @@
 //! its clones share one memory, hence every index built from one
 //! [`SearchConfig`](super::SearchConfig)), up to [`MAX_MEMO_WORDS`] words; past that, new words
 //! are stemmed without being remembered, so the memory stays bounded whatever the tools say.
+//! Words that the stemmer would return unchanged and that can be recognised without running it
+//! (see [`is_own_stem`]) are neither stemmed nor remembered.
 //!
 //! An index build holds the lock for its whole duration: builds are rare and short, and taking
 //! it once is cheaper than taking it for every new word.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use foldhash::fast::RandomState;
 use rust_stemmers::{Algorithm, Stemmer};
+
+use super::interner::{Interner, StringList};
 
 /// The most words whose stems are remembered.
 pub const MAX_MEMO_WORDS: usize = 65_536;
 
-/// Words → position of their stem in `stems`: looking a word up yields a number, not a borrow,
-/// so a hit costs one hash lookup.
+/// Remembered words, and their stems in the same order: a hit costs one hash lookup.
 #[derive(Default)]
 struct Memo {
-    words: HashMap<Box<str>, u32, RandomState>,
-    stems: Vec<Box<str>>,
+    words: Interner,
+    /// The stem of word `i` is string `i`.
+    stems: StringList,
 }
 
 /// The English Snowball stemmer and its memory.
@@ -44,6 +46,9 @@ impl Stemming {
 
     /// Stems `word` without touching the memory.
     pub(crate) fn stem<'w>(&self, word: &'w str) -> Cow<'w, str> {
+        if is_own_stem(word) {
+            return Cow::Borrowed(word);
+        }
         self.stemmer.stem(word)
     }
 
@@ -72,20 +77,61 @@ pub(crate) struct RememberedStems<'s> {
 }
 
 impl RememberedStems<'_> {
+    /// Takes room for about `words` new words at once when the memory is empty, as it is for a
+    /// tokenizer's first index, instead of growing to them step by step.
+    pub(crate) fn expect_first(&mut self, words: usize) {
+        if self.memo.words.len() == 0 {
+            let words = words.min(MAX_MEMO_WORDS);
+            *self.memo = Memo {
+                words: Interner::with_capacity(words, words * 8),
+                stems: StringList::with_capacity(words, words * 8),
+            };
+        }
+    }
+
     /// The stem of `word`, from the memory when it is there.
     pub(crate) fn stem<'a>(&'a mut self, word: &'a str) -> Cow<'a, str> {
+        if is_own_stem(word) {
+            return Cow::Borrowed(word);
+        }
         let memo = &mut *self.memo;
-        if let Some(&at) = memo.words.get(word) {
-            return Cow::Borrowed(&memo.stems[at as usize]);
+        if let Some(known) = memo.words.get(word) {
+            return Cow::Borrowed(memo.stems.get(known));
         }
         let stem = self.stemmer.stem(word);
         if memo.words.len() >= MAX_MEMO_WORDS {
             return stem;
         }
-        memo.words.insert(Box::from(word), memo.stems.len() as u32);
-        memo.stems.push(stem.into());
-        Cow::Borrowed(&memo.stems[memo.stems.len() - 1])
+        // Both lists grow together, after the stemmer ran: a panic in it changes neither.
+        let at = memo.stems.push(&stem);
+        memo.words.intern(word);
+        Cow::Borrowed(memo.stems.get(at))
     }
+}
+
+/// The last characters of every ending that a rule of the English stemmer rewrites or that
+/// one of its whole-word exceptions ends with: `'`, `'s` and `s` endings, `-ed`, `-ing`, `-ly`,
+/// `-y`, `-i` (as in `-enci`, `-li`), `-al`, `-ism`, `-ion`, `-er`, `-ate`, `-ic`, `-ent`, `-e`.
+const STEMMED_ENDINGS: [char; 13] = [
+    '\'', 'c', 'd', 'e', 'g', 'i', 'l', 'm', 'n', 'r', 's', 't', 'y',
+];
+
+/// True for a word the English stemmer returns unchanged, known without running it. The
+/// algorithm leaves words of fewer than three characters alone, and each of its rules rewrites
+/// a particular ending, so a word whose last character ends none of them ("mp3", "crypto",
+/// "fax", "2024", "café") keeps its form, provided it has no leading apostrophe (dropped) and no
+/// `Y` (lowercased on the way out). Each word skipped saves a full run of the stemmer, and a
+/// good share of tool words qualify: numbers, codes, versioned identifiers, words in -a, -o, -k,
+/// -p, -x, -h, -w.
+fn is_own_stem(word: &str) -> bool {
+    if word.len() < 3 {
+        return true;
+    }
+    let ends_otherwise = word
+        .chars()
+        .next_back()
+        .is_some_and(|last| !STEMMED_ENDINGS.contains(&last));
+    ends_otherwise && !word.starts_with('\'') && !word.contains('Y')
 }
 
 #[cfg(test)]
@@ -109,5 +155,60 @@ mod tests {
             assert_eq!(stems.stem("jumping"), "jump");
         }
         assert_eq!(stemming.remembered(), MAX_MEMO_WORDS);
+    }
+
+    /// Every word of up to three syllables from a few dozen, and common English words, each
+    /// followed by every letter, a few suffixes and a few non-letters.
+    fn vocabulary() -> Vec<String> {
+        const SYLLABLES: [&str; 14] = [
+            "ka", "lo", "mer", "ti", "vu", "ap", "ox", "qui", "ab", "ney", "sh", "ow", "ee", "iz",
+        ];
+        const ENGLISH: [&str; 24] = [
+            "crypto", "weather", "gently", "sky", "news", "yes", "happy", "agree", "proceed",
+            "running", "nation", "rational", "hopeful", "easily", "flying", "atlas", "inning",
+            "generous", "communal", "arsenal", "dying", "cosmos", "café", "東京",
+        ];
+        let mut stems: Vec<String> = ENGLISH.map(String::from).to_vec();
+        let mut longer: Vec<String> = SYLLABLES.map(String::from).to_vec();
+        for _ in 0..2 {
+            longer = longer
+                .iter()
+                .flat_map(|word| SYLLABLES.map(|syllable| format!("{word}{syllable}")))
+                .collect();
+            stems.extend_from_slice(&longer);
+        }
+        let mut endings: Vec<String> = ('a'..='z').map(String::from).collect();
+        endings.extend(
+            [
+                "", "'", "'s", "ed", "ing", "ly", "ement", "alism", "iviti", "enci", "ation", "ic",
+                "al", "ness", "2", "_v2", "3.14", "é", "ß", "Y", "-",
+            ]
+            .map(String::from),
+        );
+        let mut words = Vec::new();
+        for stem in &stems {
+            for ending in &endings {
+                for head in ["", "'", "Y", "x_"] {
+                    words.push(format!("{head}{stem}{ending}"));
+                }
+            }
+        }
+        words
+    }
+
+    #[test]
+    fn words_known_to_be_their_own_stem_are() {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut own = 0;
+        for word in vocabulary() {
+            if is_own_stem(&word) {
+                assert_eq!(stemmer.stem(&word), word.as_str(), "{word:?}");
+                own += 1;
+            }
+        }
+        assert!(own > 10_000, "{own}");
+        for stemmed in ["runs", "ran'", "'2s", "running's", "2Y2", "happy", "agreed"] {
+            assert!(!is_own_stem(stemmed), "{stemmed:?}");
+        }
     }
 }

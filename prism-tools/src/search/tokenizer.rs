@@ -144,11 +144,15 @@ impl Tokenizer {
         lowered: &mut String,
         mut emit: impl FnMut(&str),
     ) {
-        for_each_unicode_word(text, |word| {
+        for_each_unicode_word(text, |word, plain| {
+            // Most words are plain lowercase letters: nothing to lowercase or split.
+            if plain {
+                emit(word);
+                return;
+            }
             lower_into(word, lowered);
             emit(lowered);
-            // Most words are plain lowercase letters: nothing to split.
-            if !self.split_identifiers || word.bytes().all(|b| b.is_ascii_lowercase()) {
+            if !self.split_identifiers {
                 return;
             }
             let mut parts = identifier_parts(word).peekable();

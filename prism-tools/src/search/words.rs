@@ -3,12 +3,91 @@
 //! Words are found with the Unicode word-boundary rules (UAX #29) of the `unicode-segmentation`
 //! crate, so accented and non-Latin text splits where a reader would split it. Inside a word,
 //! identifier seams (`getWeather`, `read_file`, `mp3`) are found here too.
+//!
+//! Tool text is nearly always ASCII, and finding words is most of the cost of reading it, so
+//! ASCII text takes a fast path: one pass over the bytes that applies the same rules (a test
+//! checks it against the crate on every short string of the characters that matter) and notes,
+//! on the way, whether a word is plain lowercase letters, which then need neither lowercasing
+//! nor splitting.
 
 use unicode_segmentation::UnicodeSegmentation;
 
-/// Calls `each` with every word of `text`, in order, by the Unicode word-boundary rules.
-pub(crate) fn for_each_unicode_word<'t>(text: &'t str, each: impl FnMut(&'t str)) {
-    text.unicode_words().for_each(each);
+/// Calls `each` with every word of `text`, in order, by the Unicode word-boundary rules, and
+/// whether the word is plain: lowercase ASCII letters only.
+pub(crate) fn for_each_unicode_word<'t>(text: &'t str, mut each: impl FnMut(&'t str, bool)) {
+    if text.is_ascii() {
+        for_each_ascii_word(text, each);
+    } else {
+        for word in text.unicode_words() {
+            each(word, word.bytes().all(|b| b.is_ascii_lowercase()));
+        }
+    }
+}
+
+/// Bits of [`ASCII_CLASS`]: what an ASCII byte is to the word rules.
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+/// `_` joins letters and digits into one word (an "ExtendNumLet"), but is not one by itself.
+const JOINER: u8 = 8;
+
+/// The class of each ASCII byte; 0 for anything that is not part of a word.
+const ASCII_CLASS: [u8; 128] = {
+    let mut classes = [0u8; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        classes[byte] = match byte as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'_' => JOINER,
+            _ => 0,
+        };
+        byte += 1;
+    }
+    classes
+};
+
+/// [`for_each_unicode_word`] for ASCII text. A word is a run of letters, digits and `_`, which
+/// also takes in a `.`, `'` or `:` between two letters ("e.g", "don't") and a `.`, `,`, `;` or
+/// `'` between two digits ("1,000", "3.14"); a run without a letter or digit is not a word.
+fn for_each_ascii_word<'t>(text: &'t str, mut each: impl FnMut(&'t str, bool)) {
+    let bytes = text.as_bytes();
+    let class = |at: usize| ASCII_CLASS[usize::from(bytes[at] & 0x7f)];
+    let mut at = 0;
+    while at < bytes.len() {
+        let mut seen = class(at);
+        if seen == 0 {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        at += 1;
+        while at < bytes.len() {
+            let current = class(at);
+            if current != 0 {
+                seen |= current;
+            } else if at + 1 < bytes.len() && joins(bytes[at - 1], bytes[at], bytes[at + 1]) {
+                // A mark is neither a letter nor a digit: it makes the word not plain.
+                seen |= JOINER;
+            } else {
+                break;
+            }
+            at += 1;
+        }
+        if seen & (LOWER | UPPER | DIGIT) != 0 {
+            each(&text[start..at], seen == LOWER);
+        }
+    }
+}
+
+/// True when `mark` between `before` and `after` keeps them in one word.
+fn joins(before: u8, mark: u8, after: u8) -> bool {
+    match mark {
+        b'.' | b',' | b';' | b'\'' if before.is_ascii_digit() && after.is_ascii_digit() => true,
+        b'.' | b':' | b'\'' => before.is_ascii_alphabetic() && after.is_ascii_alphabetic(),
+        _ => false,
+    }
 }
 
 /// Writes `word` lowercased into `buffer`, with a fast path for ASCII.
@@ -87,6 +166,60 @@ pub(crate) fn identifier_parts(word: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The characters that the ASCII word rules treat differently, and one that they don't.
+    const ALPHABET: &[u8] = b"aZ7_.,;':\" \r\n-";
+
+    fn unicode_words(text: &str) -> Vec<(&str, bool)> {
+        text.unicode_words()
+            .map(|word| (word, word.bytes().all(|b| b.is_ascii_lowercase())))
+            .collect()
+    }
+
+    fn ascii_words(text: &str) -> Vec<(&str, bool)> {
+        let mut words = Vec::new();
+        for_each_ascii_word(text, |word, plain| words.push((word, plain)));
+        words
+    }
+
+    #[test]
+    fn ascii_fast_path_agrees_with_the_unicode_rules_on_every_short_string() {
+        let mut text = Vec::new();
+        let mut checked = 0;
+        for length in 0..=5u32 {
+            for mut number in 0..ALPHABET.len().pow(length) {
+                text.clear();
+                for _ in 0..length {
+                    text.push(ALPHABET[number % ALPHABET.len()]);
+                    number /= ALPHABET.len();
+                }
+                let text = std::str::from_utf8(&text).expect("ASCII");
+                assert_eq!(ascii_words(text), unicode_words(text), "{text:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000);
+    }
+
+    #[test]
+    fn ascii_fast_path_agrees_with_the_unicode_rules_on_long_text() {
+        let text = "Get the 3.14-day forecast (e.g. Lyon's) at 1,000 ft: read_file2, \
+                    HTTPServer __init__ mp3; don't stop\r\n_ _9_ a.b.c 1;2;3 x:y ok.";
+        assert_eq!(ascii_words(text), unicode_words(text));
+        let mut found = Vec::new();
+        for_each_unicode_word("Prévisions météo à Zürich", |word, plain| {
+            found.push((word, plain))
+        });
+        assert_eq!(
+            found,
+            [
+                ("Prévisions", false),
+                ("météo", false),
+                ("à", false),
+                ("Zürich", false)
+            ]
+        );
+    }
 
     fn parts(word: &str) -> Vec<&str> {
         identifier_parts(word).collect()
