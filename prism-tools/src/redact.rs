@@ -86,6 +86,21 @@ impl SecretRedactor {
         Cow::Owned(self.redact_owned(value))
     }
 
+    /// `value` with every secret replaced, reusing it untouched when nothing matched.
+    pub fn redact_owned_value(&self, value: Value) -> Value {
+        match self.redact_value(&value) {
+            Cow::Borrowed(_) => value,
+            Cow::Owned(clean) => clean,
+        }
+    }
+
+    /// Redacts `value` in place.
+    pub fn redact_value_in_place(&self, value: &mut Value) {
+        if let Cow::Owned(clean) = self.redact_value(value) {
+            *value = clean;
+        }
+    }
+
     /// Redacts `text` in place.
     pub fn redact_string(&self, text: &mut String) {
         if let Cow::Owned(redacted) = self.redact_str(text) {

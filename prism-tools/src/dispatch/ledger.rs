@@ -136,9 +136,7 @@ impl ToolCallRecord {
             .into_iter()
             .flatten()
         {
-            if let std::borrow::Cow::Owned(clean) = redactor.redact_value(value) {
-                *value = clean;
-            }
+            redactor.redact_value_in_place(value);
         }
         if let Some(result) = &mut self.result {
             crate::dispatch::redact_result(result, redactor);

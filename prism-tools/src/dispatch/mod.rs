@@ -763,11 +763,7 @@ pub(crate) fn redact_result(result: &mut ToolResult, redactor: &SecretRedactor) 
 /// Redacts an outcome's value or error message in place.
 pub(crate) fn redact_outcome(outcome: &mut ToolOutcome, redactor: &SecretRedactor) {
     match outcome {
-        ToolOutcome::Value(value) => {
-            if let std::borrow::Cow::Owned(clean) = redactor.redact_value(value) {
-                *value = clean;
-            }
-        }
+        ToolOutcome::Value(value) => redactor.redact_value_in_place(value),
         ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
             redactor.redact_string(&mut error.message)
         }

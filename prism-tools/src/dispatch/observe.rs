@@ -88,10 +88,7 @@ impl<'a> Observe<'a> {
 
     /// The tool returned a value: finished event, finished row, value result.
     pub(crate) fn finished(self, name: Arc<str>, value: Value) -> ToolResult {
-        let value = match self.p.redactor.redact_value(&value) {
-            std::borrow::Cow::Borrowed(_) => value,
-            std::borrow::Cow::Owned(clean) => clean,
-        };
+        let value = self.p.redactor.redact_owned_value(value);
         self.end(name, ToolOutcome::Value(value))
     }
 
@@ -111,19 +108,13 @@ impl<'a> Observe<'a> {
         if !self.is_watching() {
             return;
         }
-        let arguments = Arc::new(match self.p.redactor.redact_value(&arguments) {
-            std::borrow::Cow::Borrowed(_) => arguments,
-            std::borrow::Cow::Owned(clean) => clean,
-        });
+        let arguments = Arc::new(self.p.redactor.redact_owned_value(arguments));
         self.report(name, ToolEventKind::ToolExecutionStarted { arguments });
     }
 
     /// The tool reported progress.
     pub(crate) fn progress(&self, name: &Arc<str>, update: ProgressUpdate) {
-        let redact = |value: Value| match self.p.redactor.redact_value(&value) {
-            std::borrow::Cow::Borrowed(_) => value,
-            std::borrow::Cow::Owned(clean) => clean,
-        };
+        let redact = |value: Value| self.p.redactor.redact_owned_value(value);
         let progress = redact(update.progress);
         let metadata = update.metadata.map(redact);
         self.report(
