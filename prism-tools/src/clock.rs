@@ -20,9 +20,10 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_millis(&self) -> Millis {
+        // Whole seconds and the millisecond within, in `u64`: `as_millis` divides a `u128`.
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|elapsed| elapsed.as_millis() as Millis)
+            .map(|elapsed| elapsed.as_secs() * 1000 + Millis::from(elapsed.subsec_millis()))
             .unwrap_or(0)
     }
 }

@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
@@ -20,7 +21,33 @@ use crate::scope::ToolScope;
 /// [`cancelled`](Self::cancelled); the dispatcher also stops waiting for a body once the token
 /// fires and answers the call with code `cancelled`.
 #[derive(Clone, Default)]
-pub struct CancellationToken(tokio_util::sync::CancellationToken);
+pub struct CancellationToken {
+    token: tokio_util::sync::CancellationToken,
+    fired: Arc<Fired>,
+}
+
+/// Whether a token, or one of its ancestors, fired: read on every dispatch, so it is a chain of
+/// atomic flags rather than the mutex `tokio_util` takes to answer the same question.
+#[derive(Default)]
+struct Fired {
+    flag: AtomicBool,
+    parent: Option<Arc<Fired>>,
+}
+
+impl Fired {
+    fn get(&self) -> bool {
+        let mut fired = self;
+        loop {
+            if fired.flag.load(Ordering::Acquire) {
+                return true;
+            }
+            match &fired.parent {
+                Some(parent) => fired = parent,
+                None => return false,
+            }
+        }
+    }
+}
 
 impl CancellationToken {
     /// A token that has not fired.
@@ -30,22 +57,29 @@ impl CancellationToken {
 
     /// Fires the token, and every child's.
     pub fn cancel(&self) {
-        self.0.cancel();
+        self.fired.flag.store(true, Ordering::Release);
+        self.token.cancel();
     }
 
     /// True once fired.
     pub fn is_cancelled(&self) -> bool {
-        self.0.is_cancelled()
+        self.fired.get()
     }
 
     /// Completes when the token fires.
     pub async fn cancelled(&self) {
-        self.0.cancelled().await;
+        self.token.cancelled().await;
     }
 
     /// A token that fires with this one, and can also be fired alone.
     pub fn child_token(&self) -> Self {
-        Self(self.0.child_token())
+        Self {
+            token: self.token.child_token(),
+            fired: Arc::new(Fired {
+                flag: AtomicBool::new(false),
+                parent: Some(Arc::clone(&self.fired)),
+            }),
+        }
     }
 }
 
@@ -220,5 +254,28 @@ impl fmt::Debug for ToolExecutionContext {
             .field("cancelled", &self.is_cancelled())
             .field("scope", &self.run.scope)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CancellationToken;
+
+    #[tokio::test]
+    async fn tokens_see_their_ancestors_fire_but_not_their_descendants() {
+        let root = CancellationToken::new();
+        let child = root.child_token();
+        let grandchild = child.child_token();
+        let sibling = root.child_token();
+
+        grandchild.cancel();
+        assert!(grandchild.is_cancelled());
+        assert!(!child.is_cancelled() && !root.is_cancelled());
+
+        root.cancel();
+        assert!(child.is_cancelled() && sibling.is_cancelled());
+        // The flags and the waiters agree.
+        sibling.cancelled().await;
+        assert!(root.child_token().is_cancelled());
     }
 }

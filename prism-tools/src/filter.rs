@@ -4,7 +4,7 @@
 //! empty or absent allow list means "no allow restriction" (the opposite of an empty
 //! [`ToolGrant`](crate::ToolGrant)). Filtering only ever removes tools from the list it is given.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -62,11 +62,13 @@ impl ToolFilter {
 /// tool's, so flooding it with colliding names is not possible and a fast hasher is enough.
 type NameSet = HashSet<Arc<str>, foldhash::fast::RandomState>;
 
-/// Filters compiled into hash sets once, for per-call checks.
+/// Filters compiled once for per-call checks: every name any filter mentions maps to its verdict,
+/// so a call costs one hash lookup however many filters there are.
 #[derive(Clone, Debug, Default)]
 pub struct CompiledFilters {
     allow: Vec<NameSet>,
     deny: NameSet,
+    verdicts: HashMap<Arc<str>, bool, foldhash::fast::RandomState>,
 }
 
 impl CompiledFilters {
@@ -88,11 +90,23 @@ impl CompiledFilters {
         }
         self.deny
             .extend(filter.deny.iter().map(|name| Arc::from(name.as_str())));
+        let mentioned = self.allow.iter().flatten().chain(&self.deny);
+        self.verdicts = mentioned
+            .map(|name| {
+                let allowed = !self.deny.contains(name)
+                    && self.allow.iter().all(|allow| allow.contains(name));
+                (Arc::clone(name), allowed)
+            })
+            .collect();
     }
 
     /// True when the filters let `name` through.
     pub fn allows(&self, name: &str) -> bool {
-        !self.deny.contains(name) && self.allow.iter().all(|allow| allow.contains(name))
+        match self.verdicts.get(name) {
+            Some(&allowed) => allowed,
+            // A name no filter mentions passes only when no filter restricts by allow list.
+            None => self.allow.is_empty(),
+        }
     }
 
     /// True when no filter restricts anything.

@@ -34,16 +34,84 @@ pub(crate) enum Exceeded {
     Depth,
 }
 
-/// Walks `value` once, stopping as soon as it is over `max_bytes` or `max_depth`. The byte count
-/// is exactly the length of the compact JSON serde_json writes for `value` (escapes, separators
-/// and number digits included), so a bound means the same thing as the text a model sent.
+/// Checks `value` against `max_bytes` and `max_depth`. The byte count is exactly the length of
+/// the compact JSON serde_json writes for `value` (escapes, separators and number digits
+/// included), so a bound means the same thing as the text a model sent.
+///
+/// Almost every value is far under its byte bound, so a first walk only adds up what each node
+/// could take at most (every string byte escaped, every number at its widest) and checks depth;
+/// it never reads string contents. Only a value whose estimate is over the bound is measured
+/// exactly, by a second walk that stops as soon as it is over. Both walks are linear in the size
+/// of a value that is already in memory.
+#[inline]
 pub(crate) fn check_value(
     value: &Value,
     max_bytes: usize,
     max_depth: usize,
 ) -> Result<(), Exceeded> {
-    let mut bytes = 0usize;
-    walk(value, 0, max_depth, max_bytes, &mut bytes)
+    // A scalar (a tool's typical output) is settled here, without a call.
+    if !matches!(value, Value::Array(_) | Value::Object(_)) && widest_scalar(value) <= max_bytes {
+        return Ok(());
+    }
+    check_walking(value, max_bytes, max_depth)
+}
+
+fn check_walking(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Exceeded> {
+    match widest(value, max_depth) {
+        None => Err(Exceeded::Depth),
+        Some(estimate) if estimate <= max_bytes => Ok(()),
+        Some(_) => {
+            let mut bytes = 0usize;
+            walk(value, 0, max_depth, max_bytes, &mut bytes)
+        }
+    }
+}
+
+/// The widest number serde_json writes: `-9223372036854775808` is 20 bytes, the longest `f64`
+/// (`-2.2250738585072014e-308`) 24.
+const MAX_NUMBER_LEN: usize = 24;
+
+/// The most bytes `value` can take as compact JSON, or `None` when it nests more than
+/// `depth_left` containers deep. Scalars are added in the loops rather than by a call each:
+/// arguments are mostly flat.
+fn widest(value: &Value, depth_left: usize) -> Option<usize> {
+    let item = |item: &Value, depth_left: usize| match item {
+        Value::Array(_) | Value::Object(_) => widest(item, depth_left),
+        scalar => Some(widest_scalar(scalar)),
+    };
+    match value {
+        Value::Array(items) => {
+            let depth_left = depth_left.checked_sub(1)?;
+            items.iter().try_fold(2 + items.len(), |total, value| {
+                Some(total.saturating_add(item(value, depth_left)?))
+            })
+        }
+        Value::Object(map) => {
+            let depth_left = depth_left.checked_sub(1)?;
+            // Each key is quoted and followed by a colon.
+            map.iter().try_fold(2 + map.len(), |total, (key, value)| {
+                let entry = widest_string(key).saturating_add(1 + item(value, depth_left)?);
+                Some(total.saturating_add(entry))
+            })
+        }
+        scalar => Some(widest_scalar(scalar)),
+    }
+}
+
+/// The most bytes a scalar can take; a string is at most six bytes per byte (`\u001f`) plus its
+/// quotes.
+#[inline]
+fn widest_scalar(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => MAX_NUMBER_LEN,
+        Value::String(text) => widest_string(text),
+        Value::Array(_) | Value::Object(_) => 0,
+    }
+}
+
+fn widest_string(text: &str) -> usize {
+    text.len().saturating_mul(6).saturating_add(2)
 }
 
 fn walk(
@@ -151,6 +219,19 @@ mod tests {
             assert_eq!(check_value(&value, len, 8), Ok(()));
             assert_eq!(check_value(&value, len - 1, 8), Err(Exceeded::Bytes));
         }
+    }
+
+    #[test]
+    fn the_estimate_settles_small_values_and_defers_to_the_exact_count() {
+        // Far under the bound: settled by the estimate, depth still enforced.
+        let value = json!({"text": "\u{1}".repeat(10), "n": [i64::MIN]});
+        assert_eq!(check_value(&value, 1 << 20, 2), Ok(()));
+        assert_eq!(check_value(&value, 1 << 20, 1), Err(Exceeded::Depth));
+        // The estimate (every byte escaped) is over this bound, the exact length is not.
+        let plain = json!({"text": "x".repeat(100)});
+        let exact = serde_json::to_string(&plain).unwrap().len();
+        assert_eq!(check_value(&plain, exact, 8), Ok(()));
+        assert_eq!(check_value(&plain, exact - 1, 8), Err(Exceeded::Bytes));
     }
 
     #[test]

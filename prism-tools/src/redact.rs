@@ -26,6 +26,9 @@ pub const REDACTED: &str = "[REDACTED]";
 pub struct SecretRedactor {
     automaton: Option<Arc<AhoCorasick>>,
     count: usize,
+    /// The length of the shortest secret: a shorter text cannot hold one, so it is never
+    /// searched (most keys and many values of tool arguments are that short).
+    shortest: usize,
 }
 
 impl SecretRedactor {
@@ -47,12 +50,17 @@ impl SecretRedactor {
             return Self::default();
         }
         let count = secrets.len();
+        let shortest = secrets.iter().map(String::len).min().unwrap_or(0);
         let automaton = AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&secrets)
             .ok()
             .map(Arc::new);
-        Self { automaton, count }
+        Self {
+            automaton,
+            count,
+            shortest,
+        }
     }
 
     /// True when there are no secrets.
@@ -67,7 +75,7 @@ impl SecretRedactor {
         }
         match &self.automaton {
             Some(automaton) => {
-                if automaton.is_match(text) {
+                if self.may_hold_secret(text) && automaton.is_match(text) {
                     let replacements = vec![REDACTED; self.count];
                     Cow::Owned(automaton.replace_all(text, &replacements))
                 } else {
@@ -112,14 +120,25 @@ impl SecretRedactor {
         let Some(automaton) = &self.automaton else {
             return true;
         };
+        let text_has_secret = |text: &str| self.may_hold_secret(text) && automaton.is_match(text);
+        // Strings and other scalars are looked at in place; only containers recurse.
+        let item_has_secret = |item: &Value| match item {
+            Value::String(text) => text_has_secret(text),
+            Value::Array(_) | Value::Object(_) => self.value_has_secret(item),
+            Value::Null | Value::Bool(_) | Value::Number(_) => false,
+        };
         match value {
-            Value::String(text) => automaton.is_match(text),
-            Value::Array(items) => items.iter().any(|item| self.value_has_secret(item)),
+            Value::String(text) => text_has_secret(text),
+            Value::Array(items) => items.iter().any(item_has_secret),
             Value::Object(map) => map
                 .iter()
-                .any(|(key, item)| automaton.is_match(key) || self.value_has_secret(item)),
-            _ => false,
+                .any(|(key, item)| text_has_secret(key) || item_has_secret(item)),
+            Value::Null | Value::Bool(_) | Value::Number(_) => false,
         }
+    }
+
+    fn may_hold_secret(&self, text: &str) -> bool {
+        text.len() >= self.shortest
     }
 
     fn redact_owned(&self, value: &Value) -> Value {

@@ -127,14 +127,22 @@ pub fn full_chain(sink: &CountingSink) -> Dispatcher {
         .build()
 }
 
-/// The validator of the full chain: every field the schema requires is present.
+/// The validator of the full chain: every field the schema requires is present. Both maps hold a
+/// handful of entries, so it scans them rather than hashing (with rig in this binary, serde_json
+/// maps hash with SipHash, which would make this check cost more than the dispatcher around it).
 fn required_fields_present(tool: &ToolDefinition, args: &Value) -> Result<(), String> {
+    fn entry<'m>(map: &'m serde_json::Map<String, Value>, name: &str) -> Option<&'m Value> {
+        map.iter()
+            .find_map(|(key, value)| (key == name).then_some(value))
+    }
     let required = tool
         .parameters()
-        .and_then(|schema| schema.get("required"))
+        .and_then(Value::as_object)
+        .and_then(|schema| entry(schema, "required"))
         .and_then(Value::as_array);
+    let args = args.as_object().ok_or("arguments must be an object")?;
     for field in required.into_iter().flatten().filter_map(Value::as_str) {
-        if args.get(field).is_none() {
+        if entry(args, field).is_none() {
             return Err(format!("missing required field `{field}`"));
         }
     }

@@ -45,7 +45,7 @@ impl EventSink for CountingSink {
 
 impl RunLedger for CountingSink {
     fn append(&self, record: ToolCallRecord) {
-        drop(std::hint::black_box(record));
+        std::hint::black_box(&record);
         self.0.rows.fetch_add(1, Ordering::Relaxed);
     }
 }

@@ -23,7 +23,9 @@ use serde_json::Value;
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::context::ToolExecutionContext;
-use crate::effects::{Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome};
+use crate::effects::{
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome,
+};
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
 use crate::guard::{
@@ -219,41 +221,25 @@ impl Dispatcher {
     /// on what middleware produced (a rename into an exclusive tool makes the turn sequential),
     /// then hands each planned call to [`dispatch_planned`](Self::dispatch_planned), which
     /// continues at step 2 without running middleware twice.
-    pub(crate) fn plan(&self, call: ToolCall) -> PlannedCall {
+    pub(crate) fn plan(&self, mut call: ToolCall) -> PlannedCall {
         let p = &*self.pipeline;
-        let ToolCall {
-            id,
-            mut name,
-            mut arguments,
-            arguments_error,
-        } = call;
         // 1. tool_call middleware: may rewrite name and arguments, never the id.
         for middleware in &p.middleware {
             let mut rewrite = CallRewrite {
-                id: &id,
-                name: &mut name,
-                arguments: &mut arguments,
+                id: &call.id,
+                name: &mut call.name,
+                arguments: &mut call.arguments,
             };
             if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
                 let failure = panicked("tool_call middleware", &panic, p);
                 return PlannedCall {
-                    call: ToolCall {
-                        id,
-                        name,
-                        arguments,
-                        arguments_error,
-                    },
+                    call,
                     middleware_failure: Some(failure),
                 };
             }
         }
         PlannedCall {
-            call: ToolCall {
-                id,
-                name,
-                arguments,
-                arguments_error,
-            },
+            call,
             middleware_failure: None,
         }
     }
@@ -449,7 +435,11 @@ impl Dispatcher {
         drop(snapshot);
 
         // 9. Effect claim: at most once, or say unknown.
-        let effect = match claim_effect(p, &name, effect_policy.as_ref(), &arguments).await {
+        let effect = match claim_effect(p, &name, effect_policy.as_ref(), &arguments) {
+            None => EffectGate::Run(None),
+            Some(claiming) => claiming.await,
+        };
+        let effect = match effect {
             EffectGate::Run(effect) => effect,
             EffectGate::Replay(outcome) => {
                 drop_guarded(body);
@@ -591,15 +581,27 @@ enum EffectGate {
     Refuse(ErrorInfo),
 }
 
-async fn claim_effect(
+/// The claim of a tool with an effect policy on a dispatcher with an effect store; `None` (and
+/// no future to poll) for every other call.
+fn claim_effect<'a>(
+    p: &'a Pipeline,
+    tool: &'a str,
+    policy: Option<&'a EffectPolicy>,
+    arguments: &'a Value,
+) -> Option<BoxFuture<'a, EffectGate>> {
+    let (Some(store), Some(policy)) = (&p.effects, policy) else {
+        return None;
+    };
+    Some(Box::pin(claim(p, store, tool, policy, arguments)))
+}
+
+async fn claim(
     p: &Pipeline,
+    store: &Arc<dyn EffectStore>,
     tool: &str,
-    policy: Option<&EffectPolicy>,
+    policy: &EffectPolicy,
     arguments: &Value,
 ) -> EffectGate {
-    let (Some(store), Some(policy)) = (&p.effects, policy) else {
-        return EffectGate::Run(None);
-    };
     let key = EffectKey::new(tool, policy, arguments);
     let request = ClaimRequest {
         key: &key,
@@ -639,6 +641,16 @@ async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult
     let (Some(key), Some(store)) = (key, &p.effects) else {
         return;
     };
+    // Boxed so that calls without an effect carry none of this in their future.
+    Box::pin(complete_effect(p, store, key, result)).await;
+}
+
+async fn complete_effect(
+    p: &Pipeline,
+    store: &Arc<dyn EffectStore>,
+    key: EffectKey,
+    result: &ToolResult,
+) {
     let outcome = match &result.outcome {
         ToolOutcome::Value(value) => RecordedOutcome::Value(value.clone()),
         ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
@@ -674,7 +686,8 @@ async fn execute(
     // Most tools finish on their first poll; those need no race with the cancellation token.
     let finished = match std::future::poll_fn(|cx| Poll::Ready(body.poll_unpin(cx))).await {
         Poll::Ready(finished) => Some(finished),
-        Poll::Pending => race(&mut body, ctx, progress.as_ref(), observe, name).await,
+        // Boxed: only tools that wait pay for the room the race takes in the future.
+        Poll::Pending => Box::pin(race(&mut body, ctx, progress.as_ref(), observe, name)).await,
     };
     // Updates sent before the tool returned are still reported; closing the queue makes later
     // sends (from tasks the tool spawned) fail instead of arriving after the end.

@@ -7,28 +7,34 @@
 //! arrives, and a [`Notify`]), where a Tokio channel allocates a block of slots for every call.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
 use crate::context::ProgressUpdate;
 
+/// Nothing was ever queued: closing needs no lock.
+const OPEN_EMPTY: u8 = 0;
+/// Something was queued at some point: closing drains under the lock.
+const OPEN_QUEUED: u8 = 1;
+/// Every later update is refused.
+const CLOSED: u8 = 2;
+
 struct Queue {
     capacity: usize,
-    state: Mutex<State>,
+    /// One of the three states above. Most tools never report progress, so the state lets a call
+    /// close its queue with one atomic swap instead of a lock.
+    state: AtomicU8,
+    updates: Mutex<VecDeque<ProgressUpdate>>,
     arrived: Notify,
 }
 
-struct State {
-    updates: VecDeque<ProgressUpdate>,
-    closed: bool,
-}
-
 impl Queue {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<ProgressUpdate>> {
         // Nothing panics while the lock is held except an allocation failure inside a push, which
         // leaves the deque as it was; the state is consistent either way.
-        self.state
+        self.updates
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
     }
@@ -41,15 +47,32 @@ pub(crate) struct ProgressSender(Arc<Queue>);
 impl ProgressSender {
     /// Queues `update` unless the queue is full or closed; never waits.
     pub(crate) fn try_send(&self, update: ProgressUpdate) -> bool {
+        let queue = &*self.0;
+        if queue.state.load(Ordering::Acquire) == CLOSED {
+            return false;
+        }
         {
-            let mut state = self.0.lock();
-            if state.closed || state.updates.len() >= self.0.capacity {
+            let mut updates = queue.lock();
+            if updates.len() >= queue.capacity {
                 return false;
             }
-            state.updates.push_back(update);
+            updates.push_back(update);
+            // Marked after the push and under the lock, so a close that sees the mark and then
+            // takes the lock finds the update. A close that came first wins: the update is taken
+            // back and refused.
+            let marked = queue.state.compare_exchange(
+                OPEN_EMPTY,
+                OPEN_QUEUED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+            if marked == Err(CLOSED) {
+                updates.pop_back();
+                return false;
+            }
         }
         // Stores a permit when the dispatcher is not waiting yet, so the update is never missed.
-        self.0.arrived.notify_one();
+        queue.arrived.notify_one();
         true
     }
 }
@@ -58,8 +81,6 @@ impl ProgressSender {
 /// outlives its call (or a task it spawned) learns that its updates go nowhere.
 pub(crate) struct ProgressReceiver {
     queue: Arc<Queue>,
-    /// Set by [`close`](Self::close), so that dropping does not lock the queue a second time.
-    closed: bool,
 }
 
 impl ProgressReceiver {
@@ -67,7 +88,7 @@ impl ProgressReceiver {
     /// drained: the dispatcher stops polling it when the tool ends.
     pub(crate) async fn recv(&self) -> ProgressUpdate {
         loop {
-            if let Some(update) = self.queue.lock().updates.pop_front() {
+            if let Some(update) = self.queue.lock().pop_front() {
                 return update;
             }
             self.queue.arrived.notified().await;
@@ -75,19 +96,17 @@ impl ProgressReceiver {
     }
 
     /// Refuses every later update and hands back those still queued, in order.
-    pub(crate) fn close(mut self) -> VecDeque<ProgressUpdate> {
-        self.closed = true;
-        let mut state = self.queue.lock();
-        state.closed = true;
-        std::mem::take(&mut state.updates)
+    pub(crate) fn close(self) -> VecDeque<ProgressUpdate> {
+        match self.queue.state.swap(CLOSED, Ordering::AcqRel) {
+            OPEN_QUEUED => std::mem::take(&mut *self.queue.lock()),
+            _ => VecDeque::new(),
+        }
     }
 }
 
 impl Drop for ProgressReceiver {
     fn drop(&mut self) {
-        if !self.closed {
-            self.queue.lock().closed = true;
-        }
+        self.queue.state.store(CLOSED, Ordering::Release);
     }
 }
 
@@ -95,19 +114,13 @@ impl Drop for ProgressReceiver {
 pub(crate) fn progress_queue(capacity: usize) -> (ProgressSender, ProgressReceiver) {
     let queue = Arc::new(Queue {
         capacity,
-        state: Mutex::new(State {
-            updates: VecDeque::new(),
-            closed: false,
-        }),
+        state: AtomicU8::new(OPEN_EMPTY),
+        updates: Mutex::new(VecDeque::new()),
         arrived: Notify::new(),
     });
-    let sender = ProgressSender(Arc::clone(&queue));
     (
-        sender,
-        ProgressReceiver {
-            queue,
-            closed: false,
-        },
+        ProgressSender(Arc::clone(&queue)),
+        ProgressReceiver { queue },
     )
 }
 
@@ -132,6 +145,13 @@ mod tests {
         let drained: Vec<_> = receiver.close().into_iter().map(|u| u.progress).collect();
         assert_eq!(drained, [json!(1), json!(2)]);
         assert!(!sender.try_send(update(4)));
+    }
+
+    #[test]
+    fn closing_an_unused_queue_refuses_later_updates() {
+        let (sender, receiver) = progress_queue(8);
+        assert!(receiver.close().is_empty());
+        assert!(!sender.try_send(update(1)));
     }
 
     #[test]
