@@ -49,69 +49,90 @@ pub(crate) fn check_value(
     max_bytes: usize,
     max_depth: usize,
 ) -> Result<(), Exceeded> {
-    // A scalar (a tool's typical output) is settled here, without a call.
-    if !matches!(value, Value::Array(_) | Value::Object(_)) && widest_scalar(value) <= max_bytes {
+    let mut widest = Widest::default();
+    match value {
+        Value::Array(_) | Value::Object(_) => {
+            if widest.add(value, max_depth).is_none() {
+                return Err(Exceeded::Depth);
+            }
+        }
+        // A scalar (a tool's typical output) is settled here, without a walk.
+        scalar => widest.add_scalar(scalar),
+    }
+    if widest.total() <= max_bytes {
         return Ok(());
     }
-    check_walking(value, max_bytes, max_depth)
-}
-
-fn check_walking(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Exceeded> {
-    match widest(value, max_depth) {
-        None => Err(Exceeded::Depth),
-        Some(estimate) if estimate <= max_bytes => Ok(()),
-        Some(_) => {
-            let mut bytes = 0usize;
-            walk(value, 0, max_depth, max_bytes, &mut bytes)
-        }
-    }
+    let mut bytes = 0usize;
+    walk(value, 0, max_depth, max_bytes, &mut bytes)
 }
 
 /// The widest number serde_json writes: `-9223372036854775808` is 20 bytes, the longest `f64`
 /// (`-2.2250738585072014e-308`) 24.
 const MAX_NUMBER_LEN: usize = 24;
 
-/// The most bytes `value` can take as compact JSON, or `None` when it nests more than
-/// `depth_left` containers deep. Scalars are added in the loops rather than by a call each:
-/// arguments are mostly flat.
-fn widest(value: &Value, depth_left: usize) -> Option<usize> {
-    let item = |item: &Value, depth_left: usize| match item {
-        Value::Array(_) | Value::Object(_) => widest(item, depth_left),
-        scalar => Some(widest_scalar(scalar)),
-    };
-    match value {
-        Value::Array(items) => {
-            let depth_left = depth_left.checked_sub(1)?;
-            items.iter().try_fold(2 + items.len(), |total, value| {
-                Some(total.saturating_add(item(value, depth_left)?))
-            })
-        }
-        Value::Object(map) => {
-            let depth_left = depth_left.checked_sub(1)?;
-            // Each key is quoted and followed by a colon.
-            map.iter().try_fold(2 + map.len(), |total, (key, value)| {
-                let entry = widest_string(key).saturating_add(1 + item(value, depth_left)?);
-                Some(total.saturating_add(entry))
-            })
-        }
-        scalar => Some(widest_scalar(scalar)),
-    }
+/// The most bytes a value can take as compact JSON, as two sums: string bytes, which escaping
+/// can grow sixfold (`\u001f`), and every other byte. Both are bounded by the size of a value
+/// already in memory, so the walk only adds.
+#[derive(Default)]
+struct Widest {
+    text: usize,
+    other: usize,
 }
 
-/// The most bytes a scalar can take; a string is at most six bytes per byte (`\u001f`) plus its
-/// quotes.
-#[inline]
-fn widest_scalar(value: &Value) -> usize {
-    match value {
-        Value::Null | Value::Bool(_) => 5,
-        Value::Number(_) => MAX_NUMBER_LEN,
-        Value::String(text) => widest_string(text),
-        Value::Array(_) | Value::Object(_) => 0,
+impl Widest {
+    fn total(&self) -> usize {
+        self.text.saturating_mul(6).saturating_add(self.other)
     }
-}
 
-fn widest_string(text: &str) -> usize {
-    text.len().saturating_mul(6).saturating_add(2)
+    /// Adds `value`; `None` when it nests more than `depth_left` containers deep.
+    fn add(&mut self, value: &Value, depth_left: usize) -> Option<()> {
+        match value {
+            Value::Array(items) => {
+                let depth_left = depth_left.checked_sub(1)?;
+                // Brackets and a comma per item.
+                self.other += 2 + items.len();
+                for item in items {
+                    self.add_item(item, depth_left)?;
+                }
+            }
+            Value::Object(map) => {
+                let depth_left = depth_left.checked_sub(1)?;
+                // Braces, and per entry the key's quotes, a colon and a comma.
+                self.other += 2 + 4 * map.len();
+                for (key, item) in map {
+                    self.text += key.len();
+                    self.add_item(item, depth_left)?;
+                }
+            }
+            scalar => self.add_scalar(scalar),
+        }
+        Some(())
+    }
+
+    /// Scalars are added in the loops rather than by a call each: arguments are mostly flat.
+    #[inline(always)]
+    fn add_item(&mut self, item: &Value, depth_left: usize) -> Option<()> {
+        match item {
+            Value::Array(_) | Value::Object(_) => self.add(item, depth_left),
+            scalar => {
+                self.add_scalar(scalar);
+                Some(())
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn add_scalar(&mut self, scalar: &Value) {
+        match scalar {
+            Value::Null | Value::Bool(_) => self.other += 5,
+            Value::Number(_) => self.other += MAX_NUMBER_LEN,
+            Value::String(text) => {
+                self.text += text.len();
+                self.other += 2;
+            }
+            Value::Array(_) | Value::Object(_) => {}
+        }
+    }
 }
 
 fn walk(

@@ -1,8 +1,9 @@
 //! The dispatcher: one tool call through a fixed pipeline of guards, the tool, and the observers.
 //!
-//! [`Dispatcher::dispatch`] below is the whole pipeline, written as one function that reads top to
-//! bottom in execution order. Every path out of it produces exactly one [`ToolResult`] for the
-//! call id, and every refusal happens before the tool's body is awaited.
+//! `Dispatcher::run_pipeline` below is the whole pipeline behind [`Dispatcher::dispatch`],
+//! written as one function that reads top to bottom in execution order. Every path out of it
+//! produces exactly one [`ToolResult`] for the call id, and every refusal happens before the
+//! tool's body is awaited.
 
 mod builder;
 mod events;
@@ -209,12 +210,13 @@ impl Dispatcher {
     /// Dropping the returned future while the tool runs drops the tool's body too: its `started`
     /// row then has no terminal row, and an effect claimed for it reads `unknown` once its lease
     /// expires. Use the context's cancellation token to stop a call cleanly instead.
-    pub async fn dispatch(
-        &self,
+    pub fn dispatch<'a>(
+        &'a self,
         call: ToolCall,
-        ctx: &ToolExecutionContext,
-    ) -> Result<ToolResult, Tripwire> {
-        self.dispatch_planned(self.plan(call), ctx).await
+        ctx: &'a ToolExecutionContext,
+    ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
+        // Not an `async fn` wrapping the pipeline's future: one future, moved once, not two.
+        self.run_pipeline(Incoming::Call(call), ctx)
     }
 
     /// Step 1 alone: runs `tool_call` middleware over `call`. The run layer plans a turn's batch
@@ -245,9 +247,18 @@ impl Dispatcher {
     }
 
     /// Steps 2 to 14 on a call that already went through [`plan`](Self::plan).
-    pub(crate) async fn dispatch_planned(
-        &self,
+    pub(crate) fn dispatch_planned<'a>(
+        &'a self,
         planned: PlannedCall,
+        ctx: &'a ToolExecutionContext,
+    ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
+        self.run_pipeline(Incoming::Planned(planned), ctx)
+    }
+
+    /// The pipeline, steps 1 to 14 (step 1 only for a call that was not planned yet).
+    async fn run_pipeline(
+        &self,
+        incoming: Incoming,
         ctx: &ToolExecutionContext,
     ) -> Result<ToolResult, Tripwire> {
         let p = &*self.pipeline;
@@ -260,7 +271,10 @@ impl Dispatcher {
                     arguments_error,
                 },
             middleware_failure,
-        } = planned;
+        } = match incoming {
+            Incoming::Call(call) => self.plan(call),
+            Incoming::Planned(planned) => planned,
+        };
         let observe = Observe::new(p, id, ctx);
         if let Some(failure) = middleware_failure {
             return Ok(observe.error(requested_name(p, &name), failure));
@@ -569,6 +583,14 @@ pub(crate) struct PlannedCall {
     pub(crate) call: ToolCall,
     /// Set when middleware panicked: dispatching reports it as the call's error.
     pub(crate) middleware_failure: Option<ErrorInfo>,
+}
+
+/// A call entering [`Dispatcher::run_pipeline`].
+enum Incoming {
+    /// Straight from the host: `tool_call` middleware has not run yet.
+    Call(ToolCall),
+    /// Already through [`Dispatcher::plan`].
+    Planned(PlannedCall),
 }
 
 /// What the effect gate decided.
