@@ -145,6 +145,35 @@ impl JsonSchemaValidator {
         self.cache.len()
     }
 
+    /// Every violation of a value `is_valid` refused, up to the limit. Kept out of line so that
+    /// the valid path, inlined into callers, stays small.
+    #[cold]
+    #[inline(never)]
+    fn violations(&self, compiled: &CompiledSchema, value: &Value) -> ArgumentError {
+        let max = self.limits.max_violations();
+        let mut violations = Vec::new();
+        let mut omitted = 0;
+        for error in compiled.validator.iter_errors(value) {
+            if violations.len() < max {
+                violations.push(violation(&error));
+            } else {
+                omitted += 1;
+            }
+        }
+        if violations.is_empty() {
+            // `is_valid` and `iter_errors` disagree only if the engine does; fail closed.
+            violations.push(Violation {
+                instance_path: String::new(),
+                keyword: String::new(),
+                message: "the value does not match the schema".to_owned(),
+            });
+        }
+        ArgumentError::Invalid {
+            violations,
+            omitted,
+        }
+    }
+
     fn compile_uncached(&self, schema: &Value) -> Result<CompiledSchema, SchemaError> {
         check_references(schema, self.limits.max_refs())?;
         let patterns = PatternOptions::fancy_regex()
@@ -180,33 +209,17 @@ impl ToolArgumentValidator for JsonSchemaValidator {
             .get_or_insert_with(key, || self.compile_uncached(schema))
     }
 
+    // Small enough to inline into the adapter (which is generic, so this crosses crates). The
+    // engine is reached through `CompiledSchema::is_valid`, one call that keeps its body out of
+    // the caller's frame, and the error details through another, off the valid path.
+    #[inline]
     fn check(&self, compiled: &CompiledSchema, value: &Value) -> Result<(), ArgumentError> {
         self.limits.check_arguments(value)?;
-        if compiled.validator.is_valid(value) {
-            return Ok(());
+        if compiled.is_valid(value) {
+            Ok(())
+        } else {
+            Err(self.violations(compiled, value))
         }
-        let max = self.limits.max_violations();
-        let mut violations = Vec::new();
-        let mut omitted = 0;
-        for error in compiled.validator.iter_errors(value) {
-            if violations.len() < max {
-                violations.push(violation(&error));
-            } else {
-                omitted += 1;
-            }
-        }
-        if violations.is_empty() {
-            // `is_valid` and `iter_errors` disagree only if the engine does; fail closed.
-            violations.push(Violation {
-                instance_path: String::new(),
-                keyword: String::new(),
-                message: "the value does not match the schema".to_owned(),
-            });
-        }
-        Err(ArgumentError::Invalid {
-            violations,
-            omitted,
-        })
     }
 
     fn validate(&self, schema: &Value, value: &Value) -> Result<(), ArgumentError> {

@@ -109,21 +109,18 @@ impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
 
 impl<A: ToolArgumentValidator> ToolValidator for ToolParameterValidator<A> {
     fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal> {
+        // Everything but the common case (a compiled schema in this validator's memo, valid
+        // arguments) is out of line, so the engine's check, inlined here, runs with little
+        // more around it than the memo read.
         let Some(schema) = tool.parameters() else {
-            return match self.missing {
-                MissingSchema::Allow => Ok(()),
-                MissingSchema::Reject => Err(Refusal::new(format!(
-                    "Tool {} declares no parameter schema, and this validator requires one",
-                    tool.name()
-                ))),
-            };
+            return self.without_schema(tool);
         };
         let outcome = match self.compiled(tool, schema) {
             Some(Ok(compiled)) => self.arguments.check(compiled, arguments),
-            Some(Err(error)) => Err(ArgumentError::Schema(error.clone())),
-            None => self.arguments.validate(schema, arguments),
+            Some(Err(error)) => Err(schema_error(error)),
+            None => self.validate_with_engine_cache(schema, arguments),
         };
-        outcome.map_err(|error| error.to_refusal(tool.name()))
+        outcome.map_err(|error| refusal(tool, &error))
     }
 
     fn prepare(&self, tool: &ToolDefinition) -> Result<(), SchemaError> {
@@ -135,6 +132,44 @@ impl<A: ToolArgumentValidator> ToolValidator for ToolParameterValidator<A> {
             None => self.arguments.compile(schema).map(drop),
         }
     }
+}
+
+impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
+    /// A call of a tool that declares no schema, under the [`MissingSchema`] policy.
+    #[inline(never)]
+    fn without_schema(&self, tool: &ToolDefinition) -> Result<(), Refusal> {
+        match self.missing {
+            MissingSchema::Allow => Ok(()),
+            MissingSchema::Reject => Err(Refusal::new(format!(
+                "Tool {} declares no parameter schema, and this validator requires one",
+                tool.name()
+            ))),
+        }
+    }
+
+    /// A call of a tool whose memo belongs to another validator: the engine's own cache serves.
+    #[inline(never)]
+    fn validate_with_engine_cache(
+        &self,
+        schema: &Value,
+        arguments: &Value,
+    ) -> Result<(), ArgumentError> {
+        self.arguments.validate(schema, arguments)
+    }
+}
+
+/// A schema that did not compile, as the reason to refuse every call of its tool.
+#[cold]
+#[inline(never)]
+fn schema_error(error: &SchemaError) -> ArgumentError {
+    ArgumentError::Schema(error.clone())
+}
+
+/// The refusal for arguments `tool` does not accept.
+#[cold]
+#[inline(never)]
+fn refusal(tool: &ToolDefinition, error: &ArgumentError) -> Refusal {
+    error.to_refusal(tool.name())
 }
 
 impl<A> std::fmt::Debug for ToolParameterValidator<A> {
@@ -226,6 +261,45 @@ mod tests {
         assert!(second.validate(&tool, &json!({})).is_err());
         assert!(second.validate(&tool, &json!({})).is_err());
         assert_eq!(second.arguments.compiled.load(Ordering::SeqCst), 2);
+    }
+
+    /// Accepts objects only, whatever the schema; its compiled form is of another type.
+    struct ObjectsOnly;
+
+    impl ToolArgumentValidator for ObjectsOnly {
+        type Compiled = ();
+
+        fn compile(&self, _: &Value) -> Result<(), SchemaError> {
+            Ok(())
+        }
+
+        fn check(&self, (): &(), value: &Value) -> Result<(), ArgumentError> {
+            if value.is_object() {
+                return Ok(());
+            }
+            Err(ArgumentError::Invalid {
+                violations: vec![Violation {
+                    instance_path: String::new(),
+                    keyword: "type".into(),
+                    message: "not an object".into(),
+                }],
+                omitted: 0,
+            })
+        }
+    }
+
+    #[test]
+    fn a_validator_of_another_type_checks_with_its_own_engine() {
+        let required = ToolParameterValidator::new(Required::default());
+        let objects = ToolParameterValidator::new(ObjectsOnly);
+        let tool = tool(Some(json!({"required": ["a"]})));
+        assert!(required.validate(&tool, &json!({"a": 1})).is_ok());
+        assert!(objects.prepare(&tool).is_ok());
+        assert!(objects.validate(&tool, &json!({})).is_ok());
+        let refusal = objects.validate(&tool, &json!([])).unwrap_err();
+        assert!(refusal.message.contains("not an object"));
+        assert!(required.validate(&tool, &json!({})).is_err());
+        assert_eq!(required.arguments.compiled.load(Ordering::SeqCst), 1);
     }
 
     #[test]
