@@ -12,9 +12,14 @@
 #     PRISM_REQUIRE_POSTGRES=1 cargo test --workspace --all-features
 #     bash .ci/postgres.sh stop "$PRISM_POSTGRES_DIR"
 
-# The newest installed server's bin directory, or nothing.
+# The newest installed server's bin directory, or nothing. The client packages (psql, which a
+# machine may have without a server) install into the same directories, so look for initdb.
 prism_postgres_bindir() {
-    ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1
+    local initdb
+    initdb="$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1)"
+    if [ -n "$initdb" ]; then
+        dirname "$initdb"
+    fi
 }
 
 # Installs the server from Debian's packages, without the default cluster the package would start.
