@@ -2,7 +2,7 @@
 //!
 //! An extension calls [`ExtensionApi::register_tool`]; nothing runs, nothing is dispatched and no
 //! registry changes. The host then resolves the contributions it wants and registers them in its
-//! [`ToolRegistry`](crate::ToolRegistry) explicitly.
+//! [`ToolRegistry`] explicitly.
 
 use std::sync::Arc;
 

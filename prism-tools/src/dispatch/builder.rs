@@ -212,7 +212,9 @@ impl std::fmt::Display for SecureBuildError {
 
 impl std::error::Error for SecureBuildError {}
 
-/// Builds a [`Dispatcher`]; see the [module docs](self) for the ordering rule.
+/// Builds a [`Dispatcher`]. Guards can only be added in the order they run: each stage method is
+/// callable only while the builder has not passed its stage (the marker types are in [`stage`]),
+/// and a call made too late does not compile, with a sentence saying why.
 ///
 /// ```
 /// use prism_tools::{

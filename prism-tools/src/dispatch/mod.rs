@@ -6,27 +6,26 @@
 //! tool's body is awaited.
 
 mod builder;
+mod effect_gate;
 mod events;
+mod execute;
 mod ledger;
 mod observe;
 mod prepare;
 mod progress;
 mod register;
+mod tripwire;
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::task::Poll;
 
-use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::context::ToolExecutionContext;
-use crate::effects::{
-    BoxFuture, Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome,
-};
+use crate::effects::EffectStore;
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
 use crate::guard::{
@@ -34,7 +33,7 @@ use crate::guard::{
     ToolMiddleware, ToolValidator, TrustPolicy,
 };
 use crate::limits::{Exceeded, Limits, check_value};
-use crate::panic::{drop_guarded, guarded, guarded_future, payload_message};
+use crate::panic::{drop_guarded, guarded};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::scope::ToolScope;
@@ -50,10 +49,13 @@ pub use ledger::{
 };
 pub use prepare::BuildError;
 pub use register::RegisterError;
+pub use tripwire::Tripwire;
 
+use effect_gate::{EffectGate, claim_effect, record_effect};
+use execute::{Executed, execute};
 use observe::Observe;
 pub(crate) use progress::ProgressSender;
-use progress::{ProgressReceiver, progress_queue};
+use progress::progress_queue;
 
 /// How many progress updates may wait between the tool and the observers before new ones are
 /// dropped. Progress is advisory; a tool is never slowed down by a slow observer.
@@ -61,40 +63,6 @@ const PROGRESS_CAPACITY: usize = 64;
 
 /// Bound on guardrail and panic messages, after redaction.
 const MESSAGE_LIMIT: usize = 200;
-
-/// The run must stop: a guardrail tripped. Carries the blocked result still owed to the call, so
-/// the run can persist it before failing.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tripwire {
-    result: ToolResult,
-}
-
-impl Tripwire {
-    /// The blocked result owed to the call.
-    pub fn result(&self) -> &ToolResult {
-        &self.result
-    }
-
-    /// Takes the blocked result.
-    pub fn into_result(self) -> ToolResult {
-        self.result
-    }
-}
-
-impl fmt::Display for Tripwire {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.result.error_info() {
-            Some(error) => write!(
-                f,
-                "guardrail tripwire on call {}: {}",
-                self.result.tool_call_id, error.message
-            ),
-            None => write!(f, "guardrail tripwire on call {}", self.result.tool_call_id),
-        }
-    }
-}
-
-impl std::error::Error for Tripwire {}
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
 pub(crate) struct Pipeline {
@@ -591,167 +559,6 @@ enum Incoming {
     Call(ToolCall),
     /// Already through [`Dispatcher::plan`].
     Planned(PlannedCall),
-}
-
-/// What the effect gate decided.
-enum EffectGate {
-    /// Run the tool; `Some` when a claim was taken and its outcome must be recorded.
-    Run(Option<EffectKey>),
-    /// The effect already happened: answer with its recorded outcome.
-    Replay(RecordedOutcome),
-    /// Do not run the tool.
-    Refuse(ErrorInfo),
-}
-
-/// The claim of a tool with an effect policy on a dispatcher with an effect store; `None` (and
-/// no future to poll) for every other call.
-fn claim_effect<'a>(
-    p: &'a Pipeline,
-    tool: &'a str,
-    policy: Option<&'a EffectPolicy>,
-    arguments: &'a Value,
-) -> Option<BoxFuture<'a, EffectGate>> {
-    let (Some(store), Some(policy)) = (&p.effects, policy) else {
-        return None;
-    };
-    Some(Box::pin(claim(p, store, tool, policy, arguments)))
-}
-
-async fn claim(
-    p: &Pipeline,
-    store: &Arc<dyn EffectStore>,
-    tool: &str,
-    policy: &EffectPolicy,
-    arguments: &Value,
-) -> EffectGate {
-    let key = EffectKey::new(tool, policy, arguments);
-    let request = ClaimRequest {
-        key: &key,
-        owner: &p.effect_owner,
-        now: p.now(),
-        lease: policy.lease,
-    };
-    let claim = match guarded_future(|| store.claim(request)).await {
-        Ok(claim) => claim,
-        Err(panic) => Err(crate::effects::EffectStoreError::Backend(format!(
-            "the effect store panicked: {panic}"
-        ))),
-    };
-    match claim {
-        Ok(Claim::Acquired) => EffectGate::Run(Some(key)),
-        Ok(Claim::Recorded(outcome)) => EffectGate::Replay(outcome),
-        Ok(Claim::InFlight { .. }) => EffectGate::Refuse(ErrorInfo::new(
-            ErrorCode::EffectInFlight,
-            format!("Tool {tool} is already running with these arguments"),
-        )),
-        Ok(Claim::Unknown { .. }) => EffectGate::Refuse(ErrorInfo::new(
-            ErrorCode::EffectOutcomeUnknown,
-            format!(
-                "An earlier call of tool {tool} with these arguments never recorded its outcome; it is not run again until the host resolves it"
-            ),
-        )),
-        Err(error) => EffectGate::Refuse(ErrorInfo::new(
-            ErrorCode::EffectStoreError,
-            format!("Tool {tool} was not run: {error}"),
-        )),
-    }
-}
-
-/// Records what the model was told, so a replay tells it the same. Panics and cancellations are
-/// never recorded: whether their effect happened is unknown.
-async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult) {
-    let (Some(key), Some(store)) = (key, &p.effects) else {
-        return;
-    };
-    // Boxed so that calls without an effect carry none of this in their future.
-    Box::pin(complete_effect(p, store, key, result)).await;
-}
-
-async fn complete_effect(
-    p: &Pipeline,
-    store: &Arc<dyn EffectStore>,
-    key: EffectKey,
-    result: &ToolResult,
-) {
-    let outcome = match &result.outcome {
-        ToolOutcome::Value(value) => RecordedOutcome::Value(value.clone()),
-        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
-            RecordedOutcome::Error(error.clone())
-        }
-    };
-    let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
-    match completed {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => {
-            tracing::error!(target: "prism_tools", key = %key, %error, "could not record an effect outcome")
-        }
-        Err(_) => {
-            tracing::error!(target: "prism_tools", key = %key, "the effect store panicked while recording an outcome")
-        }
-    }
-}
-
-enum Executed {
-    Returned(Result<Value, ToolError>),
-    Panicked(String),
-    Cancelled,
-}
-
-async fn execute(
-    body: crate::definition::ToolFuture,
-    ctx: &ToolExecutionContext,
-    progress: Option<ProgressReceiver>,
-    observe: &Observe<'_>,
-    name: &Arc<str>,
-) -> Executed {
-    let mut body = std::panic::AssertUnwindSafe(body).catch_unwind();
-    // Most tools finish on their first poll; those need no race with the cancellation token.
-    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.poll_unpin(cx))).await {
-        Poll::Ready(finished) => Some(finished),
-        // Boxed: only tools that wait pay for the room the race takes in the future.
-        Poll::Pending => Box::pin(race(&mut body, ctx, progress.as_ref(), observe, name)).await,
-    };
-    // Updates sent before the tool returned are still reported; closing the queue makes later
-    // sends (from tasks the tool spawned) fail instead of arriving after the end.
-    if let Some(progress) = progress {
-        for update in progress.close() {
-            observe.progress(name, update);
-        }
-    }
-    // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
-    drop_guarded(body);
-    match finished {
-        Some(Ok(returned)) => Executed::Returned(returned),
-        Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
-        None => Executed::Cancelled,
-    }
-}
-
-/// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
-/// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
-async fn race<F: Future + Unpin>(
-    body: &mut F,
-    ctx: &ToolExecutionContext,
-    progress: Option<&ProgressReceiver>,
-    observe: &Observe<'_>,
-    name: &Arc<str>,
-) -> Option<F::Output> {
-    let cancellation = ctx.cancellation();
-    match progress {
-        None => tokio::select! {
-            biased;
-            finished = body => Some(finished),
-            () = cancellation.cancelled() => None,
-        },
-        Some(progress) => loop {
-            tokio::select! {
-                biased;
-                finished = &mut *body => break Some(finished),
-                update = progress.recv() => observe.progress(name, update),
-                () = cancellation.cancelled() => break None,
-            }
-        },
-    }
 }
 
 /// Runs a guard callback; a panic refuses the call (fail closed).

@@ -1,0 +1,114 @@
+//! Step 9 and its settlement: claiming a tool's effect before it runs (at most once, or say
+//! unknown) and recording what the model was told once the call has its result.
+//!
+//! Only tools with an effect policy, on a dispatcher with an effect store, reach the store; every
+//! other call passes without polling a future or allocating.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Pipeline;
+use crate::call::{ErrorCode, ErrorInfo, ToolOutcome, ToolResult};
+use crate::effects::{
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome,
+};
+use crate::panic::guarded_future;
+
+/// What the effect gate decided.
+pub(super) enum EffectGate {
+    /// Run the tool; `Some` when a claim was taken and its outcome must be recorded.
+    Run(Option<EffectKey>),
+    /// The effect already happened: answer with its recorded outcome.
+    Replay(RecordedOutcome),
+    /// Do not run the tool.
+    Refuse(ErrorInfo),
+}
+
+/// The claim of a tool with an effect policy on a dispatcher with an effect store; `None` (and
+/// no future to poll) for every other call.
+pub(super) fn claim_effect<'a>(
+    p: &'a Pipeline,
+    tool: &'a str,
+    policy: Option<&'a EffectPolicy>,
+    arguments: &'a Value,
+) -> Option<BoxFuture<'a, EffectGate>> {
+    let (Some(store), Some(policy)) = (&p.effects, policy) else {
+        return None;
+    };
+    Some(Box::pin(claim(p, store, tool, policy, arguments)))
+}
+
+async fn claim(
+    p: &Pipeline,
+    store: &Arc<dyn EffectStore>,
+    tool: &str,
+    policy: &EffectPolicy,
+    arguments: &Value,
+) -> EffectGate {
+    let key = EffectKey::new(tool, policy, arguments);
+    let request = ClaimRequest {
+        key: &key,
+        owner: &p.effect_owner,
+        now: p.now(),
+        lease: policy.lease,
+    };
+    let claim = match guarded_future(|| store.claim(request)).await {
+        Ok(claim) => claim,
+        Err(panic) => Err(crate::effects::EffectStoreError::Backend(format!(
+            "the effect store panicked: {panic}"
+        ))),
+    };
+    match claim {
+        Ok(Claim::Acquired) => EffectGate::Run(Some(key)),
+        Ok(Claim::Recorded(outcome)) => EffectGate::Replay(outcome),
+        Ok(Claim::InFlight { .. }) => EffectGate::Refuse(ErrorInfo::new(
+            ErrorCode::EffectInFlight,
+            format!("Tool {tool} is already running with these arguments"),
+        )),
+        Ok(Claim::Unknown { .. }) => EffectGate::Refuse(ErrorInfo::new(
+            ErrorCode::EffectOutcomeUnknown,
+            format!(
+                "An earlier call of tool {tool} with these arguments never recorded its outcome; it is not run again until the host resolves it"
+            ),
+        )),
+        Err(error) => EffectGate::Refuse(ErrorInfo::new(
+            ErrorCode::EffectStoreError,
+            format!("Tool {tool} was not run: {error}"),
+        )),
+    }
+}
+
+/// Records what the model was told, so a replay tells it the same. Panics and cancellations are
+/// never recorded: whether their effect happened is unknown.
+pub(super) async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult) {
+    let (Some(key), Some(store)) = (key, &p.effects) else {
+        return;
+    };
+    // Boxed so that calls without an effect carry none of this in their future.
+    Box::pin(complete_effect(p, store, key, result)).await;
+}
+
+async fn complete_effect(
+    p: &Pipeline,
+    store: &Arc<dyn EffectStore>,
+    key: EffectKey,
+    result: &ToolResult,
+) {
+    let outcome = match &result.outcome {
+        ToolOutcome::Value(value) => RecordedOutcome::Value(value.clone()),
+        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
+            RecordedOutcome::Error(error.clone())
+        }
+    };
+    let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
+    match completed {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => {
+            tracing::error!(target: "prism_tools", key = %key, %error, "could not record an effect outcome")
+        }
+        Err(_) => {
+            tracing::error!(target: "prism_tools", key = %key, "the effect store panicked while recording an outcome")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Step 11: running the tool's body, relaying its progress and watching the cancellation token,
+//! with every poll and the body's destructor guarded against panics.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::task::Poll;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+
+use super::observe::Observe;
+use super::progress::ProgressReceiver;
+use crate::context::ToolExecutionContext;
+use crate::error::ToolError;
+use crate::panic::{drop_guarded, payload_message};
+
+pub(super) enum Executed {
+    Returned(Result<Value, ToolError>),
+    Panicked(String),
+    Cancelled,
+}
+
+pub(super) async fn execute(
+    body: crate::definition::ToolFuture,
+    ctx: &ToolExecutionContext,
+    progress: Option<ProgressReceiver>,
+    observe: &Observe<'_>,
+    name: &Arc<str>,
+) -> Executed {
+    let mut body = std::panic::AssertUnwindSafe(body).catch_unwind();
+    // Most tools finish on their first poll; those need no race with the cancellation token.
+    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.poll_unpin(cx))).await {
+        Poll::Ready(finished) => Some(finished),
+        // Boxed: only tools that wait pay for the room the race takes in the future.
+        Poll::Pending => Box::pin(race(&mut body, ctx, progress.as_ref(), observe, name)).await,
+    };
+    // Updates sent before the tool returned are still reported; closing the queue makes later
+    // sends (from tasks the tool spawned) fail instead of arriving after the end.
+    if let Some(progress) = progress {
+        for update in progress.close() {
+            observe.progress(name, update);
+        }
+    }
+    // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
+    drop_guarded(body);
+    match finished {
+        Some(Ok(returned)) => Executed::Returned(returned),
+        Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
+        None => Executed::Cancelled,
+    }
+}
+
+/// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
+/// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
+async fn race<F: Future + Unpin>(
+    body: &mut F,
+    ctx: &ToolExecutionContext,
+    progress: Option<&ProgressReceiver>,
+    observe: &Observe<'_>,
+    name: &Arc<str>,
+) -> Option<F::Output> {
+    let cancellation = ctx.cancellation();
+    match progress {
+        None => tokio::select! {
+            biased;
+            finished = body => Some(finished),
+            () = cancellation.cancelled() => None,
+        },
+        Some(progress) => loop {
+            tokio::select! {
+                biased;
+                finished = &mut *body => break Some(finished),
+                update = progress.recv() => observe.progress(name, update),
+                () = cancellation.cancelled() => break None,
+            }
+        },
+    }
+}
