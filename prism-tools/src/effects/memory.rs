@@ -36,32 +36,14 @@ impl EffectStore for InMemoryEffectStore {
     ) -> BoxFuture<'a, Result<Claim, EffectStoreError>> {
         let mut entries = self.lock();
         let claim = match entries.get(request.key) {
-            Some(EffectState::Recorded(outcome)) => Claim::Recorded(outcome.clone()),
-            Some(EffectState::Claimed {
-                owner,
-                lease_expires_at,
-                ..
-            }) => {
-                if request.now < *lease_expires_at {
-                    Claim::InFlight {
-                        owner: owner.clone(),
-                        lease_expires_at: *lease_expires_at,
-                    }
-                } else {
-                    Claim::Unknown {
-                        owner: owner.clone(),
-                    }
-                }
-            }
+            Some(state) => state.clone().into_claim(request.now),
             None => {
                 entries.insert(
                     request.key.clone(),
                     EffectState::Claimed {
                         owner: request.owner.to_owned(),
                         claimed_at: request.now,
-                        lease_expires_at: request
-                            .now
-                            .saturating_add(request.lease.as_millis() as u64),
+                        lease_expires_at: request.lease_expires_at(),
                     },
                 );
                 Claim::Acquired

@@ -87,6 +87,14 @@ pub struct ClaimRequest<'a> {
     pub lease: Duration,
 }
 
+impl ClaimRequest<'_> {
+    /// When the claim's lease ends, if it is taken now.
+    pub fn lease_expires_at(&self) -> Millis {
+        self.now
+            .saturating_add(u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
 /// The answer to a claim.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Claim {
@@ -131,6 +139,26 @@ pub enum EffectState {
     },
     /// Finished with an outcome.
     Recorded(RecordedOutcome),
+}
+
+impl EffectState {
+    /// The answer to a claim that finds this state at `now`: the recorded outcome, the live
+    /// claim, or, once its lease has ended without an outcome, unknown. Every store answers
+    /// through this, so they all mean the same by "in flight" and "unknown".
+    pub fn into_claim(self, now: Millis) -> Claim {
+        match self {
+            Self::Recorded(outcome) => Claim::Recorded(outcome),
+            Self::Claimed {
+                owner,
+                lease_expires_at,
+                ..
+            } if now < lease_expires_at => Claim::InFlight {
+                owner,
+                lease_expires_at,
+            },
+            Self::Claimed { owner, .. } => Claim::Unknown { owner },
+        }
+    }
 }
 
 /// A store failure. The dispatcher answers the call with `effect_store_error` and does not run it.

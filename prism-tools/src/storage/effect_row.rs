@@ -1,8 +1,6 @@
 //! One effect claim as a SQL row stores it, and what a row means for a new claim. Both SQL stores
 //! share this, so they answer exactly as the in-memory store does.
 
-use std::time::Duration;
-
 use crate::clock::Millis;
 use crate::effects::{
     Claim, EffectKey, EffectState, EffectStoreError, RecordedOutcome, UnknownEffect,
@@ -20,18 +18,7 @@ pub(crate) struct StoredEffect {
 impl StoredEffect {
     /// The answer to a claim that found this row at `now`.
     pub(crate) fn claim_answer(self, now: Millis) -> Result<Claim, EffectStoreError> {
-        if let Some(outcome) = &self.outcome {
-            return Ok(Claim::Recorded(decode_outcome(outcome)?));
-        }
-        let lease_expires_at = from_db_millis(self.lease_expires_at);
-        Ok(if now < lease_expires_at {
-            Claim::InFlight {
-                owner: self.owner,
-                lease_expires_at,
-            }
-        } else {
-            Claim::Unknown { owner: self.owner }
-        })
+        Ok(self.into_state()?.into_claim(now))
     }
 
     /// What the row says about its key.
@@ -67,11 +54,6 @@ fn decode_outcome(text: &str) -> Result<RecordedOutcome, EffectStoreError> {
     serde_json::from_str(text).map_err(|error| {
         EffectStoreError::Backend(format!("a stored outcome cannot be read: {error}"))
     })
-}
-
-/// When a lease taken at `now` ends, as the in-memory store computes it.
-pub(crate) fn lease_end(now: Millis, lease: Duration) -> Millis {
-    now.saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Milliseconds as a SQL `BIGINT`; times past the year 292 million saturate.

@@ -9,7 +9,7 @@ use crate::effects::{
     EffectStoreError, RecordedOutcome, RecoveryOutcome, Resolution, UnknownEffect,
 };
 use crate::storage::StorageError;
-use crate::storage::effect_row::{StoredEffect, encode_outcome, lease_end, to_db_millis};
+use crate::storage::effect_row::{StoredEffect, encode_outcome, to_db_millis};
 use crate::storage::postgres::PostgresOptions;
 use crate::storage::postgres::pool::StorePool;
 
@@ -89,7 +89,7 @@ impl EffectStore for PostgresEffectStore {
         Box::pin(async move {
             let key = request.key.as_str();
             let claimed_at = to_db_millis(request.now);
-            let expires = to_db_millis(lease_end(request.now, request.lease));
+            let expires = to_db_millis(request.lease_expires_at());
             for _ in 0..CLAIM_ATTEMPTS {
                 let inserted = self
                     .execute(

@@ -11,7 +11,7 @@ use crate::effects::{
     EffectStoreError, RecordedOutcome, RecoveryOutcome, Resolution, UnknownEffect,
 };
 use crate::storage::StorageError;
-use crate::storage::effect_row::{StoredEffect, encode_outcome, lease_end, to_db_millis};
+use crate::storage::effect_row::{StoredEffect, encode_outcome, to_db_millis};
 use crate::storage::sqlite::SqliteOptions;
 use crate::storage::sqlite::worker::ConnectionWorker;
 
@@ -103,7 +103,7 @@ impl EffectStore for SqliteEffectStore {
         let key = request.key.as_str().to_owned();
         let owner = request.owner.to_owned();
         let now = request.now;
-        let expires = lease_end(now, request.lease);
+        let expires = request.lease_expires_at();
         Box::pin(self.worker.run(move |connection| {
             let transaction = connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)
