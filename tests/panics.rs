@@ -346,3 +346,35 @@ async fn a_panicking_clock_does_not_reach_the_host() {
     let (result, _) = survive(with_counted(&runs).clock(BrokenClock), &ctx()).await;
     assert_eq!(result.as_value(), Some(&json!({"n": 1})));
 }
+
+#[tokio::test]
+async fn a_panicking_clock_does_not_reach_a_run() {
+    use prism::run::{Agent, ProviderResponse, RunEventLog, RunOptions, ScriptedProvider};
+
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "tool", json!({}))]),
+        ProviderResponse::text("done"),
+    ]);
+    let runs = Runs::new();
+    let log = RunEventLog::new();
+    let agent = Agent::new(with_counted(&runs).clock(BrokenClock).build(), provider)
+        .with_clock(BrokenClock)
+        .with_events(log.clone());
+    let outcome = agent
+        .session("s")
+        .run("go", RunOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.summary().text, "done");
+    assert_eq!(outcome.summary().tool_rounds, 1);
+    assert_eq!(runs.count(), 1, "the tool ran once");
+    let events = log.events();
+    assert!(
+        events.len() >= 2,
+        "run events are still stamped and delivered"
+    );
+    assert!(
+        events.iter().all(|event| event.at > 0),
+        "with the system clock's time"
+    );
+}

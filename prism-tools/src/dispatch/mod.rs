@@ -23,7 +23,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
-use crate::clock::{Clock, Millis, SystemClock};
+use crate::clock::{Clock, Millis, now_or_system};
 use crate::context::ToolExecutionContext;
 use crate::effects::EffectStore;
 use crate::error::{Refusal, ToolError};
@@ -86,13 +86,9 @@ pub(crate) struct Pipeline {
 }
 
 impl Pipeline {
-    /// The configured clock's time. A clock is host code: if it panics, the system clock answers
-    /// instead, so the call still gets its result.
+    /// The configured clock's time (the system clock's if it panics).
     pub(crate) fn now(&self) -> Millis {
-        guarded(|| self.clock.now_millis()).unwrap_or_else(|panic| {
-            tracing::error!(target: "prism_tools", %panic, "the clock panicked; using the system clock");
-            SystemClock.now_millis()
-        })
+        now_or_system(&*self.clock)
     }
 }
 

@@ -77,7 +77,7 @@ impl<'a> Observe<'a> {
             let kind = ToolEventKind::ToolExecutionError {
                 error: error.clone(),
             };
-            self.append(self.event(&name, self.p.clock.now_millis(), kind));
+            self.append(self.event(&name, self.p.now(), kind));
         }
         ToolResult {
             tool_call_id: self.id,

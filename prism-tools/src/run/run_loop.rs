@@ -20,6 +20,7 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::call::ToolCall;
+use crate::clock::now_or_system;
 use crate::context::ToolExecutionContext;
 use crate::panic::{guarded, payload_message};
 use crate::run::config::Resolved;
@@ -289,7 +290,7 @@ impl<'s> RunDriver<'s> {
         agent.emit(&RunEvent {
             session_id: Arc::clone(&self.session.id),
             run_id: Arc::clone(&self.run_id),
-            at: agent.clock.now_millis(),
+            at: now_or_system(&*agent.clock),
             kind,
         });
     }

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use crate::call::{ErrorCode, ErrorInfo, ToolCall, ToolResult};
+use crate::clock::now_or_system;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolDefinition;
 use crate::dispatch::{Dispatcher, PlannedCall};
@@ -242,7 +243,7 @@ impl RunDriver<'_> {
             ),
             run_id: self.run_id.to_string(),
             arguments,
-            requested_at: self.session.agent.clock.now_millis(),
+            requested_at: now_or_system(&*self.session.agent.clock),
         }
     }
 
