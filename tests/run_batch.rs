@@ -13,7 +13,7 @@ use prism::run::{
 };
 use prism::{
     CancellationToken, CollectingSink, Dispatcher, ErrorCode, GuardrailRule, InMemoryLedger,
-    RulePack, ToolCall, ToolExecutionContext, ToolRegistry, call_middleware,
+    RulePack, SecretRedactor, ToolCall, ToolExecutionContext, ToolRegistry, call_middleware,
 };
 use run_support::{Gates, named, poll_once, release_and_poll, summary, tool_rows};
 use serde_json::json;
@@ -306,4 +306,35 @@ async fn calls_past_the_tool_round_limit_run_nothing_and_still_get_rows() {
         rows[1].error_info().unwrap().code,
         ErrorCode::ToolRoundLimit
     );
+}
+
+#[tokio::test]
+async fn a_secret_in_the_name_of_a_call_past_the_limit_is_redacted() {
+    let ledger = InMemoryLedger::new();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([named("ok")]))
+        .ledger(ledger.clone())
+        .redactor(SecretRedactor::new(["sk-live-42"]))
+        .build();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "ok", json!({}))]),
+        ProviderResponse::calls([ToolCall::new("c2", "leak_sk-live-42", json!({}))]),
+    ]);
+    let agent = Agent::new(dispatcher, provider);
+    let mut session = agent.session("s1");
+
+    let error = session
+        .run("go", RunOptions::new().max_tool_rounds(1))
+        .await
+        .unwrap_err();
+
+    assert_eq!(error, RunError::ToolRoundLimit { limit: 1 });
+    let row = &ledger.records_for_call("c2")[0];
+    assert_eq!(&*row.tool_name, "leak_[REDACTED]");
+    let stored = serde_json::to_string(&ledger.records()).unwrap();
+    assert!(
+        !stored.contains("sk-live-42"),
+        "no secret in any row: {stored}"
+    );
+    let rows = tool_rows(session.transcript());
+    assert_eq!(&*rows[1].name, "leak_[REDACTED]");
 }

@@ -520,8 +520,8 @@ impl Dispatcher {
         error: ErrorInfo,
         ctx: &ToolExecutionContext,
     ) -> ToolResult {
-        Observe::new(&self.pipeline, call.id.clone(), ctx)
-            .unstarted(call.name.as_str().into(), error)
+        let name = requested_name(&self.pipeline, &call.name);
+        Observe::new(&self.pipeline, call.id.clone(), ctx).unstarted(name, error)
     }
 
     /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
@@ -532,8 +532,9 @@ impl Dispatcher {
         message: String,
         ctx: &ToolExecutionContext,
     ) -> ToolResult {
+        let name = requested_name(&self.pipeline, &call.name);
         Observe::new(&self.pipeline, call.id.clone(), ctx).blocked(
-            call.name.as_str().into(),
+            name,
             BlockReason::PermissionDenied,
             message.into(),
         )
