@@ -246,33 +246,25 @@ impl Dispatcher {
 
         // 2. Input guardrails, on what middleware produced.
         for guardrail in &p.guardrails {
-            match guarded(|| guardrail.check_input(&name, &arguments)) {
-                Ok(GuardrailDecision::Pass) => {}
-                Ok(GuardrailDecision::Block(hit)) => {
-                    return Ok(observe.blocked(
-                        requested_name(p, &name),
-                        BlockReason::GuardrailBlocked,
-                        hit.message(false).into(),
-                    ));
-                }
-                Ok(GuardrailDecision::Tripwire(hit)) => {
-                    let result = observe.blocked(
-                        requested_name(p, &name),
-                        BlockReason::GuardrailBlocked,
-                        hit.message(false).into(),
-                    );
-                    return Err(Tripwire { result });
-                }
-                Err(panic) => {
-                    let refusal =
-                        format!("Tool call blocked: an input guardrail panicked ({panic})");
-                    return Ok(observe.blocked(
-                        requested_name(p, &name),
-                        BlockReason::GuardrailBlocked,
-                        refusal.into(),
-                    ));
-                }
-            }
+            let (message, tripwire) = match guarded(|| guardrail.check_input(&name, &arguments)) {
+                Ok(GuardrailDecision::Pass) => continue,
+                Ok(GuardrailDecision::Block(hit)) => (hit.message(false), false),
+                Ok(GuardrailDecision::Tripwire(hit)) => (hit.message(false), true),
+                Err(panic) => (
+                    format!("Tool call blocked: an input guardrail panicked ({panic})"),
+                    false,
+                ),
+            };
+            let result = observe.blocked(
+                requested_name(p, &name),
+                BlockReason::GuardrailBlocked,
+                message.into(),
+            );
+            return if tripwire {
+                Err(Tripwire { result })
+            } else {
+                Ok(result)
+            };
         }
 
         // 3. Lookup: only registered tools exist, besides the one tool a run provides itself for
@@ -465,7 +457,7 @@ impl Dispatcher {
 
         // 12. Output guardrails, on the raw value.
         for guardrail in &p.guardrails {
-            let blocked = match guarded(|| guardrail.check_output(&name, &value)) {
+            let (message, tripwire) = match guarded(|| guardrail.check_output(&name, &value)) {
                 Ok(GuardrailDecision::Pass) => continue,
                 Ok(GuardrailDecision::Block(hit)) => (hit.message(true), false),
                 Ok(GuardrailDecision::Tripwire(hit)) => (hit.message(true), true),
@@ -475,13 +467,9 @@ impl Dispatcher {
                 ),
             };
             drop_guarded(value);
-            let result = observe.blocked(
-                Arc::clone(&name),
-                BlockReason::GuardrailBlocked,
-                blocked.0.into(),
-            );
+            let result = observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
             record_effect(p, effect, &result).await;
-            return if blocked.1 {
+            return if tripwire {
                 Err(Tripwire { result })
             } else {
                 Ok(result)
