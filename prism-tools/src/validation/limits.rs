@@ -132,9 +132,9 @@ limits! {
 
 impl ValidationLimits {
     /// Checks the shape of argument values in one walk: size, depth and
-    /// [forbidden keys](FORBIDDEN_KEYS). Sizes are counted as the dispatcher's
-    /// [`Limits`](crate::Limits) count them (strings by their UTF-8 length plus quotes, numbers
-    /// as 8 bytes).
+    /// [forbidden keys](FORBIDDEN_KEYS). Sizes are a quick measure of the JSON text (strings by
+    /// their UTF-8 length plus quotes, numbers as 8 bytes), not the exact compact length the
+    /// dispatcher's [`Limits`](crate::Limits) bound.
     ///
     /// ```
     /// use prism_tools::validation::{ArgumentError, ValidationLimits};
