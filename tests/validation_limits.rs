@@ -116,11 +116,22 @@ fn argument_bytes_and_depth_just_under_and_over() {
         .unwrap();
     let validator = JsonSchemaValidator::new().with_limits(limits);
     let schema = validator.compile(&json!({})).unwrap();
-    // `{"k":"…"}` counts 2 + 1 (one member) + 4 ("k" plus quotes and colon) + the string + 2.
+    // The size is the compact JSON's: `{"k":"…"}` is 8 bytes around the string.
     let sized = |len: usize| json!({ "k": "x".repeat(len) });
-    assert!(validator.check(&schema, &sized(91)).is_ok());
+    assert_eq!(serde_json::to_string(&sized(92)).unwrap().len(), 100);
+    assert!(validator.check(&schema, &sized(92)).is_ok());
     assert_eq!(
-        validator.check(&schema, &sized(92)),
+        validator.check(&schema, &sized(93)),
+        Err(ArgumentError::TooLarge { limit: 100 })
+    );
+    // Escapes count as written: 46 newlines are 92 bytes of `\n`.
+    assert!(
+        validator
+            .check(&schema, &json!({ "k": "\n".repeat(46) }))
+            .is_ok()
+    );
+    assert_eq!(
+        validator.check(&schema, &json!({ "k": "\n".repeat(47) })),
         Err(ArgumentError::TooLarge { limit: 100 })
     );
     assert!(validator.check(&schema, &json!({"a": {"b": []}})).is_ok());

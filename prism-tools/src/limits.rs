@@ -62,6 +62,16 @@ pub(crate) fn check_value(
     if widest.total() <= max_bytes {
         return Ok(());
     }
+    check_exactly(value, max_bytes, max_depth)
+}
+
+/// The exact count alone, for a value whose upper bound was over `max_bytes`; stops as soon as
+/// it is over.
+pub(crate) fn check_exactly(
+    value: &Value,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Exceeded> {
     let mut bytes = 0usize;
     walk(value, 0, max_depth, max_bytes, &mut bytes)
 }
@@ -74,13 +84,13 @@ const MAX_NUMBER_LEN: usize = 24;
 /// can grow sixfold (`\u001f`), and every other byte. Both are bounded by the size of a value
 /// already in memory, so the walk only adds.
 #[derive(Default)]
-struct Widest {
+pub(crate) struct Widest {
     text: usize,
     other: usize,
 }
 
 impl Widest {
-    fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.text.saturating_mul(6).saturating_add(self.other)
     }
 
@@ -89,18 +99,16 @@ impl Widest {
         match value {
             Value::Array(items) => {
                 let depth_left = depth_left.checked_sub(1)?;
-                // Brackets and a comma per item.
-                self.other += 2 + items.len();
+                self.add_container(value);
                 for item in items {
                     self.add_item(item, depth_left)?;
                 }
             }
             Value::Object(map) => {
                 let depth_left = depth_left.checked_sub(1)?;
-                // Braces, and per entry the key's quotes, a colon and a comma.
-                self.other += 2 + 4 * map.len();
+                self.add_container(value);
                 for (key, item) in map {
-                    self.text += key.len();
+                    self.add_key(key);
                     self.add_item(item, depth_left)?;
                 }
             }
@@ -121,8 +129,23 @@ impl Widest {
         }
     }
 
+    /// Adds a container's own brackets or braces and a comma per item; per object entry also the
+    /// key's quotes and colon (not the items themselves).
+    pub(crate) fn add_container(&mut self, value: &Value) {
+        match value {
+            Value::Array(items) => self.other += 2 + items.len(),
+            Value::Object(map) => self.other += 2 + 4 * map.len(),
+            _ => {}
+        }
+    }
+
+    /// Adds an object key (its quotes and colon are the object's).
+    pub(crate) fn add_key(&mut self, key: &str) {
+        self.text += key.len();
+    }
+
     #[inline(always)]
-    fn add_scalar(&mut self, scalar: &Value) {
+    pub(crate) fn add_scalar(&mut self, scalar: &Value) {
         match scalar {
             Value::Null | Value::Bool(_) => self.other += 5,
             Value::Number(_) => self.other += MAX_NUMBER_LEN,

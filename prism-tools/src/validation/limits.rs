@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
 use super::keywords::push_segment;
+use crate::limits::{Widest, check_exactly};
 
 /// Object keys never accepted in arguments: in JavaScript they reach an object's prototype, and
 /// arguments are often handed on to JavaScript tools or services.
@@ -132,9 +133,9 @@ limits! {
 
 impl ValidationLimits {
     /// Checks the shape of argument values in one walk: size, depth and
-    /// [forbidden keys](FORBIDDEN_KEYS). Sizes are a quick measure of the JSON text (strings by
-    /// their UTF-8 length plus quotes, numbers as 8 bytes), not the exact compact length the
-    /// dispatcher's [`Limits`](crate::Limits) bound.
+    /// [forbidden keys](FORBIDDEN_KEYS). The size is the length of the compact JSON serde_json
+    /// writes, as the dispatcher's [`Limits`](crate::Limits) count it: the walk adds up an upper
+    /// bound, and only a value whose bound is over the limit is counted exactly.
     ///
     /// ```
     /// use prism_tools::validation::{ArgumentError, ValidationLimits};
@@ -146,35 +147,34 @@ impl ValidationLimits {
     /// assert_eq!(error, ArgumentError::ForbiddenKey { path: "/a".into(), key: "__proto__".into() });
     /// ```
     pub fn check_arguments(&self, value: &Value) -> Result<(), ArgumentError> {
-        let mut bytes = 0;
-        self.walk_arguments(value, 0, &mut bytes)
-            .map_err(|refusal| refusal.into_error(self))
+        let mut bound = Widest::default();
+        self.walk_arguments(value, 0, &mut bound)
+            .map_err(|refusal| refusal.into_error(self))?;
+        if bound.total() <= self.max_argument_bytes {
+            return Ok(());
+        }
+        // Depth was checked by the walk, so only the byte count can refuse here.
+        check_exactly(value, self.max_argument_bytes, self.max_argument_depth).map_err(|_| {
+            ArgumentError::TooLarge {
+                limit: self.max_argument_bytes,
+            }
+        })
     }
 
     fn walk_arguments(
         &self,
         value: &Value,
         depth: usize,
-        bytes: &mut usize,
+        bound: &mut Widest,
     ) -> Result<(), ArgumentRefusal> {
-        *bytes = bytes.saturating_add(match value {
-            Value::Null | Value::Bool(true) => 4,
-            Value::Bool(false) => 5,
-            Value::Number(_) => 8,
-            Value::String(text) => text.len() + 2,
-            Value::Array(items) => 2 + items.len(),
-            Value::Object(map) => 2 + map.len(),
-        });
-        if *bytes > self.max_argument_bytes {
-            return Err(ArgumentRefusal::TooLarge);
-        }
         match value {
             Value::Array(items) => {
                 if depth >= self.max_argument_depth {
                     return Err(ArgumentRefusal::TooDeep);
                 }
+                bound.add_container(value);
                 for (index, item) in items.iter().enumerate() {
-                    self.walk_arguments(item, depth + 1, bytes)
+                    self.walk_arguments(item, depth + 1, bound)
                         .map_err(|refusal| refusal.under(&index.to_string()))?;
                 }
             }
@@ -182,6 +182,7 @@ impl ValidationLimits {
                 if depth >= self.max_argument_depth {
                     return Err(ArgumentRefusal::TooDeep);
                 }
+                bound.add_container(value);
                 for (key, item) in map {
                     // A `match` on the literals (kept equal to FORBIDDEN_KEYS) compiles to a
                     // length switch, cheaper than three comparisons per key.
@@ -191,12 +192,12 @@ impl ValidationLimits {
                             reversed_path: Vec::new(),
                         });
                     }
-                    *bytes = bytes.saturating_add(key.len() + 3);
-                    self.walk_arguments(item, depth + 1, bytes)
+                    bound.add_key(key);
+                    self.walk_arguments(item, depth + 1, bound)
                         .map_err(|refusal| refusal.under(key))?;
                 }
             }
-            _ => {}
+            scalar => bound.add_scalar(scalar),
         }
         Ok(())
     }
@@ -277,7 +278,6 @@ impl ValidationLimits {
 
 /// Why an argument walk stopped; the path is collected on the way back up.
 enum ArgumentRefusal {
-    TooLarge,
     TooDeep,
     ForbiddenKey {
         key: String,
@@ -304,9 +304,6 @@ impl ArgumentRefusal {
 
     fn into_error(self, limits: &ValidationLimits) -> ArgumentError {
         match self {
-            Self::TooLarge => ArgumentError::TooLarge {
-                limit: limits.max_argument_bytes,
-            },
             Self::TooDeep => ArgumentError::TooDeep {
                 limit: limits.max_argument_depth,
             },
