@@ -90,6 +90,49 @@ fn compiled_filters_agree_with_filter_tools() {
 }
 
 #[test]
+fn compiled_filters_follow_the_rule_in_any_order() {
+    // The rule, written out: in every non-empty allow list and in no deny list.
+    let rule = |filters: &[ToolFilter], name: &str| {
+        filters.iter().all(|filter| {
+            let listed = |names: &[String]| names.iter().any(|listed| listed == name);
+            filter
+                .allow
+                .as_deref()
+                .is_none_or(|allow| allow.is_empty() || listed(allow))
+                && !listed(&filter.deny)
+        })
+    };
+    let filters = [
+        ToolFilter::allow(["a", "b", "c"]),
+        ToolFilter::deny(["c"]),
+        ToolFilter::allow(["b", "c", "d"]).and_deny(["a"]),
+        ToolFilter::allow(Vec::<String>::new()).and_deny(["e"]),
+    ];
+    let orders = [
+        [0, 1, 2, 3],
+        [3, 2, 1, 0],
+        [1, 0, 3, 2],
+        [2, 3, 0, 1],
+        [1, 3, 0, 2],
+    ];
+    for order in orders {
+        for count in 0..=order.len() {
+            let chosen: Vec<ToolFilter> =
+                order[..count].iter().map(|&i| filters[i].clone()).collect();
+            let compiled = CompiledFilters::new(&chosen);
+            for name in ["a", "b", "c", "d", "e", "f"] {
+                assert_eq!(
+                    compiled.allows(name),
+                    rule(&chosen, name),
+                    "{name} under filters {:?}",
+                    &order[..count]
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn filters_read_the_spec_field_names() {
     let filter: ToolFilter =
         serde_json::from_value(json!({"allow": ["echo"], "deny": ["rm"]})).unwrap();

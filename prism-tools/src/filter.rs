@@ -58,17 +58,15 @@ impl ToolFilter {
     }
 }
 
-/// A set of tool names, fixed once compiled. The name checked against it is already a registered
-/// tool's, so flooding it with colliding names is not possible and a fast hasher is enough.
-type NameSet = HashSet<Arc<str>, foldhash::fast::RandomState>;
-
 /// Filters compiled once for per-call checks: every name any filter mentions maps to its verdict,
-/// so a call costs one hash lookup however many filters there are.
+/// so a call costs one hash lookup however many filters there are. The name checked is already a
+/// registered tool's, so flooding the map with colliding names is not possible and a fast hasher
+/// is enough.
 #[derive(Clone, Debug, Default)]
 pub struct CompiledFilters {
-    allow: Vec<NameSet>,
-    deny: NameSet,
     verdicts: HashMap<Arc<str>, bool, foldhash::fast::RandomState>,
+    /// Some filter had a non-empty allow list, so a name no filter mentions is denied.
+    restricted: bool,
 }
 
 impl CompiledFilters {
@@ -82,36 +80,32 @@ impl CompiledFilters {
     }
 
     pub(crate) fn add(&mut self, filter: &ToolFilter) {
-        if let Some(allow) = &filter.allow
-            && !allow.is_empty()
-        {
-            self.allow
-                .push(allow.iter().map(|name| Arc::from(name.as_str())).collect());
+        if let Some(allow) = filter.allow.as_ref().filter(|allow| !allow.is_empty()) {
+            let listed: HashSet<&str> = allow.iter().map(String::as_str).collect();
+            for (name, allowed) in &mut self.verdicts {
+                *allowed &= listed.contains(&**name);
+            }
+            for name in allow {
+                let unmentioned = !self.restricted;
+                self.verdicts
+                    .entry(Arc::from(name.as_str()))
+                    .or_insert(unmentioned);
+            }
+            self.restricted = true;
         }
-        self.deny
-            .extend(filter.deny.iter().map(|name| Arc::from(name.as_str())));
-        let mentioned = self.allow.iter().flatten().chain(&self.deny);
-        self.verdicts = mentioned
-            .map(|name| {
-                let allowed = !self.deny.contains(name)
-                    && self.allow.iter().all(|allow| allow.contains(name));
-                (Arc::clone(name), allowed)
-            })
-            .collect();
+        for name in &filter.deny {
+            self.verdicts.insert(Arc::from(name.as_str()), false);
+        }
     }
 
     /// True when the filters let `name` through.
     pub fn allows(&self, name: &str) -> bool {
-        match self.verdicts.get(name) {
-            Some(&allowed) => allowed,
-            // A name no filter mentions passes only when no filter restricts by allow list.
-            None => self.allow.is_empty(),
-        }
+        self.verdicts.get(name).copied().unwrap_or(!self.restricted)
     }
 
     /// True when no filter restricts anything.
     pub fn is_empty(&self) -> bool {
-        self.allow.is_empty() && self.deny.is_empty()
+        self.verdicts.is_empty()
     }
 }
 
