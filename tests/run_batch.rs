@@ -8,7 +8,7 @@ use std::pin::pin;
 use std::task::Poll;
 
 use prism::run::{
-    Agent, AgentConfig, BatchExecutor, BatchStop, ProviderResponse, RunError, RunOptions,
+    Agent, AgentConfig, BatchExecutor, BatchStop, Message, ProviderResponse, RunError, RunOptions,
     ScriptedProvider,
 };
 use prism::{
@@ -266,33 +266,46 @@ fn an_abort_stops_claiming_and_claimed_calls_settle_as_cancelled() {
     assert_eq!(gates.started(), ["a", "b"]);
 }
 
+/// A run allowed one tool round: `ok` (call `c1`) in the first, then `second`. Returns the run's
+/// error and its transcript.
+async fn past_a_one_round_limit<const N: usize>(
+    dispatcher: Dispatcher,
+    second: [ToolCall; N],
+) -> (RunError, Vec<Message>) {
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "ok", json!({}))]),
+        ProviderResponse::calls(second),
+    ]);
+    let agent = Agent::new(dispatcher, provider);
+    let mut session = agent.session("s1");
+    let error = session
+        .run("go", RunOptions::new().max_tool_rounds(1))
+        .await
+        .unwrap_err();
+    (error, session.transcript().to_vec())
+}
+
 #[tokio::test]
 async fn calls_past_the_tool_round_limit_run_nothing_and_still_get_rows() {
     let gates = Gates::new([]);
     let registry = ToolRegistry::from_iter([named("ok"), gates.tool("wait")]);
     let ledger = InMemoryLedger::new();
     let dispatcher = Dispatcher::builder(registry).ledger(ledger.clone()).build();
-    let provider = ScriptedProvider::new([
-        ProviderResponse::calls([ToolCall::new("c1", "ok", json!({}))]),
-        ProviderResponse::calls([
+    let (error, transcript) = past_a_one_round_limit(
+        dispatcher,
+        [
             ToolCall::new("c2", "wait", json!({"gate": "x"})),
             ToolCall::new("c3", "ok", json!({})),
-        ]),
-    ]);
-    let agent = Agent::new(dispatcher, provider);
-    let mut session = agent.session("s1");
-
-    let error = session
-        .run("go", RunOptions::new().max_tool_rounds(1))
-        .await
-        .unwrap_err();
+        ],
+    )
+    .await;
 
     assert_eq!(error, RunError::ToolRoundLimit { limit: 1 });
     assert!(
         gates.started().is_empty(),
         "nothing past the limit executes"
     );
-    let rows = tool_rows(session.transcript());
+    let rows = tool_rows(&transcript);
     assert_eq!(
         summary(&rows),
         [
@@ -315,17 +328,11 @@ async fn a_secret_in_the_name_of_a_call_past_the_limit_is_redacted() {
         .ledger(ledger.clone())
         .redactor(SecretRedactor::new(["sk-live-42"]))
         .build();
-    let provider = ScriptedProvider::new([
-        ProviderResponse::calls([ToolCall::new("c1", "ok", json!({}))]),
-        ProviderResponse::calls([ToolCall::new("c2", "leak_sk-live-42", json!({}))]),
-    ]);
-    let agent = Agent::new(dispatcher, provider);
-    let mut session = agent.session("s1");
-
-    let error = session
-        .run("go", RunOptions::new().max_tool_rounds(1))
-        .await
-        .unwrap_err();
+    let (error, transcript) = past_a_one_round_limit(
+        dispatcher,
+        [ToolCall::new("c2", "leak_sk-live-42", json!({}))],
+    )
+    .await;
 
     assert_eq!(error, RunError::ToolRoundLimit { limit: 1 });
     let row = &ledger.records_for_call("c2")[0];
@@ -335,6 +342,5 @@ async fn a_secret_in_the_name_of_a_call_past_the_limit_is_redacted() {
         !stored.contains("sk-live-42"),
         "no secret in any row: {stored}"
     );
-    let rows = tool_rows(session.transcript());
-    assert_eq!(&*rows[1].name, "leak_[REDACTED]");
+    assert_eq!(&*tool_rows(&transcript)[1].name, "leak_[REDACTED]");
 }
