@@ -181,7 +181,7 @@ impl EffectStore for TracedStore {
 struct TracedLedger(Trace);
 
 impl RunLedger for TracedLedger {
-    fn append(&self, record: ToolCallRecord) {
+    fn append(&self, record: &ToolCallRecord) {
         self.0.push(format!("row:{}", record.status.as_str()));
     }
 }

@@ -70,10 +70,7 @@ async fn a_successful_call_writes_started_progress_and_finished_rows() {
         ]
     );
     assert_eq!(rows[0].started_at, Some(1_000));
-    assert_eq!(
-        rows[0].arguments.as_deref(),
-        Some(&json!({"path": "a.txt"}))
-    );
+    assert_eq!(rows[0].arguments.as_ref(), Some(&json!({"path": "a.txt"})));
 
     assert_eq!(
         keys(&rows[1]),
@@ -250,7 +247,7 @@ fn rows_round_trip_and_use_the_spec_status_names() {
 fn redacted_scrubs_arguments_progress_and_result() {
     let redactor = SecretRedactor::new(["tok-9"]);
     let mut row = ToolCallRecord::new("c".into(), "t".into(), RecordStatus::Started);
-    row.arguments = Some(std::sync::Arc::new(json!({"auth": "Bearer tok-9"})));
+    row.arguments = Some(json!({"auth": "Bearer tok-9"}));
     row.progress = Some(json!("using tok-9"));
     row.progress_metadata = Some(json!({"tok-9": 1}));
     row.result = Some(ToolResult::error(

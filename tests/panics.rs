@@ -300,7 +300,7 @@ async fn a_body_that_panics_when_dropped_after_finishing_keeps_its_result() {
 struct ExplodingLedger;
 
 impl RunLedger for ExplodingLedger {
-    fn append(&self, _: ToolCallRecord) {
+    fn append(&self, _: &ToolCallRecord) {
         panic!("ledger full");
     }
 }

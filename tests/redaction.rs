@@ -132,7 +132,7 @@ async fn the_tool_sees_real_arguments_while_observers_see_redacted_ones() {
     );
     let started = &watch.ledger.records()[0];
     assert_eq!(
-        started.arguments.as_deref(),
+        started.arguments.as_ref(),
         Some(&json!({"password": "[REDACTED]"}))
     );
 }

@@ -57,7 +57,7 @@ fn row(writer: usize, n: usize) -> ToolCallRecord {
     row.session_id = Some("session-1".into());
     row.run_id = Some("run-1".into());
     row.finished_at = Some(1_700_000_000_000 + n as u64);
-    row.arguments = Some(Arc::new(json!({"query": "weather in Paris", "limit": 5})));
+    row.arguments = Some(json!({"query": "weather in Paris", "limit": 5}));
     row.result = Some(ToolResult::value(
         id.into(),
         "search",
@@ -77,7 +77,7 @@ fn append_and_flush(ledger: &dyn RunLedger, writers: usize) -> Duration {
         for rows in batches {
             scope.spawn(move || {
                 for row in rows {
-                    ledger.append(row);
+                    ledger.append(&row);
                 }
             });
         }

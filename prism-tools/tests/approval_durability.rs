@@ -130,7 +130,7 @@ async fn a_database_from_before_approvals_gains_the_table_and_keeps_its_rows() {
             "read".into(),
             prism_tools::RecordStatus::Finished,
         );
-        prism_tools::RunLedger::append(&ledger, row);
+        prism_tools::RunLedger::append(&ledger, &row);
     }
     // Wind the file back to schema version 2, as the release before approval stores left it.
     let connection = rusqlite::Connection::open(&path).unwrap();

@@ -68,11 +68,11 @@ async fn jsonl_rows_survive_a_reopen_without_an_explicit_flush() {
     let path = dir.path().join("ledger.jsonl");
     {
         let ledger = JsonlLedger::open(&path).unwrap();
-        ledger.append(row("a"));
-        ledger.append(row("b"));
+        ledger.append(&row("a"));
+        ledger.append(&row("b"));
     }
     let ledger = JsonlLedger::open_with(&path, prism_tools::SyncPolicy::EveryBatch).unwrap();
-    ledger.append(row("c"));
+    ledger.append(&row("c"));
     assert_eq!(call_ids(&ledger).await, ["a", "b", "c"]);
 }
 
@@ -83,7 +83,7 @@ async fn jsonl_cuts_half_a_row_left_by_a_crash() {
     let whole = serde_json::to_string(&row("a")).unwrap();
     std::fs::write(&path, format!("{whole}\n{{\"runId\":\"run\",\"toolCa")).unwrap();
     let ledger = JsonlLedger::open(&path).unwrap();
-    ledger.append(row("b"));
+    ledger.append(&row("b"));
     assert_eq!(call_ids(&ledger).await, ["a", "b"]);
     ledger.flush().unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -132,8 +132,8 @@ mod sqlite {
         let path = dir.path().join("prism.sqlite3");
         {
             let ledger = SqliteLedger::open(&path).unwrap();
-            ledger.append(row("a"));
-            ledger.append(row("b"));
+            ledger.append(&row("a"));
+            ledger.append(&row("b"));
         }
         let _effects = SqliteEffectStore::open(&path).unwrap();
         let ledger = SqliteLedger::open(&path).unwrap();
@@ -206,8 +206,8 @@ mod postgres {
             let ledger = PostgresLedger::connect(options(&url, &schema))
                 .await
                 .unwrap();
-            ledger.append(row("a"));
-            ledger.append(row("b"));
+            ledger.append(&row("a"));
+            ledger.append(&row("b"));
         }
         let _effects = prism_tools::PostgresEffectStore::connect(options(&url, &schema))
             .await

@@ -44,7 +44,7 @@ impl EventSink for CountingSink {
 }
 
 impl RunLedger for CountingSink {
-    fn append(&self, record: ToolCallRecord) {
+    fn append(&self, record: &ToolCallRecord) {
         std::hint::black_box(&record);
         self.0.rows.fetch_add(1, Ordering::Relaxed);
     }

@@ -53,7 +53,7 @@ pub enum ToolEventKind {
     /// The tool is about to run.
     ToolExecutionStarted {
         /// The redacted arguments.
-        arguments: Arc<Value>,
+        arguments: Value,
     },
     /// The tool reported progress.
     ToolExecutionProgress {

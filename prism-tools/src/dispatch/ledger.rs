@@ -77,7 +77,7 @@ pub struct ToolCallRecord {
     pub started_at: Option<Millis>,
     /// The arguments (`started` rows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Arc<Value>>,
+    pub arguments: Option<Value>,
     /// A progress value (progress snapshots).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<Value>,
@@ -127,14 +127,13 @@ impl ToolCallRecord {
         if redactor.is_empty() {
             return self;
         }
-        if let Some(arguments) = &self.arguments
-            && let std::borrow::Cow::Owned(clean) = redactor.redact_value(arguments)
-        {
-            self.arguments = Some(Arc::new(clean));
-        }
-        for value in [&mut self.progress, &mut self.progress_metadata]
-            .into_iter()
-            .flatten()
+        for value in [
+            &mut self.arguments,
+            &mut self.progress,
+            &mut self.progress_metadata,
+        ]
+        .into_iter()
+        .flatten()
         {
             redactor.redact_value_in_place(value);
         }
@@ -158,9 +157,13 @@ impl fmt::Display for LedgerError {
 impl std::error::Error for LedgerError {}
 
 /// Receives ledger rows.
+///
+/// Rows are lent, not given: the dispatcher builds each row from parts it keeps using (the ids,
+/// the result it returns), so a ledger that only writes or counts rows costs no copies, and one
+/// that keeps them clones what it keeps.
 pub trait RunLedger: Send + Sync + 'static {
-    /// Takes one row. Must not block; a durable ledger queues it.
-    fn append(&self, record: ToolCallRecord);
+    /// Takes one row. Must not block; a durable ledger queues a copy.
+    fn append(&self, record: &ToolCallRecord);
 
     /// Waits until every appended row is stored, reporting the first failure since the last flush.
     fn flush(&self) -> Result<(), LedgerError> {
@@ -205,8 +208,8 @@ impl InMemoryLedger {
 }
 
 impl RunLedger for InMemoryLedger {
-    fn append(&self, record: ToolCallRecord) {
-        self.lock().push(record);
+    fn append(&self, record: &ToolCallRecord) {
+        self.lock().push(record.clone());
     }
 }
 

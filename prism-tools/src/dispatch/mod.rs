@@ -239,7 +239,7 @@ impl Dispatcher {
             Incoming::Call(call) => self.plan(call),
             Incoming::Planned(planned) => planned,
         };
-        let observe = Observe::new(p, id, ctx);
+        let mut observe = Observe::new(p, id, ctx);
         if let Some(failure) = middleware_failure {
             return Ok(observe.error(requested_name(p, &name), failure));
         }

@@ -2,36 +2,49 @@
 //! pipeline in `mod.rs` says *what* happened and this file says how it is reported.
 //!
 //! Each transition is reported once as a [`ToolEvent`] to every sink, and the same event then
-//! becomes the ledger row: the row takes over the event's ids, names, arguments or result rather
-//! than copying them again. Reference counts are atomic and every copy of an `Arc` costs two of
-//! them, which on a fully observed call used to be most of the dispatcher's time.
+//! becomes the ledger row, which the ledger borrows. Ids, names, arguments and results are moved
+//! into the event, on into the row, and back out again: the session and run ids are copied once
+//! per call, the terminal result is handed back to the caller rather than copied, and a call
+//! costs no more reference-count traffic than its ids need (each copy of an `Arc` is two atomic
+//! operations, which on a fully observed call used to be most of the dispatcher's time).
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::call::{BlockReason, CallId, ErrorInfo, ToolOutcome, ToolResult};
-use crate::clock::Millis;
 use crate::context::{ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::{
-    MESSAGE_LIMIT, OwnershipScope, Pipeline, ToolCallRecord, ToolEvent, ToolEventKind,
+    MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger, ToolCallRecord, ToolEvent, ToolEventKind,
 };
 use crate::effects::RecordedOutcome;
 use crate::error::Refusal;
 use crate::panic::guarded;
 use crate::redact::truncate_at_char_boundary;
 
-/// Reports one call. Owns the call id, which the terminal methods move into the result.
+/// Reports one call. Owns the call id, which the terminal methods move into the result, and,
+/// when anyone watches, the session and run ids its events and rows carry.
 pub(crate) struct Observe<'a> {
     p: &'a Pipeline,
     id: CallId,
-    ctx: &'a ToolExecutionContext,
+    session_id: Option<Arc<str>>,
+    run_id: Option<Arc<str>>,
 }
 
 impl<'a> Observe<'a> {
     pub(crate) fn new(p: &'a Pipeline, id: CallId, ctx: &'a ToolExecutionContext) -> Self {
-        Self { p, id, ctx }
+        let (session_id, run_id) = if is_watched(p) {
+            ctx.session_and_run()
+        } else {
+            (None, None)
+        };
+        Self {
+            p,
+            id,
+            session_id,
+            run_id,
+        }
     }
 
     /// The call's id.
@@ -41,7 +54,7 @@ impl<'a> Observe<'a> {
 
     /// True when anyone receives events or rows (so progress is worth relaying).
     pub(crate) fn is_watching(&self) -> bool {
-        !self.p.events.is_empty() || self.p.ledger.is_some()
+        is_watched(self.p)
     }
 
     /// A guard refused the call: blocked event, blocked row, blocked result.
@@ -73,17 +86,26 @@ impl<'a> Observe<'a> {
     /// The call was never dispatched: an error row, no event, and the result.
     pub(crate) fn unstarted(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_string(&mut error.message);
-        if self.p.ledger.is_some() {
-            let kind = ToolEventKind::ToolExecutionError {
-                error: error.clone(),
-            };
-            self.append(self.event(&name, self.p.now(), kind));
-        }
-        ToolResult {
+        let result = ToolResult {
             tool_call_id: self.id,
             name,
             outcome: ToolOutcome::Error(error),
-        }
+        };
+        let Some(ledger) = &self.p.ledger else {
+            return result;
+        };
+        let mut row = ToolCallRecord::new(
+            result.tool_call_id.clone(),
+            Arc::clone(&result.name),
+            RecordStatus::Error,
+        );
+        row.session_id = self.session_id;
+        row.run_id = self.run_id;
+        row.ownership = self.p.ownership.clone();
+        row.finished_at = Some(self.p.now());
+        row.result = Some(result);
+        append(ledger.as_ref(), &row);
+        take_result(row)
     }
 
     /// The tool returned a value: finished event, finished row, value result.
@@ -104,22 +126,40 @@ impl<'a> Observe<'a> {
     }
 
     /// The tool is about to run.
-    pub(crate) fn started(&self, name: &Arc<str>, arguments: Value) {
+    pub(crate) fn started(&mut self, name: &Arc<str>, arguments: Value) {
         if !self.is_watching() {
             return;
         }
-        let arguments = Arc::new(self.p.redactor.redact_owned_value(arguments));
-        self.report(name, ToolEventKind::ToolExecutionStarted { arguments });
+        let arguments = self.p.redactor.redact_owned_value(arguments);
+        let event = ToolEvent {
+            session_id: self.session_id.take(),
+            run_id: self.run_id.take(),
+            tool_call_id: self.id.clone(),
+            tool_name: Arc::clone(name),
+            at: self.p.now(),
+            kind: ToolEventKind::ToolExecutionStarted { arguments },
+        };
+        let row = report(self.p, event);
+        self.session_id = row.session_id;
+        self.run_id = row.run_id;
     }
 
-    /// The tool reported progress.
+    /// The tool reported progress. Rare enough to copy the ids rather than lend them, which lets
+    /// the body's executor report through a shared borrow.
     pub(crate) fn progress(&self, name: &Arc<str>, update: ProgressUpdate) {
         let redact = |value: Value| self.p.redactor.redact_owned_value(value);
         let progress = redact(update.progress);
         let metadata = update.metadata.map(redact);
-        self.report(
-            name,
-            ToolEventKind::ToolExecutionProgress { progress, metadata },
+        report(
+            self.p,
+            ToolEvent {
+                session_id: self.session_id.clone(),
+                run_id: self.run_id.clone(),
+                tool_call_id: self.id.clone(),
+                tool_name: Arc::clone(name),
+                at: self.p.now(),
+                kind: ToolEventKind::ToolExecutionProgress { progress, metadata },
+            },
         );
     }
 
@@ -136,69 +176,73 @@ impl<'a> Observe<'a> {
             },
             "tool call ended"
         );
-        if self.is_watching() {
-            let kind = match &outcome {
-                ToolOutcome::Value(_) => ToolEventKind::ToolExecutionFinished {
-                    result: ToolResult {
-                        tool_call_id: self.id.clone(),
-                        name: Arc::clone(&name),
-                        outcome: outcome.clone(),
-                    },
-                },
-                ToolOutcome::Blocked(error) => ToolEventKind::ToolExecutionBlocked {
-                    reason: error.reason.unwrap_or(BlockReason::GuardrailBlocked),
-                    error: error.clone(),
-                },
-                ToolOutcome::Error(error) => ToolEventKind::ToolExecutionError {
-                    error: error.clone(),
-                },
+        if !self.is_watching() {
+            return ToolResult {
+                tool_call_id: self.id,
+                name,
+                outcome,
             };
-            self.report(&name, kind);
         }
-        ToolResult {
-            tool_call_id: self.id,
-            name,
-            outcome,
-        }
-    }
-
-    /// Emits one event to every sink, then appends it to the ledger as a row.
-    fn report(&self, name: &Arc<str>, kind: ToolEventKind) {
-        let event = self.event(name, self.p.now(), kind);
-        for sink in &self.p.events {
-            if guarded(|| sink.emit(&event)).is_err() {
-                tracing::error!(target: "prism_tools", call = %self.id, "an event sink panicked; the event was dropped for it");
-            }
-        }
-        self.append(event);
-    }
-
-    fn event(&self, name: &Arc<str>, at: Millis, kind: ToolEventKind) -> ToolEvent {
-        let (session_id, run_id) = self.ctx.session_and_run();
-        ToolEvent {
-            session_id,
-            run_id,
-            tool_call_id: self.id.clone(),
-            tool_name: Arc::clone(name),
-            at,
-            kind,
-        }
-    }
-
-    /// Appends `event` to the ledger, if there is one, as a row.
-    fn append(&self, event: ToolEvent) {
-        let Some(ledger) = &self.p.ledger else {
-            return;
+        let kind = match outcome {
+            ToolOutcome::Value(_) => ToolEventKind::ToolExecutionFinished {
+                result: ToolResult {
+                    tool_call_id: self.id.clone(),
+                    name: Arc::clone(&name),
+                    outcome,
+                },
+            },
+            ToolOutcome::Blocked(error) => ToolEventKind::ToolExecutionBlocked {
+                reason: error.reason.unwrap_or(BlockReason::GuardrailBlocked),
+                error,
+            },
+            ToolOutcome::Error(error) => ToolEventKind::ToolExecutionError { error },
         };
-        // The row is built inside the guarded call so that it is moved as few times as possible.
-        let appended = guarded(|| ledger.append(row_of(event, self.p.ownership.clone())));
-        if appended.is_err() {
-            tracing::error!(target: "prism_tools", call = %self.id, "the ledger panicked while appending a row");
-        }
+        let event = ToolEvent {
+            session_id: self.session_id,
+            run_id: self.run_id,
+            tool_call_id: self.id,
+            tool_name: name,
+            at: self.p.now(),
+            kind,
+        };
+        take_result(report(self.p, event))
     }
 }
 
-/// The ledger row that records what `event` reports, reusing its contents.
+fn is_watched(p: &Pipeline) -> bool {
+    !p.events.is_empty() || p.ledger.is_some()
+}
+
+/// Emits `event` to every sink, then lends it to the ledger as a row, which it returns so the
+/// caller can take back what it still needs.
+fn report(p: &Pipeline, event: ToolEvent) -> ToolCallRecord {
+    for sink in &p.events {
+        if guarded(|| sink.emit(&event)).is_err() {
+            tracing::error!(target: "prism_tools", call = %event.tool_call_id, "an event sink panicked; the event was dropped for it");
+        }
+    }
+    let row = row_of(event, p.ownership.clone());
+    if let Some(ledger) = &p.ledger {
+        append(ledger.as_ref(), &row);
+    }
+    row
+}
+
+/// Lends `row` to `ledger`; a panicking ledger loses the row, never the call.
+fn append(ledger: &dyn RunLedger, row: &ToolCallRecord) {
+    if guarded(|| ledger.append(row)).is_err() {
+        tracing::error!(target: "prism_tools", call = %row.tool_call_id, "the ledger panicked while appending a row");
+    }
+}
+
+/// The result a terminal row carries, handed back once the row has been reported.
+fn take_result(row: ToolCallRecord) -> ToolResult {
+    // `row_of` and `unstarted` give every terminal row its result.
+    row.result.expect("a terminal row carries its result")
+}
+
+/// The ledger row that records what `event` reports, made of its contents. Blocked and error
+/// events carry only the error; their row keeps the whole result.
 fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallRecord {
     let ToolEvent {
         session_id,
@@ -208,46 +252,48 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
         at,
         kind,
     } = event;
-    let status = match &kind {
-        ToolEventKind::ToolExecutionStarted { .. }
-        | ToolEventKind::ToolExecutionProgress { .. } => RecordStatus::Started,
-        ToolEventKind::ToolExecutionFinished { .. } => RecordStatus::Finished,
-        ToolEventKind::ToolExecutionBlocked { .. } => RecordStatus::Blocked,
-        ToolEventKind::ToolExecutionError { .. } => RecordStatus::Error,
+    let ended = |outcome| {
+        Some(ToolResult {
+            tool_call_id: tool_call_id.clone(),
+            name: Arc::clone(&tool_name),
+            outcome,
+        })
+    };
+    let (status, result, reason, in_flight) = match kind {
+        ToolEventKind::ToolExecutionFinished { result } => {
+            (RecordStatus::Finished, Some(result), None, None)
+        }
+        ToolEventKind::ToolExecutionBlocked { reason, error } => (
+            RecordStatus::Blocked,
+            ended(ToolOutcome::Blocked(error)),
+            Some(reason),
+            None,
+        ),
+        ToolEventKind::ToolExecutionError { error } => (
+            RecordStatus::Error,
+            ended(ToolOutcome::Error(error)),
+            None,
+            None,
+        ),
+        started_or_progress => (RecordStatus::Started, None, None, Some(started_or_progress)),
     };
     let mut record = ToolCallRecord::new(tool_call_id, tool_name, status);
     record.session_id = session_id;
     record.run_id = run_id;
     record.ownership = ownership;
-    // Blocked and error events carry only the error; the row keeps the whole result.
-    let ended = |record: &ToolCallRecord, outcome| ToolResult {
-        tool_call_id: record.tool_call_id.clone(),
-        name: Arc::clone(&record.tool_name),
-        outcome,
-    };
-    match kind {
-        ToolEventKind::ToolExecutionStarted { arguments } => {
+    record.result = result;
+    record.reason = reason;
+    match in_flight {
+        Some(ToolEventKind::ToolExecutionStarted { arguments }) => {
             record.started_at = Some(at);
             record.arguments = Some(arguments);
         }
-        ToolEventKind::ToolExecutionProgress { progress, metadata } => {
+        Some(ToolEventKind::ToolExecutionProgress { progress, metadata }) => {
             record.progress = Some(progress);
             record.progress_metadata = metadata;
             record.progress_at = Some(at);
         }
-        ToolEventKind::ToolExecutionFinished { result } => {
-            record.finished_at = Some(at);
-            record.result = Some(result);
-        }
-        ToolEventKind::ToolExecutionBlocked { reason, error } => {
-            record.finished_at = Some(at);
-            record.reason = Some(reason);
-            record.result = Some(ended(&record, ToolOutcome::Blocked(error)));
-        }
-        ToolEventKind::ToolExecutionError { error } => {
-            record.finished_at = Some(at);
-            record.result = Some(ended(&record, ToolOutcome::Error(error)));
-        }
+        _ => record.finished_at = Some(at),
     }
     record
 }

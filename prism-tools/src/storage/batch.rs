@@ -82,9 +82,10 @@ impl BatchWriter {
 
     /// Queues a row; never blocks. A row sent after the thread stopped is lost, and the next
     /// flush says so.
-    pub(crate) fn append(&self, record: ToolCallRecord) {
+    pub(crate) fn append(&self, record: &ToolCallRecord) {
         if let Some(sender) = self.sender() {
-            let _ = sender.send(Command::Append(record));
+            // The writer thread outlives the dispatcher's borrow: it stores a copy.
+            let _ = sender.send(Command::Append(record.clone()));
         }
     }
 

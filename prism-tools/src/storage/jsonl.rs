@@ -45,7 +45,7 @@ pub enum SyncPolicy {
 /// let ledger = JsonlLedger::open(dir.path().join("calls.jsonl")).unwrap();
 /// let mut row = ToolCallRecord::new("call_1".into(), "echo".into(), RecordStatus::Started);
 /// row.run_id = Some("run-1".into());
-/// ledger.append(row);
+/// ledger.append(&row);
 /// ledger.flush().unwrap();
 ///
 /// let rows = ledger.read(&RecordQuery::run("run-1")).await.unwrap();
@@ -102,7 +102,7 @@ impl JsonlLedger {
 }
 
 impl RunLedger for JsonlLedger {
-    fn append(&self, record: ToolCallRecord) {
+    fn append(&self, record: &ToolCallRecord) {
         self.writer.append(record);
     }
 

@@ -120,7 +120,7 @@ pub enum DurableLedger {
 }
 
 impl RunLedger for DurableLedger {
-    fn append(&self, record: ToolCallRecord) {
+    fn append(&self, record: &ToolCallRecord) {
         match self {
             Self::Sqlite(ledger) => ledger.append(record),
             #[cfg(feature = "postgres")]

@@ -36,7 +36,7 @@ pub async fn reads_rows_back_in_order_by_run_session_and_call<L: RunLedger + Led
         row("s1", "r1", "a", Finished),
     ];
     for row in appended.clone() {
-        ledger.append(row);
+        ledger.append(&row);
     }
     ledger.flush().unwrap();
 
@@ -85,7 +85,7 @@ pub async fn reads_rows_back_in_order_by_run_session_and_call<L: RunLedger + Led
 pub async fn every_field_round_trips<L: RunLedger + LedgerReader>(ledger: &L) {
     let mut started = row("s", "r", "call_1", RecordStatus::Started);
     started.started_at = Some(1_700_000_000_123);
-    started.arguments = Some(Arc::new(json!({"q": "naïve ✓", "n": u64::MAX, "f": 0.5})));
+    started.arguments = Some(json!({"q": "naïve ✓", "n": u64::MAX, "f": 0.5}));
     started.ownership = Some(Arc::new(OwnershipScope {
         tenant_id: Some("acme".into()),
         user_id: Some("ana".into()),
@@ -121,14 +121,14 @@ pub async fn every_field_round_trips<L: RunLedger + LedgerReader>(ledger: &L) {
     ));
     let rows = vec![started, progress, blocked, finished, failed];
     for row in rows.clone() {
-        ledger.append(row);
+        ledger.append(&row);
     }
     assert_eq!(ledger.read(&RecordQuery::all()).await.unwrap(), rows);
 }
 
 pub async fn reads_see_rows_appended_before_them<L: RunLedger + LedgerReader>(ledger: &L) {
     for n in 0..500 {
-        ledger.append(row("s", "r", &format!("call_{n}"), RecordStatus::Started));
+        ledger.append(&row("s", "r", &format!("call_{n}"), RecordStatus::Started));
     }
     let rows = ledger.read(&RecordQuery::run("r")).await.unwrap();
     let expected: Vec<String> = (0..500).map(|n| format!("call_{n}")).collect();
@@ -176,6 +176,6 @@ pub async fn dispatcher_rows_land_with_ownership<L: RunLedger + LedgerReader + C
                 .and_then(|scope| scope.tenant_id.as_deref())
                 == Some("acme")
     }));
-    assert_eq!(rows[0].arguments.as_deref(), Some(&json!({"text": "hi"})));
+    assert_eq!(rows[0].arguments.as_ref(), Some(&json!({"text": "hi"})));
     assert_eq!(rows[2].reason, Some(BlockReason::UnknownTool));
 }

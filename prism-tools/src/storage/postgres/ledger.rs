@@ -52,7 +52,7 @@ impl PostgresLedger {
 }
 
 impl RunLedger for PostgresLedger {
-    fn append(&self, record: ToolCallRecord) {
+    fn append(&self, record: &ToolCallRecord) {
         self.writer.append(record);
     }
 

@@ -25,7 +25,7 @@ use crate::storage::{LedgerReader, RecordQuery, StorageError};
 /// for status in [RecordStatus::Started, RecordStatus::Finished] {
 ///     let mut row = ToolCallRecord::new("call_1".into(), "echo".into(), status);
 ///     row.run_id = Some("run-1".into());
-///     ledger.append(row);
+///     ledger.append(&row);
 /// }
 /// let rows = ledger.read(&RecordQuery::call("call_1")).await.unwrap();
 /// assert_eq!(rows[1].status, RecordStatus::Finished);
@@ -64,7 +64,7 @@ impl SqliteLedger {
 }
 
 impl RunLedger for SqliteLedger {
-    fn append(&self, record: ToolCallRecord) {
+    fn append(&self, record: &ToolCallRecord) {
         self.writer.append(record);
     }
 
