@@ -422,7 +422,7 @@ impl Dispatcher {
         };
 
         // 10. Started.
-        observe.started(&name, arguments);
+        let name = observe.started(name, arguments);
 
         // 11. Execute, relaying progress and watching the cancellation token.
         let executed = execute(body, ctx, progress_rx, &observe, &name).await;

@@ -125,23 +125,24 @@ impl<'a> Observe<'a> {
         self.end(name, outcome)
     }
 
-    /// The tool is about to run.
-    pub(crate) fn started(&mut self, name: &Arc<str>, arguments: Value) {
+    /// The tool is about to run. The name is lent to the event and row and handed back.
+    pub(crate) fn started(&mut self, name: Arc<str>, arguments: Value) -> Arc<str> {
         if !self.is_watching() {
-            return;
+            return name;
         }
         let arguments = self.p.redactor.redact_owned_value(arguments);
         let event = ToolEvent {
             session_id: self.session_id.take(),
             run_id: self.run_id.take(),
             tool_call_id: self.id.clone(),
-            tool_name: Arc::clone(name),
+            tool_name: name,
             at: self.p.now(),
             kind: ToolEventKind::ToolExecutionStarted { arguments },
         };
         let row = report(self.p, event);
         self.session_id = row.session_id;
         self.run_id = row.run_id;
+        row.tool_name
     }
 
     /// The tool reported progress. Rare enough to copy the ids rather than lend them, which lets
