@@ -3,11 +3,12 @@
 //! The host builds one context per run (ids, metadata, cancellation, scope) and hands it to
 //! [`Dispatcher::dispatch`](crate::Dispatcher::dispatch); the dispatcher derives the per-call
 //! context from it (adding the call id and, when someone listens, a progress channel). Cloning is
-//! two reference-count increments, so async tool bodies take the context by value.
+//! two reference-count increments, so async tool bodies take the context by value. A tool that
+//! declares it never reads its context gets an empty one instead, which costs nothing to make.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde_json::Value;
 
@@ -133,12 +134,30 @@ impl Clone for RunInfo {
 /// assert_eq!(ctx.run_id(), Some("r1"));
 /// assert!(ctx.tool_call_id().is_none()); // set by the dispatcher for each call
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ToolExecutionContext {
-    run: Arc<RunInfo>,
+    /// `None` only in the empty context a tool gets when it declared that it never reads one
+    /// ([`Tool::reads_context`](crate::Tool::reads_context)): making it costs nothing.
+    run: Option<Arc<RunInfo>>,
     tool_call_id: Option<CallId>,
     progress: Option<ProgressSender>,
+    /// The token of a context without a run, made if anything asks for it.
+    own_cancellation: OnceLock<CancellationToken>,
 }
+
+impl Default for ToolExecutionContext {
+    fn default() -> Self {
+        Self {
+            run: Some(Arc::default()),
+            tool_call_id: None,
+            progress: None,
+            own_cancellation: OnceLock::new(),
+        }
+    }
+}
+
+/// What a context without a run reports as its metadata.
+static NO_METADATA: LazyLock<JsonObject> = LazyLock::new(JsonObject::new);
 
 impl ToolExecutionContext {
     /// An empty context: no ids, no metadata, a fresh token, no scope.
@@ -146,36 +165,39 @@ impl ToolExecutionContext {
         Self::default()
     }
 
+    /// The run's details, made shareable and writable for the `with_*` methods.
+    fn run_mut(&mut self) -> &mut RunInfo {
+        Arc::make_mut(self.run.get_or_insert_with(Arc::default))
+    }
+
     /// Sets the session id.
     pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        Arc::make_mut(&mut self.run).session_id = Some(id.into());
+        self.run_mut().session_id = Some(id.into());
         self
     }
 
     /// Sets the run id.
     pub fn with_run_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        Arc::make_mut(&mut self.run).run_id = Some(id.into());
+        self.run_mut().run_id = Some(id.into());
         self
     }
 
     /// Adds a metadata entry.
     pub fn with_metadata(mut self, key: impl Into<String>, value: Value) -> Self {
-        Arc::make_mut(&mut self.run)
-            .metadata
-            .insert(key.into(), value);
+        self.run_mut().metadata.insert(key.into(), value);
         self
     }
 
     /// Uses this cancellation token.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        Arc::make_mut(&mut self.run).cancellation = token;
+        self.run_mut().cancellation = token;
         self
     }
 
     /// Narrows every call made with this context to `scope`. A context that already has a scope
     /// keeps only what both allow, so a nested caller cannot widen its parent's grant.
     pub fn with_scope(mut self, scope: ToolScope) -> Self {
-        let run = Arc::make_mut(&mut self.run);
+        let run = self.run_mut();
         run.scope = Some(match run.scope.take() {
             Some(parent) => scope.within(&parent),
             None => scope,
@@ -185,12 +207,12 @@ impl ToolExecutionContext {
 
     /// The session id.
     pub fn session_id(&self) -> Option<&str> {
-        self.run.session_id.as_deref()
+        self.run.as_ref()?.session_id.as_deref()
     }
 
     /// The run id.
     pub fn run_id(&self) -> Option<&str> {
-        self.run.run_id.as_deref()
+        self.run.as_ref()?.run_id.as_deref()
     }
 
     /// The id of the call being served; set by the dispatcher.
@@ -200,22 +222,34 @@ impl ToolExecutionContext {
 
     /// Host metadata.
     pub fn metadata(&self) -> &JsonObject {
-        &self.run.metadata
+        match &self.run {
+            Some(run) => &run.metadata,
+            None => &NO_METADATA,
+        }
     }
 
     /// The run's cancellation token.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.run.cancellation
+        match &self.run {
+            Some(run) => &run.cancellation,
+            None => self.own_cancellation.get_or_init(CancellationToken::new),
+        }
     }
 
     /// True once the run was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.run.cancellation.is_cancelled()
+        match &self.run {
+            Some(run) => run.cancellation.is_cancelled(),
+            None => self
+                .own_cancellation
+                .get()
+                .is_some_and(CancellationToken::is_cancelled),
+        }
     }
 
     /// The run's scope, if any.
     pub fn scope(&self) -> Option<&ToolScope> {
-        self.run.scope.as_ref()
+        self.run.as_ref()?.scope.as_ref()
     }
 
     /// Reports progress. Returns `false` when nobody listens or the channel is full (the update
@@ -234,14 +268,29 @@ impl ToolExecutionContext {
 
     pub(crate) fn for_call(&self, id: CallId, progress: Option<ProgressSender>) -> Self {
         Self {
-            run: Arc::clone(&self.run),
+            run: self.run.clone(),
             tool_call_id: Some(id),
             progress,
+            own_cancellation: OnceLock::new(),
+        }
+    }
+
+    /// The context of a call whose tool never reads it: no run, no ids, no progress. Free to
+    /// make, which is the point: such a tool pays nothing for the context it ignores.
+    pub(crate) fn unread() -> Self {
+        Self {
+            run: None,
+            tool_call_id: None,
+            progress: None,
+            own_cancellation: OnceLock::new(),
         }
     }
 
     pub(crate) fn session_and_run(&self) -> (Option<Arc<str>>, Option<Arc<str>>) {
-        (self.run.session_id.clone(), self.run.run_id.clone())
+        match &self.run {
+            Some(run) => (run.session_id.clone(), run.run_id.clone()),
+            None => (None, None),
+        }
     }
 }
 
@@ -252,7 +301,7 @@ impl fmt::Debug for ToolExecutionContext {
             .field("run_id", &self.run_id())
             .field("tool_call_id", &self.tool_call_id)
             .field("cancelled", &self.is_cancelled())
-            .field("scope", &self.run.scope)
+            .field("scope", &self.scope())
             .finish_non_exhaustive()
     }
 }

@@ -33,6 +33,14 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Se
 pub trait ToolHandler: Send + Sync + 'static {
     /// Decodes `arguments` and returns the body to run.
     fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal>;
+
+    /// Whether the body reads the context [`prepare`](Self::prepare) is given. A handler that
+    /// never does answers `false`, and the dispatcher then skips making the call's context (a
+    /// copy of the run's, the call id, the progress channel) and passes an empty one: no run, no
+    /// ids, no metadata, progress that goes nowhere. Read once, when the definition is built.
+    fn reads_context(&self) -> bool {
+        true
+    }
 }
 
 /// Hints about a tool's behaviour, as in the Model Context Protocol. Hints, not guarantees: the
@@ -84,6 +92,8 @@ struct DefinitionInner {
     requires_approval: bool,
     effect: Option<EffectPolicy>,
     handler: Arc<dyn ToolHandler>,
+    /// The handler's [`ToolHandler::reads_context`], asked once.
+    reads_context: bool,
     /// What a validator derived from `parameters` (a compiled schema), made once per definition.
     memo: OnceLock<Box<dyn Any + Send + Sync>>,
 }
@@ -179,6 +189,11 @@ impl ToolDefinition {
         &self.inner.handler
     }
 
+    /// Whether the handler reads the context it is given (see [`ToolHandler::reads_context`]).
+    pub fn reads_context(&self) -> bool {
+        self.inner.reads_context
+    }
+
     /// A value derived from this definition, computed by `init` on first use and kept for the
     /// definition's lifetime; every clone shares it. A schema validator keeps its compiled form
     /// of [`parameters`](Self::parameters) here, so the dispatch path reads it without a lock or
@@ -218,6 +233,7 @@ impl ToolDefinition {
                 effect: old.effect.clone(),
                 requires_approval: old.requires_approval,
                 handler: Arc::clone(&old.handler),
+                reads_context: old.reads_context,
                 memo: OnceLock::new(),
             }),
         }
@@ -318,6 +334,7 @@ impl ToolDefinitionBuilder {
                 exclusive: self.exclusive,
                 requires_approval: self.requires_approval,
                 effect: self.effect,
+                reads_context: handler.reads_context(),
                 handler,
                 memo: OnceLock::new(),
             }),

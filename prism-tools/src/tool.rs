@@ -98,6 +98,14 @@ pub trait Tool: Send + Sync + Sized + 'static {
         None
     }
 
+    /// Whether [`call`](Self::call) reads its context. A tool that never does can answer
+    /// `false`: the dispatcher then skips making the call's context and passes an empty one (no
+    /// run, no ids, no metadata; progress goes nowhere). `#[tool]` answers from the function's
+    /// parameters: `false` when it takes no context and no extractor.
+    fn reads_context(&self) -> bool {
+        true
+    }
+
     /// The body. It owns what it needs (`Arc<Self>`, the arguments, the context), so the future
     /// it returns is `'static` and can run on any executor thread.
     fn call(
@@ -138,6 +146,10 @@ impl ToolDefinition {
 struct TypedHandler<T>(Arc<T>);
 
 impl<T: Tool> ToolHandler for TypedHandler<T> {
+    fn reads_context(&self) -> bool {
+        self.0.reads_context()
+    }
+
     fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
         let args = decode_arguments::<T::Args>(T::NAME, arguments)?;
         let tool = Arc::clone(&self.0);

@@ -39,6 +39,12 @@ impl Tool for Add {
         }
     }
 
+    // `add` never looks at its context, and says so, as `#[tool]` does for a function that takes
+    // none: the dispatcher then makes no per-call context for it.
+    fn reads_context(&self) -> bool {
+        false
+    }
+
     async fn call(
         self: Arc<Self>,
         args: AddArgs,

@@ -103,6 +103,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
         output_ty: quote!(#p::Value),
         output_schema: None,
         parameters_fn: syn::parse_quote!(derived_parameters),
+        reads_context: true,
         body: quote! {
             async move {
                 #extraction

@@ -132,6 +132,12 @@ pub fn expand(
         output_ty,
         output_schema: value_ty,
         parameters_fn: format_ident!("parameters_for"),
+        reads_context: tool.params.iter().any(|param| {
+            matches!(
+                param.kind,
+                ParamKind::Context(Context::Execution { .. } | Context::Extractor)
+            )
+        }),
         body: quote! {
             async move {
                 #unpack

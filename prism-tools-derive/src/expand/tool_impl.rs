@@ -128,6 +128,8 @@ pub struct ToolImpl<'a> {
     pub parameters_fn: Ident,
     /// The future `call` returns, built with the names from [`call_idents`].
     pub body: TokenStream,
+    /// Whether the body reads the call's context (a context or extractor parameter does).
+    pub reads_context: bool,
 }
 
 impl ToolImpl<'_> {
@@ -164,6 +166,14 @@ impl ToolImpl<'_> {
             quote! {
                 fn exclusive(&self) -> bool {
                     true
+                }
+            }
+        });
+        // Only said when `false`: the dispatcher then skips making the call's context.
+        let reads_context = (!self.reads_context).then(|| {
+            quote! {
+                fn reads_context(&self) -> bool {
+                    false
                 }
             }
         });
@@ -206,6 +216,7 @@ impl ToolImpl<'_> {
                 #annotations
                 #exclusive
                 #effect
+                #reads_context
 
                 fn call(
                     self: ::std::sync::Arc<Self>,

@@ -372,13 +372,15 @@ impl Dispatcher {
                 return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
             }
         }
-        let (progress_tx, progress_rx) = if observe.is_watching() {
+        // A tool that never reads its context gets an empty one, and no progress channel.
+        let (call_ctx, progress_rx) = if !tool.reads_context() {
+            (ToolExecutionContext::unread(), None)
+        } else if observe.is_watching() {
             let (tx, rx) = progress_queue(PROGRESS_CAPACITY);
-            (Some(tx), Some(rx))
+            (ctx.for_call(observe.id().clone(), Some(tx)), Some(rx))
         } else {
-            (None, None)
+            (ctx.for_call(observe.id().clone(), None), None)
         };
-        let call_ctx = ctx.for_call(observe.id().clone(), progress_tx);
         let body = match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
             Ok(Ok(body)) => body,
             Ok(Err(refusal)) => {
