@@ -21,12 +21,13 @@ pub trait Clock: Send + Sync + fmt::Debug {
     fn now_millis(&self) -> Millis;
 }
 
-/// `clock`'s time. A clock is host code: if it panics, the system clock answers instead, so the
-/// event, row or call that needed the time still gets it.
+/// `clock`'s time. A clock is host code: if it panics, the operating system's clock answers
+/// instead, so the event, row or call that needed the time still gets it. That is read directly,
+/// not through [`SystemClock`], which may be the clock that panicked.
 pub(crate) fn now_or_system(clock: &dyn Clock) -> Millis {
     crate::panic::guarded(|| clock.now_millis()).unwrap_or_else(|panic| {
         tracing::error!(target: "prism_tools", %panic, "the clock panicked; using the system clock");
-        SystemClock.now_millis()
+        wall_anchor::operating_system_millis()
     })
 }
 

@@ -101,6 +101,11 @@ impl Counter {
     }
 }
 
+/// The operating system's wall clock in milliseconds, read without the counter.
+pub(super) fn operating_system_millis() -> Millis {
+    wall_clock_nanos() / NANOS_PER_MILLI
+}
+
 /// The operating system's wall clock in nanoseconds since the Unix epoch; 0 before the epoch, as
 /// the millisecond clock always read there.
 fn wall_clock_nanos() -> u64 {
