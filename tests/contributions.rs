@@ -21,7 +21,7 @@ impl ToolHandler for Watched {
         self.0.fetch_add(1, Ordering::SeqCst);
         let touched = Arc::clone(&self.0);
         let arguments = arguments.clone();
-        Ok(Box::pin(async move {
+        Ok(ToolFuture::new(async move {
             touched.fetch_add(1, Ordering::SeqCst);
             Ok(arguments)
         }))

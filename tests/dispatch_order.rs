@@ -137,7 +137,7 @@ impl ToolHandler for TracedHandler {
         }
         let trace = self.0.clone();
         let arguments = arguments.clone();
-        Ok(Box::pin(async move {
+        Ok(ToolFuture::new(async move {
             trace.push("body");
             Ok(arguments)
         }))

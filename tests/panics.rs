@@ -284,7 +284,7 @@ struct ExplodingHandler;
 
 impl ToolHandler for ExplodingHandler {
     fn prepare(&self, _: &Value, _: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
-        Ok(Box::pin(ReadyThenExplode {
+        Ok(ToolFuture::new(ReadyThenExplode {
             _armed: PanicOnDrop,
         }))
     }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
 
@@ -25,6 +25,9 @@ use crate::scope::ToolScope;
 pub struct CancellationToken {
     token: tokio_util::sync::CancellationToken,
     fired: Arc<Fired>,
+    /// Set only on the token of an empty context ([`ToolExecutionContext`] of a tool that reads
+    /// none), which is shared by all of them: it never fires, so firing it is ignored.
+    inert: bool,
 }
 
 /// Whether a token, or one of its ancestors, fired: read on every dispatch, so it is a chain of
@@ -58,6 +61,9 @@ impl CancellationToken {
 
     /// Fires the token, and every child's.
     pub fn cancel(&self) {
+        if self.inert {
+            return;
+        }
         self.fired.flag.store(true, Ordering::Release);
         self.token.cancel();
     }
@@ -80,6 +86,7 @@ impl CancellationToken {
                 flag: AtomicBool::new(false),
                 parent: Some(Arc::clone(&self.fired)),
             }),
+            inert: false,
         }
     }
 }
@@ -141,8 +148,6 @@ pub struct ToolExecutionContext {
     run: Option<Arc<RunInfo>>,
     tool_call_id: Option<CallId>,
     progress: Option<ProgressSender>,
-    /// The token of a context without a run, made if anything asks for it.
-    own_cancellation: OnceLock<CancellationToken>,
 }
 
 impl Default for ToolExecutionContext {
@@ -151,13 +156,18 @@ impl Default for ToolExecutionContext {
             run: Some(Arc::default()),
             tool_call_id: None,
             progress: None,
-            own_cancellation: OnceLock::new(),
         }
     }
 }
 
 /// What a context without a run reports as its metadata.
 static NO_METADATA: LazyLock<JsonObject> = LazyLock::new(JsonObject::new);
+
+/// The token of every context without a run: it never fires.
+static NEVER_FIRES: LazyLock<CancellationToken> = LazyLock::new(|| CancellationToken {
+    inert: true,
+    ..CancellationToken::default()
+});
 
 impl ToolExecutionContext {
     /// An empty context: no ids, no metadata, a fresh token, no scope.
@@ -228,11 +238,12 @@ impl ToolExecutionContext {
         }
     }
 
-    /// The run's cancellation token.
+    /// The run's cancellation token. In the empty context of a tool that reads none, a token that
+    /// never fires (firing it does nothing).
     pub fn cancellation(&self) -> &CancellationToken {
         match &self.run {
             Some(run) => &run.cancellation,
-            None => self.own_cancellation.get_or_init(CancellationToken::new),
+            None => &NEVER_FIRES,
         }
     }
 
@@ -240,10 +251,7 @@ impl ToolExecutionContext {
     pub fn is_cancelled(&self) -> bool {
         match &self.run {
             Some(run) => run.cancellation.is_cancelled(),
-            None => self
-                .own_cancellation
-                .get()
-                .is_some_and(CancellationToken::is_cancelled),
+            None => false,
         }
     }
 
@@ -271,7 +279,6 @@ impl ToolExecutionContext {
             run: self.run.clone(),
             tool_call_id: Some(id),
             progress,
-            own_cancellation: OnceLock::new(),
         }
     }
 
@@ -282,7 +289,6 @@ impl ToolExecutionContext {
             run: None,
             tool_call_id: None,
             progress: None,
-            own_cancellation: OnceLock::new(),
         }
     }
 

@@ -8,7 +8,6 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
@@ -18,15 +17,16 @@ use crate::context::ToolExecutionContext;
 use crate::effects::EffectPolicy;
 use crate::error::{Refusal, ToolError};
 
-/// The unpolled body of one tool call. Awaiting it performs the side effect.
-pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + 'static>>;
+pub use crate::tool_future::ToolFuture;
 
 /// Runs a tool, in two steps.
 ///
 /// [`prepare`](Self::prepare) decodes the arguments (already checked to be a JSON object) and
-/// returns the body *without running it*. A decoding failure is a [`Refusal`], which the
-/// dispatcher reports as a blocked `invalid_arguments` result: no side effect can have happened.
-/// The dispatcher then runs its remaining guards and only awaits the body when they all pass.
+/// returns the body *without running it*, as a [`ToolFuture`] (`ToolFuture::new(async move {
+/// … })`), which stores a small body without allocating. A decoding failure is a [`Refusal`],
+/// which the dispatcher reports as a blocked `invalid_arguments` result: no side effect can have
+/// happened. The dispatcher then runs its remaining guards and only awaits the body when they
+/// all pass; a body that is refused is dropped unpolled.
 ///
 /// Most tools never implement this trait by hand: use `#[tool]`, the typed [`Tool`](crate::Tool)
 /// trait, or [`ToolDefinition::builder`] with a closure.
@@ -368,7 +368,7 @@ where
     Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
 {
     fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
-        Ok(Box::pin((self.0)(arguments.clone(), ctx)))
+        Ok(ToolFuture::new((self.0)(arguments.clone(), ctx)))
     }
 }
 
@@ -381,6 +381,6 @@ where
     fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
         let body = Arc::clone(&self.0);
         let arguments = arguments.clone();
-        Ok(Box::pin(async move { body(&arguments, &ctx) }))
+        Ok(ToolFuture::new(async move { body(&arguments, &ctx) }))
     }
 }

@@ -110,7 +110,7 @@
 //! | module | concept |
 //! | --- | --- |
 //! | [`call`] | [`ToolCall`], [`ToolResult`], [`ErrorInfo`], [`BlockReason`], [`ErrorCode`] |
-//! | [`definition`] | [`ToolDefinition`], [`ToolHandler`] (decode, then run), [`ToolAnnotations`] |
+//! | [`definition`] | [`ToolDefinition`], [`ToolHandler`] (decode, then run a [`ToolFuture`]), [`ToolAnnotations`] |
 //! | [`tool`] | the typed [`Tool`] trait that `#[tool]` implements |
 //! | [`registry`] | [`ToolRegistry`]: lock-free reads, replace or strict duplicates |
 //! | [`filter`], [`grant`], [`scope`] | exact allow/deny filters; per-run grants; per-call scope |
@@ -157,6 +157,7 @@ pub mod search;
 mod shared_log;
 pub mod storage;
 pub mod tool;
+mod tool_future;
 pub mod validation;
 
 pub use call::{

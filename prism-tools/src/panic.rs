@@ -7,8 +7,11 @@
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
+use pin_project_lite::pin_project;
 
 /// Runs `f`, turning a panic into its message.
 pub(crate) fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
@@ -30,8 +33,57 @@ where
 
 /// Drops `value`, swallowing a panic from its destructor.
 pub(crate) fn drop_guarded<T>(value: T) {
-    if let Err(message) = guarded(move || drop(value)) {
+    log_drop_panic(guarded(move || drop(value)));
+}
+
+fn log_drop_panic(dropped: Result<(), String>) {
+    if let Err(message) = dropped {
         tracing::error!(target: "prism_tools", panic = %message, "a value panicked while being dropped");
+    }
+}
+
+pin_project! {
+    /// A future whose destructor, user code too, runs under the panic guard. A future that was
+    /// polled may not move, so it cannot be handed to [`drop_guarded`]: this one is dropped in
+    /// place instead, by [`discard`](Self::discard) or whenever it goes out of scope.
+    pub(crate) struct DropGuarded<F> {
+        // `None` once discarded.
+        #[pin]
+        future: Option<F>,
+    }
+
+    impl<F> PinnedDrop for DropGuarded<F> {
+        fn drop(this: Pin<&mut Self>) {
+            this.discard();
+        }
+    }
+}
+
+impl<F> DropGuarded<F> {
+    pub(crate) fn new(future: F) -> Self {
+        Self {
+            future: Some(future),
+        }
+    }
+
+    /// Drops the future now, in place, swallowing a panic from its destructor. Polled again, it
+    /// stays pending.
+    pub(crate) fn discard(self: Pin<&mut Self>) {
+        let mut future = self.project().future;
+        if future.is_some() {
+            log_drop_panic(guarded(move || future.set(None)));
+        }
+    }
+}
+
+impl<F: Future> Future for DropGuarded<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        match self.project().future.as_pin_mut() {
+            Some(future) => future.poll(cx),
+            None => Poll::Pending,
+        }
     }
 }
 

@@ -153,7 +153,7 @@ impl<T: Tool> ToolHandler for TypedHandler<T> {
     fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
         let args = decode_arguments::<T::Args>(T::NAME, arguments)?;
         let tool = Arc::clone(&self.0);
-        Ok(Box::pin(async move {
+        Ok(ToolFuture::new(async move {
             let output = tool.call(args, ctx).await.map_err(Into::into)?;
             serde_json::to_value(output).map_err(|error| {
                 ToolError::new(format!(

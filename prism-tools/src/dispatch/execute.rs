@@ -2,17 +2,21 @@
 //! with every poll and the body's destructor guarded against panics.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
 use futures_util::FutureExt;
+use futures_util::future::CatchUnwind;
 use serde_json::Value;
 
 use super::observe::Observe;
 use super::progress::ProgressReceiver;
 use crate::context::ToolExecutionContext;
+use crate::definition::ToolFuture;
 use crate::error::ToolError;
-use crate::panic::{drop_guarded, payload_message};
+use crate::panic::{DropGuarded, payload_message};
 
 pub(super) enum Executed {
     Returned(Result<Value, ToolError>),
@@ -20,19 +24,27 @@ pub(super) enum Executed {
     Cancelled,
 }
 
+/// A prepared body as the pipeline holds it: its panics caught when it is polled, its destructor
+/// guarded. Pinned where the pipeline keeps it (an inline body may not move once polled), it is
+/// never moved again.
+pub(super) type GuardedBody = DropGuarded<CatchUnwind<AssertUnwindSafe<ToolFuture>>>;
+
+pub(super) fn guard_body(body: ToolFuture) -> GuardedBody {
+    DropGuarded::new(AssertUnwindSafe(body).catch_unwind())
+}
+
 pub(super) async fn execute(
-    body: crate::definition::ToolFuture,
+    mut body: Pin<&mut GuardedBody>,
     ctx: &ToolExecutionContext,
     progress: Option<ProgressReceiver>,
     observe: &Observe<'_>,
     name: &Arc<str>,
 ) -> Executed {
-    let mut body = std::panic::AssertUnwindSafe(body).catch_unwind();
     // Most tools finish on their first poll; those need no race with the cancellation token.
-    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.poll_unpin(cx))).await {
+    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.as_mut().poll(cx))).await {
         Poll::Ready(finished) => Some(finished),
         // Boxed: only tools that wait pay for the room the race takes in the future.
-        Poll::Pending => Box::pin(race(&mut body, ctx, progress.as_ref(), observe, name)).await,
+        Poll::Pending => Box::pin(race(body.as_mut(), ctx, progress.as_ref(), observe, name)).await,
     };
     // Updates sent before the tool returned are still reported; closing the queue makes later
     // sends (from tasks the tool spawned) fail instead of arriving after the end.
@@ -42,7 +54,7 @@ pub(super) async fn execute(
         }
     }
     // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
-    drop_guarded(body);
+    body.discard();
     match finished {
         Some(Ok(returned)) => Executed::Returned(returned),
         Some(Err(payload)) => Executed::Panicked(payload_message(payload)),
@@ -52,8 +64,8 @@ pub(super) async fn execute(
 
 /// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
 /// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
-async fn race<F: Future + Unpin>(
-    body: &mut F,
+async fn race<F: Future>(
+    mut body: Pin<&mut F>,
     ctx: &ToolExecutionContext,
     progress: Option<&ProgressReceiver>,
     observe: &Observe<'_>,
@@ -69,7 +81,7 @@ async fn race<F: Future + Unpin>(
         Some(progress) => loop {
             tokio::select! {
                 biased;
-                finished = &mut *body => break Some(finished),
+                finished = body.as_mut() => break Some(finished),
                 update = progress.recv() => observe.progress(name, update),
                 () = cancellation.cancelled() => break None,
             }

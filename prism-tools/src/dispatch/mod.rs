@@ -18,6 +18,7 @@ mod tripwire;
 
 use std::fmt;
 use std::future::Future;
+use std::pin::pin;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -52,7 +53,7 @@ pub use register::RegisterError;
 pub use tripwire::Tripwire;
 
 use effect_gate::{EffectGate, claim_effect, record_effect};
-use execute::{Executed, execute};
+use execute::{Executed, execute, guard_body};
 use observe::Observe;
 pub(crate) use progress::ProgressSender;
 use progress::progress_queue;
@@ -381,25 +382,30 @@ impl Dispatcher {
         } else {
             (ctx.for_call(observe.id().clone(), None), None)
         };
-        let body = match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
-            Ok(Ok(body)) => body,
-            Ok(Err(refusal)) => {
-                return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+        // The body is pinned where it will run; if this future is dropped first, so is the body,
+        // its destructor guarded.
+        let mut body = pin!(
+            match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
+                Ok(Ok(body)) => guard_body(body),
+                Ok(Err(refusal)) => {
+                    return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+                }
+                Err(panic) =>
+                    return Ok(observe.error(name, panicked("argument decoding", &panic, p))),
             }
-            Err(panic) => return Ok(observe.error(name, panicked("argument decoding", &panic, p))),
-        };
+        );
 
         // 8. The execution policy's last word before the side effect.
         for policy in &p.before_execute {
             if let Err(refusal) =
                 run_guard("execution policy", || policy.check(tool, &arguments, ctx))
             {
-                drop_guarded(body);
+                body.as_mut().discard();
                 return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
             }
         }
         if ctx.is_cancelled() {
-            drop_guarded(body);
+            body.as_mut().discard();
             return Ok(observe.error(name, ToolError::cancelled().into_info()));
         }
         // The snapshot is never held across an await: a slow tool must not pin an old registry.
@@ -414,11 +420,11 @@ impl Dispatcher {
         let effect = match effect {
             EffectGate::Run(effect) => effect,
             EffectGate::Replay(outcome) => {
-                drop_guarded(body);
+                body.as_mut().discard();
                 return Ok(observe.replayed(name, outcome));
             }
             EffectGate::Refuse(error) => {
-                drop_guarded(body);
+                body.as_mut().discard();
                 return Ok(observe.error(name, error));
             }
         };

@@ -146,7 +146,7 @@ impl ToolHandler for SearchToolsHandler {
             Arc::clone(&self.eligible),
             self.activated.clone(),
         );
-        Ok(Box::pin(async move {
+        Ok(ToolFuture::new(async move {
             let results = search
                 .search_eligible(&args.query, k, &eligible)
                 .map_err(|reason| {
