@@ -129,9 +129,10 @@ async fn finished_carries_the_result_after_tool_result_middleware() {
     let result = run(&dispatcher, ToolCall::new("c", "e", json!({"x": 1}))).await;
     assert_eq!(result.as_value(), Some(&json!({"wrapped": {"x": 1}})));
     let finished = watch.events.events().pop().unwrap();
+    let value = result.as_value().cloned().unwrap();
     assert_eq!(
         finished.kind,
-        ToolEventKind::ToolExecutionFinished { result }
+        ToolEventKind::ToolExecutionFinished { value }
     );
 }
 

@@ -230,12 +230,8 @@ fn rows_round_trip_and_use_the_spec_status_names() {
     ] {
         assert_eq!(status.as_str(), wire);
         let mut row = ToolCallRecord::new("c".into(), "t".into(), status);
-        row.result = Some(ToolResult::blocked(
-            "c".into(),
-            "t",
-            BlockReason::ToolDenied,
-            "no",
-        ));
+        row.outcome =
+            Some(ToolResult::blocked("c".into(), "t", BlockReason::ToolDenied, "no").outcome);
         row.reason = Some(BlockReason::ToolDenied);
         let text = serde_json::to_value(&row).unwrap();
         assert_eq!(text["status"], wire);
@@ -250,11 +246,14 @@ fn redacted_scrubs_arguments_progress_and_result() {
     row.arguments = Some(json!({"auth": "Bearer tok-9"}));
     row.progress = Some(json!("using tok-9"));
     row.progress_metadata = Some(json!({"tok-9": 1}));
-    row.result = Some(ToolResult::error(
-        "c".into(),
-        "t",
-        ErrorInfo::new(ErrorCode::ToolError, "bad tok-9"),
-    ));
+    row.outcome = Some(
+        ToolResult::error(
+            "c".into(),
+            "t",
+            ErrorInfo::new(ErrorCode::ToolError, "bad tok-9"),
+        )
+        .outcome,
+    );
     let clean = row.redacted(&redactor);
     let text = serde_json::to_string(&clean).unwrap();
     assert!(!text.contains("tok-9"), "{text}");

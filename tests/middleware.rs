@@ -214,7 +214,7 @@ async fn tool_result_middleware_rewrites_successful_results_everywhere() {
     assert_eq!(result.as_value(), Some(&wrapped));
     assert_eq!(*seen.lock().unwrap(), ["c:e"]);
     let finished_row = watch.ledger.records().pop().unwrap();
-    assert_eq!(finished_row.result.unwrap().as_value(), Some(&wrapped));
+    assert_eq!(finished_row.outcome, Some(ToolOutcome::Value(wrapped)));
 }
 
 #[tokio::test]

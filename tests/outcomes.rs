@@ -83,7 +83,7 @@ impl Fixture {
         let rows = self.watch.ledger.records();
         assert_eq!(self.watch.statuses(), ["blocked"]);
         assert_eq!(rows[0].reason, Some(reason));
-        assert_eq!(rows[0].result.as_ref(), Some(result));
+        assert_eq!(rows[0].outcome.as_ref(), Some(&result.outcome));
         assert!(rows[0].finished_at.is_some() && rows[0].started_at.is_none());
         assert_eq!(self.runs.count(), 0, "a blocked call never runs");
     }
@@ -107,7 +107,7 @@ impl Fixture {
         assert_eq!(self.watch.event_types(), events);
         assert_eq!(self.watch.statuses(), rows);
         let last = self.watch.ledger.records().pop().unwrap();
-        assert_eq!(last.result.as_ref(), Some(result));
+        assert_eq!(last.outcome.as_ref(), Some(&result.outcome));
         assert_eq!(last.reason, None);
         assert!(last.finished_at.is_some());
     }

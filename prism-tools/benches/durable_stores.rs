@@ -18,7 +18,7 @@ use prism_tools::run::{
 use prism_tools::{
     ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore, InMemoryLedger,
     JsonlLedger, RecordStatus, RecordedOutcome, RunLedger, SqliteApprovalStore, SqliteEffectStore,
-    SqliteLedger, ToolCallRecord, ToolResult,
+    SqliteLedger, ToolCallRecord, ToolOutcome,
 };
 use serde_json::json;
 use tokio::runtime::Runtime;
@@ -58,9 +58,7 @@ fn row(writer: usize, n: usize) -> ToolCallRecord {
     row.run_id = Some("run-1".into());
     row.finished_at = Some(1_700_000_000_000 + n as u64);
     row.arguments = Some(json!({"query": "weather in Paris", "limit": 5}));
-    row.result = Some(ToolResult::value(
-        id.into(),
-        "search",
+    row.outcome = Some(ToolOutcome::Value(
         json!({"hits": [{"title": "Paris", "score": 0.93}]}),
     ));
     row

@@ -425,39 +425,30 @@ impl ToolResult {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+/// A result as it is read.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolResultWire<'a> {
     tool_call_id: CallId,
     name: Cow<'a, str>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     value: Option<Cow<'a, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     error: Option<Cow<'a, ErrorInfo>>,
 }
 
-impl Serialize for ToolResult {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (value, error) = match &self.outcome {
-            ToolOutcome::Value(value) => (Some(Cow::Borrowed(value)), None),
-            ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
-                (None, Some(Cow::Borrowed(error)))
-            }
-        };
-        ToolResultWire {
-            tool_call_id: self.tool_call_id.clone(),
-            name: Cow::Borrowed(&self.name),
-            value,
-            error,
-        }
-        .serialize(serializer)
-    }
+/// An outcome as it is read: `value`, or `error` (whose `reason` says whether it was blocked).
+#[derive(Deserialize)]
+struct OutcomeWire<'a> {
+    #[serde(default)]
+    value: Option<Cow<'a, Value>>,
+    #[serde(default)]
+    error: Option<Cow<'a, ErrorInfo>>,
 }
 
-impl<'de> Deserialize<'de> for ToolResult {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = ToolResultWire::deserialize(deserializer)?;
-        let outcome = match (wire.value, wire.error) {
+impl OutcomeWire<'_> {
+    fn into_outcome(self) -> ToolOutcome {
+        match (self.value, self.error) {
             (_, Some(error)) => {
                 let error = error.into_owned();
                 if error.reason.is_some() {
@@ -469,13 +460,74 @@ impl<'de> Deserialize<'de> for ToolResult {
             (Some(value), None) => ToolOutcome::Value(value.into_owned()),
             // A result whose value is JSON null omits nothing but is still a value.
             (None, None) => ToolOutcome::Value(Value::Null),
-        };
+        }
+    }
+}
+
+impl Serialize for ToolResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ResultRef::new(&self.tool_call_id, &self.name, &self.outcome).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = ToolResultWire::deserialize(deserializer)?;
         Ok(Self {
             tool_call_id: wire.tool_call_id,
             name: Arc::from(wire.name.as_ref()),
-            outcome,
+            outcome: OutcomeWire {
+                value: wire.value,
+                error: wire.error,
+            }
+            .into_outcome(),
         })
     }
+}
+
+/// A result as it is written, borrowed from wherever its parts are kept (a ledger row, an event).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ResultRef<'a> {
+    tool_call_id: &'a CallId,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorInfo>,
+}
+
+impl<'a> ResultRef<'a> {
+    /// A value result.
+    pub(crate) fn value(tool_call_id: &'a CallId, name: &'a str, value: &'a Value) -> Self {
+        Self {
+            tool_call_id,
+            name,
+            value: Some(value),
+            error: None,
+        }
+    }
+
+    pub(crate) fn new(tool_call_id: &'a CallId, name: &'a str, outcome: &'a ToolOutcome) -> Self {
+        let (value, error) = match outcome {
+            ToolOutcome::Value(value) => (Some(value), None),
+            ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => (None, Some(error)),
+        };
+        Self {
+            tool_call_id,
+            name,
+            value,
+            error,
+        }
+    }
+}
+
+/// Reads an optional outcome from a written result; its ids, which the row carries beside it,
+/// are ignored.
+pub(crate) fn optional_outcome<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<ToolOutcome>, D::Error> {
+    Ok(Option::<OutcomeWire<'static>>::deserialize(deserializer)?.map(OutcomeWire::into_outcome))
 }
 
 #[cfg(test)]

@@ -6,22 +6,19 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ErrorInfo, ToolResult};
+use crate::call::{BlockReason, CallId, ErrorInfo, ResultRef};
 use crate::clock::Millis;
 use crate::shared_log::SharedLog;
 
 /// One lifecycle event of one tool call.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolEvent {
     /// The session, when the context named one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<Arc<str>>,
     /// The run, when the context named one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub run_id: Option<Arc<str>>,
     /// The call.
     pub tool_call_id: CallId,
@@ -30,17 +27,11 @@ pub struct ToolEvent {
     /// When it happened.
     pub at: Millis,
     /// What happened.
-    #[serde(flatten)]
     pub kind: ToolEventKind,
 }
 
 /// What happened.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ToolEventKind {
     /// A guard refused the call (or an output guardrail its result).
@@ -60,13 +51,14 @@ pub enum ToolEventKind {
         /// The redacted progress value.
         progress: Value,
         /// Redacted extra detail.
-        #[serde(skip_serializing_if = "Option::is_none")]
         metadata: Option<Value>,
     },
-    /// The tool returned a value (after `tool_result` middleware).
+    /// The tool returned a value (after `tool_result` middleware). On the wire it is the whole
+    /// result, `"result": {"toolCallId": …, "name": …, "value": …}`; here the event's own ids
+    /// say whose value it is.
     ToolExecutionFinished {
-        /// The redacted result.
-        result: ToolResult,
+        /// The redacted value.
+        value: Value,
     },
     /// The tool failed, panicked, was cancelled, or its effect could not be settled.
     ToolExecutionError {
@@ -86,6 +78,82 @@ impl ToolEventKind {
             Self::ToolExecutionError { .. } => "tool_execution_error",
         }
     }
+}
+
+impl Serialize for ToolEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kind = match &self.kind {
+            ToolEventKind::ToolExecutionBlocked { reason, error } => {
+                KindWire::ToolExecutionBlocked { reason, error }
+            }
+            ToolEventKind::ToolExecutionStarted { arguments } => {
+                KindWire::ToolExecutionStarted { arguments }
+            }
+            ToolEventKind::ToolExecutionProgress { progress, metadata } => {
+                KindWire::ToolExecutionProgress {
+                    progress,
+                    metadata: metadata.as_ref(),
+                }
+            }
+            ToolEventKind::ToolExecutionFinished { value } => KindWire::ToolExecutionFinished {
+                result: ResultRef::value(&self.tool_call_id, &self.tool_name, value),
+            },
+            ToolEventKind::ToolExecutionError { error } => KindWire::ToolExecutionError { error },
+        };
+        EventWire {
+            session_id: self.session_id.as_deref(),
+            run_id: self.run_id.as_deref(),
+            tool_call_id: &self.tool_call_id,
+            tool_name: &self.tool_name,
+            at: self.at,
+            kind,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// How an event is written.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EventWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_id: Option<&'a str>,
+    tool_call_id: &'a CallId,
+    tool_name: &'a str,
+    at: Millis,
+    #[serde(flatten)]
+    kind: KindWire<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+// The variant names are the wire names, which all start alike.
+#[allow(clippy::enum_variant_names)]
+enum KindWire<'a> {
+    ToolExecutionBlocked {
+        reason: &'a BlockReason,
+        error: &'a ErrorInfo,
+    },
+    ToolExecutionStarted {
+        arguments: &'a Value,
+    },
+    ToolExecutionProgress {
+        progress: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<&'a Value>,
+    },
+    ToolExecutionFinished {
+        result: ResultRef<'a>,
+    },
+    ToolExecutionError {
+        error: &'a ErrorInfo,
+    },
 }
 
 /// Receives events. Called inline on the dispatching task, so keep it quick: hand slow work to a

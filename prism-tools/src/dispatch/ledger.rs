@@ -10,10 +10,10 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ToolResult};
+use crate::call::{BlockReason, CallId, ResultRef, ToolOutcome};
 use crate::clock::Millis;
 use crate::redact::SecretRedactor;
 
@@ -57,14 +57,17 @@ impl RecordStatus {
 }
 
 /// One ledger row.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Written with the spec's field names; a terminal row's `result` is the whole result, ids
+/// included, as the call's [`ToolResult`](crate::ToolResult) is written.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {
     /// The session.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub session_id: Option<Arc<str>>,
     /// The run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub run_id: Option<Arc<str>>,
     /// The call.
     pub tool_call_id: CallId,
@@ -73,32 +76,93 @@ pub struct ToolCallRecord {
     /// The transition.
     pub status: RecordStatus,
     /// When the tool started (`started` rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub started_at: Option<Millis>,
     /// The arguments (`started` rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub arguments: Option<Value>,
     /// A progress value (progress snapshots).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub progress: Option<Value>,
     /// Progress detail (progress snapshots).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub progress_metadata: Option<Value>,
     /// When the progress was reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub progress_at: Option<Millis>,
     /// When the call ended (terminal rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub finished_at: Option<Millis>,
-    /// The result (terminal rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<ToolResult>,
+    /// How the call ended (terminal rows): the value, or the error. Written as `result`, with
+    /// the row's `tool_call_id` and `tool_name`.
+    #[serde(
+        rename = "result",
+        default,
+        deserialize_with = "crate::call::optional_outcome"
+    )]
+    pub outcome: Option<ToolOutcome>,
     /// Which guard refused (`blocked` rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub reason: Option<BlockReason>,
     /// Who owns the run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub ownership: Option<Arc<OwnershipScope>>,
+}
+
+impl Serialize for ToolCallRecord {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RecordWire {
+            session_id: self.session_id.as_deref(),
+            run_id: self.run_id.as_deref(),
+            tool_call_id: &self.tool_call_id,
+            tool_name: &self.tool_name,
+            status: self.status,
+            started_at: self.started_at,
+            arguments: self.arguments.as_ref(),
+            progress: self.progress.as_ref(),
+            progress_metadata: self.progress_metadata.as_ref(),
+            progress_at: self.progress_at,
+            finished_at: self.finished_at,
+            result: self
+                .outcome
+                .as_ref()
+                .map(|outcome| ResultRef::new(&self.tool_call_id, &self.tool_name, outcome)),
+            reason: self.reason,
+            ownership: self.ownership.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// How a row is written.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_id: Option<&'a str>,
+    tool_call_id: &'a CallId,
+    tool_name: &'a str,
+    status: RecordStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    started_at: Option<Millis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    progress: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    progress_metadata: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    progress_at: Option<Millis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finished_at: Option<Millis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<ResultRef<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<BlockReason>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ownership: Option<&'a OwnershipScope>,
 }
 
 impl ToolCallRecord {
@@ -116,7 +180,7 @@ impl ToolCallRecord {
             progress_metadata: None,
             progress_at: None,
             finished_at: None,
-            result: None,
+            outcome: None,
             reason: None,
             ownership: None,
         }
@@ -137,8 +201,8 @@ impl ToolCallRecord {
         {
             redactor.redact_value_in_place(value);
         }
-        if let Some(result) = &mut self.result {
-            crate::dispatch::redact_result(result, redactor);
+        if let Some(outcome) = &mut self.outcome {
+            crate::dispatch::redact_outcome(outcome, redactor);
         }
         self
     }

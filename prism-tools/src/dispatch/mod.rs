@@ -590,11 +590,6 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// Redacts a result's value and error message in place.
-pub(crate) fn redact_result(result: &mut ToolResult, redactor: &SecretRedactor) {
-    redact_outcome(&mut result.outcome, redactor);
-}
-
 /// Redacts an outcome's value or error message in place.
 pub(crate) fn redact_outcome(outcome: &mut ToolOutcome, redactor: &SecretRedactor) {
     match outcome {

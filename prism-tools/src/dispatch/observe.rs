@@ -94,16 +94,17 @@ impl<'a> Observe<'a> {
         let Some(ledger) = &self.p.ledger else {
             return result;
         };
-        let mut row = ToolCallRecord::new(
-            result.tool_call_id.clone(),
-            Arc::clone(&result.name),
-            RecordStatus::Error,
-        );
+        let ToolResult {
+            tool_call_id,
+            name,
+            outcome,
+        } = result;
+        let mut row = ToolCallRecord::new(tool_call_id, name, RecordStatus::Error);
         row.session_id = self.session_id;
         row.run_id = self.run_id;
         row.ownership = self.p.ownership.clone();
         row.finished_at = Some(self.p.now());
-        row.result = Some(result);
+        row.outcome = Some(outcome);
         append(ledger.as_ref(), &row);
         take_result(row)
     }
@@ -185,13 +186,7 @@ impl<'a> Observe<'a> {
             };
         }
         let kind = match outcome {
-            ToolOutcome::Value(_) => ToolEventKind::ToolExecutionFinished {
-                result: ToolResult {
-                    tool_call_id: self.id.clone(),
-                    name: Arc::clone(&name),
-                    outcome,
-                },
-            },
+            ToolOutcome::Value(value) => ToolEventKind::ToolExecutionFinished { value },
             ToolOutcome::Blocked(error) => ToolEventKind::ToolExecutionBlocked {
                 reason: error.reason.unwrap_or(BlockReason::GuardrailBlocked),
                 error,
@@ -236,14 +231,17 @@ fn append(ledger: &dyn RunLedger, row: &ToolCallRecord) {
     }
 }
 
-/// The result a terminal row carries, handed back once the row has been reported.
+/// The result a terminal row records, handed back once the row has been reported.
 fn take_result(row: ToolCallRecord) -> ToolResult {
-    // `row_of` and `unstarted` give every terminal row its result.
-    row.result.expect("a terminal row carries its result")
+    ToolResult {
+        tool_call_id: row.tool_call_id,
+        name: row.tool_name,
+        // `row_of` and `unstarted` give every terminal row its outcome.
+        outcome: row.outcome.expect("a terminal row carries its outcome"),
+    }
 }
 
-/// The ledger row that records what `event` reports, made of its contents. Blocked and error
-/// events carry only the error; their row keeps the whole result.
+/// The ledger row that records what `event` reports, made of its contents.
 fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallRecord {
     let ToolEvent {
         session_id,
@@ -253,26 +251,22 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
         at,
         kind,
     } = event;
-    let ended = |outcome| {
-        Some(ToolResult {
-            tool_call_id: tool_call_id.clone(),
-            name: Arc::clone(&tool_name),
-            outcome,
-        })
-    };
-    let (status, result, reason, in_flight) = match kind {
-        ToolEventKind::ToolExecutionFinished { result } => {
-            (RecordStatus::Finished, Some(result), None, None)
-        }
+    let (status, outcome, reason, in_flight) = match kind {
+        ToolEventKind::ToolExecutionFinished { value } => (
+            RecordStatus::Finished,
+            Some(ToolOutcome::Value(value)),
+            None,
+            None,
+        ),
         ToolEventKind::ToolExecutionBlocked { reason, error } => (
             RecordStatus::Blocked,
-            ended(ToolOutcome::Blocked(error)),
+            Some(ToolOutcome::Blocked(error)),
             Some(reason),
             None,
         ),
         ToolEventKind::ToolExecutionError { error } => (
             RecordStatus::Error,
-            ended(ToolOutcome::Error(error)),
+            Some(ToolOutcome::Error(error)),
             None,
             None,
         ),
@@ -282,7 +276,7 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
     record.session_id = session_id;
     record.run_id = run_id;
     record.ownership = ownership;
-    record.result = result;
+    record.outcome = outcome;
     record.reason = reason;
     match in_flight {
         Some(ToolEventKind::ToolExecutionStarted { arguments }) => {

@@ -97,28 +97,31 @@ pub async fn every_field_round_trips<L: RunLedger + LedgerReader>(ledger: &L) {
     let mut blocked = ToolCallRecord::new("call_2".into(), "search".into(), RecordStatus::Blocked);
     blocked.finished_at = Some(1_700_000_000_300);
     blocked.reason = Some(BlockReason::ValidationFailed);
-    blocked.result = Some(ToolResult::blocked(
-        "call_2".into(),
-        "search",
-        BlockReason::ValidationFailed,
-        "q is required",
-    ));
+    blocked.outcome = Some(
+        ToolResult::blocked(
+            "call_2".into(),
+            "search",
+            BlockReason::ValidationFailed,
+            "q is required",
+        )
+        .outcome,
+    );
     let mut finished = row("s", "r", "call_1", RecordStatus::Finished);
     finished.finished_at = Some(1_700_000_000_400);
-    finished.result = Some(ToolResult::value(
-        "call_1".into(),
-        "search",
-        json!([1, "two", null]),
-    ));
+    finished.outcome =
+        Some(ToolResult::value("call_1".into(), "search", json!([1, "two", null])).outcome);
     let mut failed = row("s", "r", "call_3", RecordStatus::Error);
-    failed.result = Some(ToolResult::error(
-        "call_3".into(),
-        "search",
-        ErrorInfo::new(
-            ErrorCode::Custom("upstream.timeout".into()),
-            "took too long",
-        ),
-    ));
+    failed.outcome = Some(
+        ToolResult::error(
+            "call_3".into(),
+            "search",
+            ErrorInfo::new(
+                ErrorCode::Custom("upstream.timeout".into()),
+                "took too long",
+            ),
+        )
+        .outcome,
+    );
     let rows = vec![started, progress, blocked, finished, failed];
     for row in rows.clone() {
         ledger.append(&row);
