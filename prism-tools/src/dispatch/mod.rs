@@ -201,7 +201,7 @@ impl Dispatcher {
                 let failure = panicked("tool_call middleware", &panic, p);
                 return PlannedCall {
                     call,
-                    middleware_failure: Some(failure),
+                    middleware_failure: Some(Box::new(failure)),
                 };
             }
         }
@@ -242,7 +242,7 @@ impl Dispatcher {
         };
         let mut observe = Observe::new(p, id, ctx);
         if let Some(failure) = middleware_failure {
-            return Ok(observe.error(requested_name(p, &name), failure));
+            return Ok(observe.error(requested_name(p, &name), *failure));
         }
 
         // 2. Input guardrails, on what middleware produced.
@@ -543,7 +543,7 @@ pub(crate) struct PlannedCall {
     /// The call as middleware left it; its id is the provider's.
     pub(crate) call: ToolCall,
     /// Set when middleware panicked: dispatching reports it as the call's error.
-    pub(crate) middleware_failure: Option<ErrorInfo>,
+    pub(crate) middleware_failure: Option<Box<ErrorInfo>>,
 }
 
 /// A call entering [`Dispatcher::run_pipeline`].
