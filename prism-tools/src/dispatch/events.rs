@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::call::{BlockReason, CallId, ErrorInfo, ResultRef};
 use crate::clock::Millis;
+use crate::dispatch::ledger::CallWire;
 use crate::shared_log::SharedLog;
 
 /// One lifecycle event of one tool call.
@@ -101,10 +102,12 @@ impl Serialize for ToolEvent {
             ToolEventKind::ToolExecutionError { error } => KindWire::ToolExecutionError { error },
         };
         EventWire {
-            session_id: self.session_id.as_deref(),
-            run_id: self.run_id.as_deref(),
-            tool_call_id: &self.tool_call_id,
-            tool_name: &self.tool_name,
+            call: CallWire {
+                session_id: self.session_id.as_deref(),
+                run_id: self.run_id.as_deref(),
+                tool_call_id: &self.tool_call_id,
+                tool_name: &self.tool_name,
+            },
             at: self.at,
             kind,
         }
@@ -116,12 +119,8 @@ impl Serialize for ToolEvent {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct EventWire<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    run_id: Option<&'a str>,
-    tool_call_id: &'a CallId,
-    tool_name: &'a str,
+    #[serde(flatten)]
+    call: CallWire<'a>,
     at: Millis,
     #[serde(flatten)]
     kind: KindWire<'a>,

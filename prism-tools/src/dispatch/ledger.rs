@@ -112,10 +112,12 @@ pub struct ToolCallRecord {
 impl Serialize for ToolCallRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         RecordWire {
-            session_id: self.session_id.as_deref(),
-            run_id: self.run_id.as_deref(),
-            tool_call_id: &self.tool_call_id,
-            tool_name: &self.tool_name,
+            call: CallWire {
+                session_id: self.session_id.as_deref(),
+                run_id: self.run_id.as_deref(),
+                tool_call_id: &self.tool_call_id,
+                tool_name: &self.tool_name,
+            },
             status: self.status,
             started_at: self.started_at,
             arguments: self.arguments.as_ref(),
@@ -134,16 +136,24 @@ impl Serialize for ToolCallRecord {
     }
 }
 
+/// Whose call a row or an event is about, as both are written.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CallWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) session_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) run_id: Option<&'a str>,
+    pub(super) tool_call_id: &'a CallId,
+    pub(super) tool_name: &'a str,
+}
+
 /// How a row is written.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct RecordWire<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    run_id: Option<&'a str>,
-    tool_call_id: &'a CallId,
-    tool_name: &'a str,
+    #[serde(flatten)]
+    call: CallWire<'a>,
     status: RecordStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     started_at: Option<Millis>,
