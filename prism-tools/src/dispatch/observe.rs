@@ -86,20 +86,15 @@ impl<'a> Observe<'a> {
     /// The call was never dispatched: an error row, no event, and the result.
     pub(crate) fn unstarted(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_string(&mut error.message);
-        let result = ToolResult {
-            tool_call_id: self.id,
-            name,
-            outcome: ToolOutcome::Error(error),
-        };
+        let outcome = ToolOutcome::Error(error);
         let Some(ledger) = &self.p.ledger else {
-            return result;
+            return ToolResult {
+                tool_call_id: self.id,
+                name,
+                outcome,
+            };
         };
-        let ToolResult {
-            tool_call_id,
-            name,
-            outcome,
-        } = result;
-        let mut row = ToolCallRecord::new(tool_call_id, name, RecordStatus::Error);
+        let mut row = ToolCallRecord::new(self.id, name, RecordStatus::Error);
         row.session_id = self.session_id;
         row.run_id = self.run_id;
         row.ownership = self.p.ownership.clone();
