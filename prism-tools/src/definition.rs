@@ -190,6 +190,15 @@ impl ToolDefinition {
     }
 
     /// Whether the handler reads the context it is given (see [`ToolHandler::reads_context`]).
+    ///
+    /// ```
+    /// use prism_tools::ToolDefinition;
+    /// use serde_json::Value;
+    ///
+    /// // A closure is handed the context, so it is taken to read it.
+    /// let echo = ToolDefinition::builder("echo").run_sync(|args: &Value, _ctx| Ok(args.clone()));
+    /// assert!(echo.reads_context());
+    /// ```
     pub fn reads_context(&self) -> bool {
         self.inner.reads_context
     }
