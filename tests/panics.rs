@@ -94,12 +94,24 @@ async fn guardrail_panics_block_inputs_and_outputs() {
         RulePack::new("p").rule(GuardrailRule::on_input("r", |_, _| panic!("regex blew up")));
     let (result, _) = survive(with_counted(&runs).guardrails(input), &ctx()).await;
     assert_blocked(&result, BlockReason::GuardrailBlocked, &runs);
+    assert!(
+        error_of(&result)
+            .message
+            .starts_with("Tool call blocked: an input guardrail panicked"),
+        "{result:?}"
+    );
 
     let output = RulePack::new("p").rule(GuardrailRule::on_output("r", |_, _| {
         panic!("classifier down")
     }));
     let (result, watch) = survive(with_counted(&runs).guardrails(output), &ctx()).await;
     assert_eq!(result.block_reason(), Some(BlockReason::GuardrailBlocked));
+    assert!(
+        error_of(&result)
+            .message
+            .starts_with("Tool result blocked: an output guardrail panicked"),
+        "{result:?}"
+    );
     assert_eq!(watch.statuses(), ["started", "blocked"]);
 }
 

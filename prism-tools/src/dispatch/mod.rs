@@ -34,7 +34,7 @@ use crate::guard::{
     ToolMiddleware, ToolValidator, TrustPolicy,
 };
 use crate::limits::{Exceeded, Limits, check_value};
-use crate::panic::{drop_guarded, guarded};
+use crate::panic::guarded;
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::scope::ToolScope;
@@ -246,26 +246,12 @@ impl Dispatcher {
         }
 
         // 2. Input guardrails, on what middleware produced.
-        for guardrail in &p.guardrails {
-            let (message, tripwire) = match guarded(|| guardrail.check_input(&name, &arguments)) {
-                Ok(GuardrailDecision::Pass) => continue,
-                Ok(GuardrailDecision::Block(hit)) => (hit.message(false), false),
-                Ok(GuardrailDecision::Tripwire(hit)) => (hit.message(false), true),
-                Err(panic) => (
-                    format!("Tool call blocked: an input guardrail panicked ({panic})"),
-                    false,
-                ),
-            };
-            let result = observe.blocked(
-                requested_name(p, &name),
-                BlockReason::GuardrailBlocked,
-                message.into(),
-            );
-            return if tripwire {
-                Err(Tripwire { result })
-            } else {
-                Ok(result)
-            };
+        if let Some((message, tripwire)) = guardrail_refusal(p, Side::Input, |guardrail| {
+            guardrail.check_input(&name, &arguments)
+        }) {
+            let name = requested_name(p, &name);
+            let result = observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
+            return settle(result, tripwire);
         }
 
         // 3. Lookup: only registered tools exist, besides the one tool a run provides itself for
@@ -434,75 +420,60 @@ impl Dispatcher {
 
         // 11. Execute, relaying progress and watching the cancellation token.
         let executed = execute(body, ctx, progress_rx, &observe, &name).await;
-        let value = match executed {
-            Executed::Returned(Ok(value)) => value,
-            Executed::Returned(Err(error)) => {
-                let result = observe.error(name, error.into_info());
-                record_effect(p, effect, &result).await;
-                return Ok(result);
+        // Steps 11 to 14 end with a result whose effect is recorded (a panicked or cancelled
+        // call's is not: whether its effect happened is unknown), and whether a guardrail tripped.
+        let (result, tripwire) = 'ended: {
+            let value = match executed {
+                Executed::Returned(Ok(value)) => value,
+                Executed::Returned(Err(error)) => {
+                    break 'ended (observe.error(name, error.into_info()), false);
+                }
+                Executed::Panicked(panic) => {
+                    let what = format!("tool {name}");
+                    return Ok(observe.error(name, panicked(&what, &panic, p)));
+                }
+                Executed::Cancelled => {
+                    return Ok(observe.error(name, ToolError::cancelled().into_info()));
+                }
+            };
+            if check_value(&value, p.limits.max_output_bytes, usize::MAX).is_err() {
+                let error = ErrorInfo::new(
+                    ErrorCode::OutputTooLarge,
+                    format!(
+                        "The output of tool {name} exceeds {} bytes",
+                        p.limits.max_output_bytes
+                    ),
+                );
+                break 'ended (observe.error(name, error), false);
             }
-            Executed::Panicked(panic) => {
-                let what = format!("tool {name}");
-                return Ok(observe.error(name, panicked(&what, &panic, p)));
+
+            // 12. Output guardrails, on the raw value.
+            if let Some((message, tripwire)) = guardrail_refusal(p, Side::Output, |guardrail| {
+                guardrail.check_output(&name, &value)
+            }) {
+                let result = observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
+                break 'ended (result, tripwire);
             }
-            Executed::Cancelled => {
-                return Ok(observe.error(name, ToolError::cancelled().into_info()));
+
+            // 13. tool_result middleware, on successful results only.
+            let mut value = value;
+            for middleware in &p.middleware {
+                let mut rewrite = ResultRewrite {
+                    id: observe.id(),
+                    name: &name,
+                    value: &mut value,
+                };
+                if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
+                    let error = panicked("tool_result middleware", &panic, p);
+                    break 'ended (observe.error(name, error), false);
+                }
             }
+
+            // 14. Finished.
+            (observe.finished(name, value), false)
         };
-        if check_value(&value, p.limits.max_output_bytes, usize::MAX).is_err() {
-            let error = ErrorInfo::new(
-                ErrorCode::OutputTooLarge,
-                format!(
-                    "The output of tool {name} exceeds {} bytes",
-                    p.limits.max_output_bytes
-                ),
-            );
-            drop_guarded(value);
-            let result = observe.error(name, error);
-            record_effect(p, effect, &result).await;
-            return Ok(result);
-        }
-
-        // 12. Output guardrails, on the raw value.
-        for guardrail in &p.guardrails {
-            let (message, tripwire) = match guarded(|| guardrail.check_output(&name, &value)) {
-                Ok(GuardrailDecision::Pass) => continue,
-                Ok(GuardrailDecision::Block(hit)) => (hit.message(true), false),
-                Ok(GuardrailDecision::Tripwire(hit)) => (hit.message(true), true),
-                Err(panic) => (
-                    format!("Tool result blocked: an output guardrail panicked ({panic})"),
-                    false,
-                ),
-            };
-            drop_guarded(value);
-            let result = observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
-            record_effect(p, effect, &result).await;
-            return if tripwire {
-                Err(Tripwire { result })
-            } else {
-                Ok(result)
-            };
-        }
-
-        // 13. tool_result middleware, on successful results only.
-        let mut value = value;
-        for middleware in &p.middleware {
-            let mut rewrite = ResultRewrite {
-                id: observe.id(),
-                name: &name,
-                value: &mut value,
-            };
-            if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
-                let result = observe.error(name, panicked("tool_result middleware", &panic, p));
-                record_effect(p, effect, &result).await;
-                return Ok(result);
-            }
-        }
-
-        // 14. Finished.
-        let result = observe.finished(name, value);
         record_effect(p, effect, &result).await;
-        Ok(result)
+        settle(result, tripwire)
     }
 }
 
@@ -561,6 +532,53 @@ fn run_guard(kind: &str, check: impl FnOnce() -> Result<(), Refusal>) -> Result<
         Err(panic) => Err(Refusal::new(format!(
             "The call was refused because the {kind} panicked: {panic}"
         ))),
+    }
+}
+
+/// Which side of the tool a guardrail checks.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    /// The call, before lookup (step 2).
+    Input,
+    /// The raw result (step 12).
+    Output,
+}
+
+/// The first guardrail that does not let `check` pass: its message, and whether it trips the
+/// run. A panicking guardrail blocks (fail closed) without tripping.
+#[inline]
+fn guardrail_refusal(
+    p: &Pipeline,
+    side: Side,
+    check: impl Fn(&dyn Guardrail) -> GuardrailDecision,
+) -> Option<(String, bool)> {
+    let output = side == Side::Output;
+    p.guardrails
+        .iter()
+        .find_map(|guardrail| match guarded(|| check(&**guardrail)) {
+            Ok(GuardrailDecision::Pass) => None,
+            Ok(GuardrailDecision::Block(hit)) => Some((hit.message(output), false)),
+            Ok(GuardrailDecision::Tripwire(hit)) => Some((hit.message(output), true)),
+            Err(panic) => Some((
+                match side {
+                    Side::Input => {
+                        format!("Tool call blocked: an input guardrail panicked ({panic})")
+                    }
+                    Side::Output => {
+                        format!("Tool result blocked: an output guardrail panicked ({panic})")
+                    }
+                },
+                false,
+            )),
+        })
+}
+
+/// A call's ending: its result, or, when a guardrail tripped, the tripwire that carries it.
+fn settle(result: ToolResult, tripwire: bool) -> Result<ToolResult, Tripwire> {
+    if tripwire {
+        Err(Tripwire { result })
+    } else {
+        Ok(result)
     }
 }
 
