@@ -249,10 +249,7 @@ impl ToolExecutionContext {
 
     /// True once the run was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        match &self.run {
-            Some(run) => run.cancellation.is_cancelled(),
-            None => false,
-        }
+        self.cancellation().is_cancelled()
     }
 
     /// The run's scope, if any.

@@ -360,13 +360,14 @@ impl Dispatcher {
             }
         }
         // A tool that never reads its context gets an empty one, and no progress channel.
-        let (call_ctx, progress_rx) = if !tool.reads_context() {
-            (ToolExecutionContext::unread(), None)
-        } else if observe.is_watching() {
-            let (tx, rx) = progress_queue(PROGRESS_CAPACITY);
-            (ctx.for_call(observe.id().clone(), Some(tx)), Some(rx))
+        let (call_ctx, progress_rx) = if tool.reads_context() {
+            let (tx, rx) = observe
+                .is_watching()
+                .then(|| progress_queue(PROGRESS_CAPACITY))
+                .unzip();
+            (ctx.for_call(observe.id().clone(), tx), rx)
         } else {
-            (ctx.for_call(observe.id().clone(), None), None)
+            (ToolExecutionContext::unread(), None)
         };
         // The body is pinned where it will run; if this future is dropped first, so is the body,
         // its destructor guarded.

@@ -1,11 +1,12 @@
 //! The queue that carries a running tool's progress to the dispatcher's observers.
 //!
 //! Progress is advisory: a tool never waits for room, updates past the capacity are dropped, and
-//! once the call has ended every further update is refused. Every watched call gets a queue,
-//! whether or not its tool ever reports progress, so making one must cost next to nothing: here it
-//! is one small allocation (a mutex over a deque that only allocates when the first update
-//! arrives, and a [`Notify`]), where a Tokio channel allocates a block of slots for every call;
-//! and closing a queue nothing was ever sent on is one atomic swap, with no lock.
+//! once the call has ended every further update is refused. Every watched call of a tool that
+//! reads its context gets a queue, whether or not the tool ever reports progress, so making one
+//! must cost next to nothing: here it is one small allocation (a mutex over a deque that only
+//! allocates when the first update arrives, and a [`Notify`]), where a Tokio channel allocates a
+//! block of slots for every call; and closing a queue nothing was ever sent on is one atomic
+//! swap, with no lock.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
