@@ -351,6 +351,18 @@ pub enum ToolOutcome {
     Error(ErrorInfo),
 }
 
+impl ToolOutcome {
+    /// What `error` ended: a blocked call when it names the guard that refused (its `reason`),
+    /// a failed one otherwise.
+    pub(crate) fn from_error(error: ErrorInfo) -> Self {
+        if error.reason.is_some() {
+            Self::Blocked(error)
+        } else {
+            Self::Error(error)
+        }
+    }
+}
+
 /// The one result every tool call gets.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
@@ -449,14 +461,7 @@ struct OutcomeWire<'a> {
 impl OutcomeWire<'_> {
     fn into_outcome(self) -> ToolOutcome {
         match (self.value, self.error) {
-            (_, Some(error)) => {
-                let error = error.into_owned();
-                if error.reason.is_some() {
-                    ToolOutcome::Blocked(error)
-                } else {
-                    ToolOutcome::Error(error)
-                }
-            }
+            (_, Some(error)) => ToolOutcome::from_error(error.into_owned()),
             (Some(value), None) => ToolOutcome::Value(value.into_owned()),
             // A result whose value is JSON null omits nothing but is still a value.
             (None, None) => ToolOutcome::Value(Value::Null),

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde_json::Value;
 
+use crate::call::ToolOutcome;
+
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -106,6 +108,16 @@ impl SecretRedactor {
     pub fn redact_value_in_place(&self, value: &mut Value) {
         if let Cow::Owned(clean) = self.redact_value(value) {
             *value = clean;
+        }
+    }
+
+    /// Redacts an outcome's value or error message in place.
+    pub(crate) fn redact_outcome(&self, outcome: &mut ToolOutcome) {
+        match outcome {
+            ToolOutcome::Value(value) => self.redact_value_in_place(value),
+            ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
+                self.redact_string(&mut error.message)
+            }
         }
     }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Pipeline;
-use crate::call::{ErrorCode, ErrorInfo, ToolOutcome, ToolResult};
+use crate::call::{ErrorCode, ErrorInfo, ToolResult};
 use crate::effects::{
     BoxFuture, Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome,
 };
@@ -95,12 +95,7 @@ async fn complete_effect(
     key: EffectKey,
     result: &ToolResult,
 ) {
-    let outcome = match &result.outcome {
-        ToolOutcome::Value(value) => RecordedOutcome::Value(value.clone()),
-        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
-            RecordedOutcome::Error(error.clone())
-        }
-    };
+    let outcome = RecordedOutcome::of(&result.outcome);
     let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}

@@ -212,7 +212,7 @@ impl ToolCallRecord {
             redactor.redact_value_in_place(value);
         }
         if let Some(outcome) = &mut self.outcome {
-            crate::dispatch::redact_outcome(outcome, redactor);
+            redactor.redact_outcome(outcome);
         }
         self
     }

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
+use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
 use crate::clock::{Clock, Millis, now_or_system};
 use crate::context::ToolExecutionContext;
 use crate::effects::EffectStore;
@@ -606,15 +606,5 @@ fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-/// Redacts an outcome's value or error message in place.
-pub(crate) fn redact_outcome(outcome: &mut ToolOutcome, redactor: &SecretRedactor) {
-    match outcome {
-        ToolOutcome::Value(value) => redactor.redact_value_in_place(value),
-        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
-            redactor.redact_string(&mut error.message)
-        }
     }
 }

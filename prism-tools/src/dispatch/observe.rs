@@ -112,12 +112,8 @@ impl<'a> Observe<'a> {
 
     /// The effect store already holds this call's outcome: report it as the call's end.
     pub(crate) fn replayed(self, name: Arc<str>, outcome: RecordedOutcome) -> ToolResult {
-        let mut outcome = match outcome {
-            RecordedOutcome::Value(value) => ToolOutcome::Value(value),
-            RecordedOutcome::Error(error) if error.reason.is_some() => ToolOutcome::Blocked(error),
-            RecordedOutcome::Error(error) => ToolOutcome::Error(error),
-        };
-        crate::dispatch::redact_outcome(&mut outcome, &self.p.redactor);
+        let mut outcome = outcome.into_outcome();
+        self.p.redactor.redact_outcome(&mut outcome);
         self.end(name, outcome)
     }
 

@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::call::ErrorInfo;
+use crate::call::{ErrorInfo, ToolOutcome};
 use crate::clock::Millis;
 
 pub use key::EffectKey;
@@ -72,6 +72,24 @@ pub enum RecordedOutcome {
     Value(Value),
     /// The tool returned this error.
     Error(ErrorInfo),
+}
+
+impl RecordedOutcome {
+    /// The outcome to keep for a call that ended with `outcome`.
+    pub(crate) fn of(outcome: &ToolOutcome) -> Self {
+        match outcome {
+            ToolOutcome::Value(value) => Self::Value(value.clone()),
+            ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => Self::Error(error.clone()),
+        }
+    }
+
+    /// The outcome a replay reports: a recorded error that names a guard was a blocked call.
+    pub(crate) fn into_outcome(self) -> ToolOutcome {
+        match self {
+            Self::Value(value) => ToolOutcome::Value(value),
+            Self::Error(error) => ToolOutcome::from_error(error),
+        }
+    }
 }
 
 /// A request to claim an effect before running it.
