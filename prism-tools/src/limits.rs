@@ -59,19 +59,12 @@ pub(crate) fn check_value(
         // A scalar (a tool's typical output) is settled here, without a walk.
         scalar => widest.add_scalar(scalar),
     }
-    if widest.total() <= max_bytes {
-        return Ok(());
-    }
-    check_exactly(value, max_bytes, max_depth)
+    widest.settle(value, max_bytes, max_depth)
 }
 
 /// The exact count alone, for a value whose upper bound was over `max_bytes`; stops as soon as
 /// it is over.
-pub(crate) fn check_exactly(
-    value: &Value,
-    max_bytes: usize,
-    max_depth: usize,
-) -> Result<(), Exceeded> {
+fn check_exactly(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Exceeded> {
     let mut bytes = 0usize;
     walk(value, 0, max_depth, max_bytes, &mut bytes)
 }
@@ -90,7 +83,23 @@ pub(crate) struct Widest {
 }
 
 impl Widest {
-    pub(crate) fn total(&self) -> usize {
+    /// Whether `value`, the value this bound was added up over, fits `max_bytes`: the bound
+    /// settles most values at once, and only one whose bound is over is counted exactly.
+    pub(crate) fn settle(
+        &self,
+        value: &Value,
+        max_bytes: usize,
+        max_depth: usize,
+    ) -> Result<(), Exceeded> {
+        if self.total() <= max_bytes {
+            Ok(())
+        } else {
+            check_exactly(value, max_bytes, max_depth)
+        }
+    }
+
+    /// The bound: every text byte as its widest escape (six bytes), plus everything else.
+    fn total(&self) -> usize {
         self.text.saturating_mul(6).saturating_add(self.other)
     }
 

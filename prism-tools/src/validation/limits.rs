@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
 use super::keywords::push_segment;
-use crate::limits::{Widest, check_exactly};
+use crate::limits::Widest;
 
 /// Object keys never accepted in arguments: in JavaScript they reach an object's prototype, and
 /// arguments are often handed on to JavaScript tools or services.
@@ -150,15 +150,12 @@ impl ValidationLimits {
         let mut bound = Widest::default();
         self.walk_arguments(value, 0, &mut bound)
             .map_err(|refusal| refusal.into_error(self))?;
-        if bound.total() <= self.max_argument_bytes {
-            return Ok(());
-        }
         // Depth was checked by the walk, so only the byte count can refuse here.
-        check_exactly(value, self.max_argument_bytes, self.max_argument_depth).map_err(|_| {
-            ArgumentError::TooLarge {
+        bound
+            .settle(value, self.max_argument_bytes, self.max_argument_depth)
+            .map_err(|_| ArgumentError::TooLarge {
                 limit: self.max_argument_bytes,
-            }
-        })
+            })
     }
 
     fn walk_arguments(
