@@ -85,6 +85,7 @@ pub(crate) struct Widest {
 impl Widest {
     /// Whether `value`, the value this bound was added up over, fits `max_bytes`: the bound
     /// settles most values at once, and only one whose bound is over is counted exactly.
+    #[inline]
     pub(crate) fn settle(
         &self,
         value: &Value,
