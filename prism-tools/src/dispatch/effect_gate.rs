@@ -81,8 +81,8 @@ async fn claim(
 
 /// Records what the model was told, so a replay tells it the same. Panics and cancellations are
 /// never recorded: whether their effect happened is unknown.
-pub(super) async fn record_effect(p: &Pipeline, key: Option<EffectKey>, result: &ToolResult) {
-    let (Some(key), Some(store)) = (key, &p.effects) else {
+pub(super) async fn record_effect(p: &Pipeline, key: EffectKey, result: &ToolResult) {
+    let Some(store) = &p.effects else {
         return;
     };
     // Boxed so that calls without an effect carry none of this in their future.

@@ -473,7 +473,9 @@ impl Dispatcher {
             // 14. Finished.
             (observe.finished(name, value), false)
         };
-        record_effect(p, effect, &result).await;
+        if let Some(key) = effect {
+            record_effect(p, key, &result).await;
+        }
         settle(result, tripwire)
     }
 }
