@@ -181,7 +181,7 @@ impl Dispatcher {
         ctx: &'a ToolExecutionContext,
     ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
         // Not an `async fn` wrapping the pipeline's future: one future, moved once, not two.
-        self.run_pipeline(Incoming::Call(call), ctx)
+        self.run_pipeline(call, Step1::Pending, ctx)
     }
 
     /// Step 1 alone: runs `tool_call` middleware over `call`. The run layer plans a turn's batch
@@ -189,8 +189,17 @@ impl Dispatcher {
     /// then hands each planned call to [`dispatch_planned`](Self::dispatch_planned), which
     /// continues at step 2 without running middleware twice.
     pub(crate) fn plan(&self, mut call: ToolCall) -> PlannedCall {
+        let middleware_failure = self.run_call_middleware(&mut call);
+        PlannedCall {
+            call,
+            middleware_failure,
+        }
+    }
+
+    /// Step 1 in place: `tool_call` middleware may rewrite the name and arguments, never the id.
+    /// A panicking middleware stops the chain; its failure is the call's error.
+    fn run_call_middleware(&self, call: &mut ToolCall) -> Option<Box<ErrorInfo>> {
         let p = &*self.pipeline;
-        // 1. tool_call middleware: may rewrite name and arguments, never the id.
         for middleware in &p.middleware {
             let mut rewrite = CallRewrite {
                 id: &call.id,
@@ -198,17 +207,10 @@ impl Dispatcher {
                 arguments: &mut call.arguments,
             };
             if let Err(panic) = guarded(|| middleware.on_tool_call(&mut rewrite)) {
-                let failure = panicked("tool_call middleware", &panic, p);
-                return PlannedCall {
-                    call,
-                    middleware_failure: Some(Box::new(failure)),
-                };
+                return Some(Box::new(panicked("tool_call middleware", &panic, p)));
             }
         }
-        PlannedCall {
-            call,
-            middleware_failure: None,
-        }
+        None
     }
 
     /// Steps 2 to 14 on a call that already went through [`plan`](Self::plan).
@@ -217,266 +219,279 @@ impl Dispatcher {
         planned: PlannedCall,
         ctx: &'a ToolExecutionContext,
     ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
-        self.run_pipeline(Incoming::Planned(planned), ctx)
+        let PlannedCall {
+            call,
+            middleware_failure,
+        } = planned;
+        self.run_pipeline(call, Step1::Done(middleware_failure), ctx)
     }
 
     /// The pipeline, steps 1 to 14 (step 1 only for a call that was not planned yet).
-    async fn run_pipeline(
-        &self,
-        incoming: Incoming,
-        ctx: &ToolExecutionContext,
-    ) -> Result<ToolResult, Tripwire> {
-        let p = &*self.pipeline;
-        let PlannedCall {
-            call:
-                ToolCall {
-                    id,
-                    name,
-                    arguments,
-                    arguments_error,
-                },
-            middleware_failure,
-        } = match incoming {
-            Incoming::Call(call) => self.plan(call),
-            Incoming::Planned(planned) => planned,
-        };
-        let mut observe = Observe::new(p, id, ctx);
-        if let Some(failure) = middleware_failure {
-            return Ok(observe.error(requested_name(p, &name), *failure));
-        }
-
-        // 2. Input guardrails, on what middleware produced.
-        if let Some((message, tripwire)) = guardrail_refusal(p, Side::Input, |guardrail| {
-            guardrail.check_input(&name, &arguments)
-        }) {
-            let name = requested_name(p, &name);
-            let result = observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
-            return settle(result, tripwire);
-        }
-
-        // 3. Lookup: only registered tools exist, besides the one tool a run provides itself for
-        //    a turn (search mode's `search_tools`), which only the run's scope can carry. Steps 3
-        //    to 8 borrow the tool (from the registry's snapshot, the run's pinned one or the
-        //    scope) instead of copying its definition.
-        let snapshot = p.registry.borrow_snapshot();
-        let run_tool = ctx.scope().and_then(|scope| scope.run_tool(&name));
-        let tool = if let Some(tool) = run_tool {
-            tool
-        } else {
-            let Some(live) = snapshot.get(&name) else {
-                let message = format!("Unknown tool: {name}");
-                let name = requested_name(p, &name);
-                return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
+    ///
+    /// An `async` block rather than an `async fn`, and the call used in place, field by field:
+    /// an `async fn` keeps a second copy of its arguments in its future, as does a local a value
+    /// is moved into, and every byte of that future is copied each time the caller moves it.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would copy the call once more"
+    )]
+    fn run_pipeline<'a>(
+        &'a self,
+        mut call: ToolCall,
+        step1: Step1,
+        ctx: &'a ToolExecutionContext,
+    ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
+        async move {
+            let p = &*self.pipeline;
+            let middleware_failure = match step1 {
+                Step1::Pending => self.run_call_middleware(&mut call),
+                Step1::Done(failure) => failure,
             };
-            match ctx.scope().and_then(ToolScope::pinned_tools) {
-                None => live,
-                Some(pinned) => match pinned.get(&name) {
-                    Some(tool) => tool,
-                    None => {
-                        let message = format!(
-                            "Tool denied: {name} was not among this run's tools when it started"
-                        );
-                        return Ok(observe.blocked(
-                            Arc::clone(live.name_arc()),
-                            BlockReason::ToolDenied,
-                            message.into(),
-                        ));
-                    }
-                },
+            let mut observe = Observe::new(p, call.id, ctx);
+            let (name, arguments) = (&call.name, &call.arguments);
+            if let Some(failure) = middleware_failure {
+                return Ok(observe.error(requested_name(p, name), *failure));
             }
-        };
-        let name = Arc::clone(tool.name_arc());
 
-        // 4. Filters, then the run's scope (grant and this turn's visible set).
-        if !p.filters.allows(&name) {
-            let message = format!("Tool denied: {name} is not allowed here");
-            return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
-        }
-        if let Some(scope) = ctx.scope()
-            && !scope.allows(&name)
-        {
-            let message = format!("Tool denied: {name} is not granted to this run or turn");
-            return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
-        }
-
-        // 5. Arguments must be a JSON object within the limits.
-        if let Some(parse_error) = arguments_error {
-            let refusal = Refusal {
-                code: Some(ErrorCode::InvalidJsonArguments),
-                message: format!("The arguments for tool {name} are not valid JSON: {parse_error}"),
-            };
-            return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
-        }
-        if !arguments.is_object() {
-            let message = format!(
-                "The arguments for tool {name} must be a JSON object, not {}",
-                json_kind(&arguments)
-            );
-            return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
-        }
-        if let Err(exceeded) = check_value(
-            &arguments,
-            p.limits.max_argument_bytes,
-            p.limits.max_argument_depth,
-        ) {
-            let message = match exceeded {
-                Exceeded::Bytes => format!(
-                    "The arguments for tool {name} exceed {} bytes",
-                    p.limits.max_argument_bytes
-                ),
-                Exceeded::Depth => format!(
-                    "The arguments for tool {name} nest deeper than {} levels",
-                    p.limits.max_argument_depth
-                ),
-            };
-            return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
-        }
-
-        // 6. Trust, then permission.
-        for trust in &p.trust {
-            if let Err(refusal) = run_guard("trust policy", || trust.check(tool, ctx)) {
-                return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
-            }
-        }
-        for permission in &p.permission {
-            if let Err(refusal) = run_guard("permission policy", || {
-                permission.check(tool, &arguments, ctx)
+            // 2. Input guardrails, on what middleware produced.
+            if let Some((message, tripwire)) = guardrail_refusal(p, Side::Input, |guardrail| {
+                guardrail.check_input(name, arguments)
             }) {
-                return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
-            }
-        }
-
-        // 7. Validators (the dispatcher's, then the run's), then the handler decodes the arguments.
-        if p.require_schema && tool.parameters().is_none() {
-            let message = format!(
-                "Tool {name} has no parameter schema; this dispatcher only runs tools that declare one"
-            );
-            return Ok(observe.blocked(name, BlockReason::ValidationFailed, message.into()));
-        }
-        let run_validator = ctx.scope().and_then(|scope| scope.validator());
-        for validator in p.validators.iter().chain(run_validator) {
-            if let Err(refusal) = run_guard("validator", || validator.validate(tool, &arguments)) {
-                return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
-            }
-        }
-        // A tool that never reads its context gets an empty one, and no progress channel.
-        let (call_ctx, progress_rx) = if tool.reads_context() {
-            let (tx, rx) = observe
-                .is_watching()
-                .then(|| progress_queue(PROGRESS_CAPACITY))
-                .unzip();
-            (ctx.for_call(observe.id().clone(), tx), rx)
-        } else {
-            (ToolExecutionContext::unread(), None)
-        };
-        // The body is pinned where it will run; if this future is dropped first, so is the body,
-        // its destructor guarded.
-        let mut body = pin!(
-            match guarded(|| tool.handler().prepare(&arguments, call_ctx)) {
-                Ok(Ok(body)) => guard_body(body),
-                Ok(Err(refusal)) => {
-                    return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
-                }
-                Err(panic) =>
-                    return Ok(observe.error(name, panicked("argument decoding", &panic, p))),
-            }
-        );
-
-        // 8. The execution policy's last word before the side effect.
-        for policy in &p.before_execute {
-            if let Err(refusal) =
-                run_guard("execution policy", || policy.check(tool, &arguments, ctx))
-            {
-                body.as_mut().discard();
-                return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
-            }
-        }
-        if ctx.is_cancelled() {
-            body.as_mut().discard();
-            return Ok(observe.error(name, ToolError::cancelled().into_info()));
-        }
-        // The snapshot is never held across an await: a slow tool must not pin an old registry.
-        let effect_policy = tool.effect().cloned();
-        drop(snapshot);
-
-        // 9. Effect claim: at most once, or say unknown.
-        let effect = match claim_effect(p, &name, effect_policy.as_ref(), &arguments) {
-            None => EffectGate::Run(None),
-            Some(claiming) => claiming.await,
-        };
-        let effect = match effect {
-            EffectGate::Run(effect) => effect,
-            EffectGate::Replay(outcome) => {
-                body.as_mut().discard();
-                return Ok(observe.replayed(name, outcome));
-            }
-            EffectGate::Refuse(error) => {
-                body.as_mut().discard();
-                return Ok(observe.error(name, error));
-            }
-        };
-
-        // 10. Started.
-        let name = observe.started(name, arguments);
-
-        // 11. Execute, relaying progress and watching the cancellation token.
-        let executed = execute(body, ctx, progress_rx, &observe, &name).await;
-        // Steps 11 to 14 end with a result whose effect is recorded (a panicked or cancelled
-        // call's is not: whether its effect happened is unknown), and whether a guardrail tripped.
-        let (result, tripwire) = 'ended: {
-            let value = match executed {
-                Executed::Returned(Ok(value)) => value,
-                Executed::Returned(Err(error)) => {
-                    break 'ended (observe.error(name, error.into_info()), false);
-                }
-                Executed::Panicked(panic) => {
-                    let what = format!("tool {name}");
-                    return Ok(observe.error(name, panicked(&what, &panic, p)));
-                }
-                Executed::Cancelled => {
-                    return Ok(observe.error(name, ToolError::cancelled().into_info()));
-                }
-            };
-            if check_value(&value, p.limits.max_output_bytes, usize::MAX).is_err() {
-                let error = ErrorInfo::new(
-                    ErrorCode::OutputTooLarge,
-                    format!(
-                        "The output of tool {name} exceeds {} bytes",
-                        p.limits.max_output_bytes
-                    ),
-                );
-                break 'ended (observe.error(name, error), false);
-            }
-
-            // 12. Output guardrails, on the raw value.
-            if let Some((message, tripwire)) = guardrail_refusal(p, Side::Output, |guardrail| {
-                guardrail.check_output(&name, &value)
-            }) {
+                let name = requested_name(p, name);
                 let result = observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
-                break 'ended (result, tripwire);
+                return settle(result, tripwire);
             }
 
-            // 13. tool_result middleware, on successful results only.
-            let mut value = value;
-            for middleware in &p.middleware {
-                let mut rewrite = ResultRewrite {
-                    id: observe.id(),
-                    name: &name,
-                    value: &mut value,
+            // 3. Lookup: only registered tools exist, besides the one tool a run provides itself
+            //    for a turn (search mode's `search_tools`), which only the run's scope can carry.
+            //    Steps 3 to 8 borrow the tool (from the registry's snapshot, the run's pinned one
+            //    or the scope) instead of copying its definition.
+            let snapshot = p.registry.borrow_snapshot();
+            let run_tool = ctx.scope().and_then(|scope| scope.run_tool(name));
+            let tool = if let Some(tool) = run_tool {
+                tool
+            } else {
+                let Some(live) = snapshot.get(name) else {
+                    let message = format!("Unknown tool: {name}");
+                    let name = requested_name(p, name);
+                    return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
                 };
-                if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
-                    let error = panicked("tool_result middleware", &panic, p);
+                match ctx.scope().and_then(ToolScope::pinned_tools) {
+                    None => live,
+                    Some(pinned) => match pinned.get(name) {
+                        Some(tool) => tool,
+                        None => {
+                            let message = format!(
+                                "Tool denied: {name} was not among this run's tools when it started"
+                            );
+                            return Ok(observe.blocked(
+                                Arc::clone(live.name_arc()),
+                                BlockReason::ToolDenied,
+                                message.into(),
+                            ));
+                        }
+                    },
+                }
+            };
+            let name = Arc::clone(tool.name_arc());
+
+            // 4. Filters, then the run's scope (grant and this turn's visible set).
+            if !p.filters.allows(&name) {
+                let message = format!("Tool denied: {name} is not allowed here");
+                return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
+            }
+            if let Some(scope) = ctx.scope()
+                && !scope.allows(&name)
+            {
+                let message = format!("Tool denied: {name} is not granted to this run or turn");
+                return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
+            }
+
+            // 5. Arguments must be a JSON object within the limits.
+            if let Some(parse_error) = &call.arguments_error {
+                let refusal = Refusal {
+                    code: Some(ErrorCode::InvalidJsonArguments),
+                    message: format!(
+                        "The arguments for tool {name} are not valid JSON: {parse_error}"
+                    ),
+                };
+                return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+            }
+            if !arguments.is_object() {
+                let message = format!(
+                    "The arguments for tool {name} must be a JSON object, not {}",
+                    json_kind(arguments)
+                );
+                return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
+            }
+            if let Err(exceeded) = check_value(
+                arguments,
+                p.limits.max_argument_bytes,
+                p.limits.max_argument_depth,
+            ) {
+                let message = match exceeded {
+                    Exceeded::Bytes => format!(
+                        "The arguments for tool {name} exceed {} bytes",
+                        p.limits.max_argument_bytes
+                    ),
+                    Exceeded::Depth => format!(
+                        "The arguments for tool {name} nest deeper than {} levels",
+                        p.limits.max_argument_depth
+                    ),
+                };
+                return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
+            }
+
+            // 6. Trust, then permission.
+            for trust in &p.trust {
+                if let Err(refusal) = run_guard("trust policy", || trust.check(tool, ctx)) {
+                    return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+                }
+            }
+            for permission in &p.permission {
+                if let Err(refusal) = run_guard("permission policy", || {
+                    permission.check(tool, arguments, ctx)
+                }) {
+                    return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+                }
+            }
+
+            // 7. Validators (the dispatcher's, then the run's), then the handler decodes the
+            //    arguments.
+            if p.require_schema && tool.parameters().is_none() {
+                let message = format!(
+                    "Tool {name} has no parameter schema; this dispatcher only runs tools that declare one"
+                );
+                return Ok(observe.blocked(name, BlockReason::ValidationFailed, message.into()));
+            }
+            let run_validator = ctx.scope().and_then(|scope| scope.validator());
+            for validator in p.validators.iter().chain(run_validator) {
+                if let Err(refusal) = run_guard("validator", || validator.validate(tool, arguments))
+                {
+                    return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
+                }
+            }
+            // A tool that never reads its context gets an empty one, and no progress channel.
+            let (call_ctx, progress_rx) = if tool.reads_context() {
+                let (tx, rx) = observe
+                    .is_watching()
+                    .then(|| progress_queue(PROGRESS_CAPACITY))
+                    .unzip();
+                (ctx.for_call(observe.id().clone(), tx), rx)
+            } else {
+                (ToolExecutionContext::unread(), None)
+            };
+            // The body is pinned where it will run; if this future is dropped first, so is the
+            // body, its destructor guarded.
+            let mut body = pin!(
+                match guarded(|| tool.handler().prepare(arguments, call_ctx)) {
+                    Ok(Ok(body)) => guard_body(body),
+                    Ok(Err(refusal)) => {
+                        return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+                    }
+                    Err(panic) =>
+                        return Ok(observe.error(name, panicked("argument decoding", &panic, p))),
+                }
+            );
+
+            // 8. The execution policy's last word before the side effect.
+            for policy in &p.before_execute {
+                if let Err(refusal) =
+                    run_guard("execution policy", || policy.check(tool, arguments, ctx))
+                {
+                    body.as_mut().discard();
+                    return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
+                }
+            }
+            if ctx.is_cancelled() {
+                body.as_mut().discard();
+                return Ok(observe.error(name, ToolError::cancelled().into_info()));
+            }
+            // The snapshot is never held across an await: a slow tool must not pin an old registry.
+            let effect_policy = tool.effect().cloned();
+            drop(snapshot);
+
+            // 9. Effect claim: at most once, or say unknown.
+            let effect = match claim_effect(p, &name, effect_policy.as_ref(), arguments) {
+                None => EffectGate::Run(None),
+                Some(claiming) => claiming.await,
+            };
+            let effect = match effect {
+                EffectGate::Run(effect) => effect,
+                EffectGate::Replay(outcome) => {
+                    body.as_mut().discard();
+                    return Ok(observe.replayed(name, outcome));
+                }
+                EffectGate::Refuse(error) => {
+                    body.as_mut().discard();
+                    return Ok(observe.error(name, error));
+                }
+            };
+
+            // 10. Started.
+            let name = observe.started(name, call.arguments);
+
+            // 11. Execute, relaying progress and watching the cancellation token.
+            let executed = execute(body, ctx, progress_rx, &observe, &name).await;
+            // Steps 11 to 14 end with a result whose effect is recorded (a panicked or cancelled
+            // call's is not: whether its effect happened is unknown), and whether a guardrail
+            // tripped.
+            let (result, tripwire) = 'ended: {
+                let value = match executed {
+                    Executed::Returned(Ok(value)) => value,
+                    Executed::Returned(Err(error)) => {
+                        break 'ended (observe.error(name, error.into_info()), false);
+                    }
+                    Executed::Panicked(panic) => {
+                        let what = format!("tool {name}");
+                        return Ok(observe.error(name, panicked(&what, &panic, p)));
+                    }
+                    Executed::Cancelled => {
+                        return Ok(observe.error(name, ToolError::cancelled().into_info()));
+                    }
+                };
+                if check_value(&value, p.limits.max_output_bytes, usize::MAX).is_err() {
+                    let error = ErrorInfo::new(
+                        ErrorCode::OutputTooLarge,
+                        format!(
+                            "The output of tool {name} exceeds {} bytes",
+                            p.limits.max_output_bytes
+                        ),
+                    );
                     break 'ended (observe.error(name, error), false);
                 }
-            }
 
-            // 14. Finished.
-            (observe.finished(name, value), false)
-        };
-        if let Some(key) = effect {
-            record_effect(p, key, &result).await;
+                // 12. Output guardrails, on the raw value.
+                if let Some((message, tripwire)) = guardrail_refusal(p, Side::Output, |guardrail| {
+                    guardrail.check_output(&name, &value)
+                }) {
+                    let result =
+                        observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
+                    break 'ended (result, tripwire);
+                }
+
+                // 13. tool_result middleware, on successful results only.
+                let mut value = value;
+                for middleware in &p.middleware {
+                    let mut rewrite = ResultRewrite {
+                        id: observe.id(),
+                        name: &name,
+                        value: &mut value,
+                    };
+                    if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
+                        let error = panicked("tool_result middleware", &panic, p);
+                        break 'ended (observe.error(name, error), false);
+                    }
+                }
+
+                // 14. Finished.
+                (observe.finished(name, value), false)
+            };
+            if let Some(key) = effect {
+                record_effect(p, key, &result).await;
+            }
+            settle(result, tripwire)
         }
-        settle(result, tripwire)
     }
 }
 
@@ -520,12 +535,12 @@ pub(crate) struct PlannedCall {
     pub(crate) middleware_failure: Option<Box<ErrorInfo>>,
 }
 
-/// A call entering [`Dispatcher::run_pipeline`].
-enum Incoming {
+/// Where a call entering [`Dispatcher::run_pipeline`] stands with step 1.
+enum Step1 {
     /// Straight from the host: `tool_call` middleware has not run yet.
-    Call(ToolCall),
-    /// Already through [`Dispatcher::plan`].
-    Planned(PlannedCall),
+    Pending,
+    /// Already through [`Dispatcher::plan`], with the failure it ended in, if any.
+    Done(Option<Box<ErrorInfo>>),
 }
 
 /// Runs a guard callback; a panic refuses the call (fail closed).
