@@ -41,6 +41,7 @@ struct AddArgs {
 }
 
 /// `add`, written by hand.
+#[derive(Clone)]
 struct AddByHand;
 
 impl Tool for AddByHand {
@@ -62,11 +63,7 @@ impl Tool for AddByHand {
         false
     }
 
-    async fn call(
-        self: Arc<Self>,
-        args: AddArgs,
-        _ctx: ToolExecutionContext,
-    ) -> Result<i64, Infallible> {
+    async fn call(self, args: AddArgs, _ctx: ToolExecutionContext) -> Result<i64, Infallible> {
         Ok(args.a.wrapping_add(args.b))
     }
 }
@@ -100,6 +97,7 @@ struct LookupArgs {
 }
 
 /// `lookup`, written by hand.
+#[derive(Clone)]
 struct LookupByHand {
     directory: Arc<Directory>,
 }
@@ -118,11 +116,7 @@ impl Tool for LookupByHand {
         Some(schema::parameters_for::<LookupArgs>())
     }
 
-    async fn call(
-        self: Arc<Self>,
-        args: LookupArgs,
-        ctx: ToolExecutionContext,
-    ) -> Result<u32, ToolError> {
+    async fn call(self, args: LookupArgs, ctx: ToolExecutionContext) -> Result<u32, ToolError> {
         if ctx.is_cancelled() {
             return Err("cancelled".into());
         }

@@ -347,6 +347,54 @@ fn an_extractor_feeds_the_body_or_fails_the_call_before_it() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
+/// Where the state an extractor was handed lives, to tell stateless tools' state apart.
+struct StateAt(usize);
+
+impl FromToolContext<()> for StateAt {
+    fn from_context(_ctx: &ToolExecutionContext, state: &Arc<()>) -> Result<Self, ToolError> {
+        Ok(Self(Arc::as_ptr(state) as usize))
+    }
+}
+
+#[test]
+fn a_tool_without_state_still_feeds_its_extractors() {
+    /// Greets the run's user.
+    #[tool]
+    fn hello(#[ctx] user: UserId, #[ctx] at: StateAt) -> (String, usize) {
+        (format!("Hello, {}", user.0), at.0)
+    }
+
+    /// Says where its state is.
+    #[tool]
+    fn locate(#[ctx] at: StateAt) -> usize {
+        at.0
+    }
+
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([
+        hello::definition(),
+        locate::definition(),
+    ]))
+    .build();
+    let runtime = runtime();
+    let with_user = ToolExecutionContext::new().with_metadata("user", json!("ada"));
+    let hello = runtime
+        .block_on(dispatcher.dispatch(ToolCall::new("c1", "hello", json!({})), &with_user))
+        .unwrap();
+    let locate = runtime.block_on(call(&dispatcher, "locate", json!({})));
+    let (greeting, hello_state) = (&hello.as_value().unwrap()[0], &hello.as_value().unwrap()[1]);
+    assert_eq!(greeting, &json!("Hello, ada"));
+    assert_eq!(
+        Some(hello_state),
+        locate.as_value(),
+        "tools without state share one `Arc<()>`"
+    );
+    let refused = runtime.block_on(call(&dispatcher, "hello", json!({})));
+    assert_eq!(
+        refused.error_info().unwrap().code.as_str(),
+        "unauthenticated"
+    );
+}
+
 struct Library {
     titles: Vec<String>,
     lookups: AtomicUsize,

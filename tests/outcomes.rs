@@ -16,6 +16,7 @@ struct AddArgs {
     b: i64,
 }
 
+#[derive(Clone)]
 struct Add;
 
 impl Tool for Add {
@@ -24,11 +25,7 @@ impl Tool for Add {
     type Output = i64;
     type Error = std::convert::Infallible;
 
-    async fn call(
-        self: Arc<Self>,
-        args: AddArgs,
-        _ctx: ToolExecutionContext,
-    ) -> Result<i64, Self::Error> {
+    async fn call(self, args: AddArgs, _ctx: ToolExecutionContext) -> Result<i64, Self::Error> {
         Ok(args.a + args.b)
     }
 }

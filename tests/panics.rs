@@ -188,6 +188,7 @@ impl std::fmt::Display for Mute {
 
 macro_rules! typed_tool {
     ($name:ident, $args:ty, $output:ty, $error:ty, $body:expr) => {
+        #[derive(Clone)]
         struct $name;
         impl Tool for $name {
             const NAME: &'static str = "tool";
@@ -195,7 +196,7 @@ macro_rules! typed_tool {
             type Output = $output;
             type Error = $error;
             async fn call(
-                self: Arc<Self>,
+                self,
                 _args: $args,
                 _ctx: ToolExecutionContext,
             ) -> Result<$output, $error> {
@@ -236,6 +237,43 @@ async fn serde_and_display_panics_in_user_types_are_tool_panicked() {
 
     let (result, _) = survive(with_tool(ToolDefinition::from_tool(Fails)), &ctx()).await;
     assert_tool_panicked(&result, "display bug");
+}
+
+/// A tool whose `Clone` panics: the dispatcher clones a typed tool for every call.
+struct CloneBomb(Runs);
+
+impl Clone for CloneBomb {
+    fn clone(&self) -> Self {
+        panic!("clone bug")
+    }
+}
+
+impl Tool for CloneBomb {
+    const NAME: &'static str = "tool";
+    type Args = Value;
+    type Output = Value;
+    type Error = std::convert::Infallible;
+
+    async fn call(self, _args: Value, _ctx: ToolExecutionContext) -> Result<Value, Self::Error> {
+        self.0.hit();
+        Ok(Value::Null)
+    }
+}
+
+#[tokio::test]
+async fn a_tool_whose_clone_panics_never_runs_and_ends_tool_panicked() {
+    let runs = Runs::new();
+    let tool = ToolDefinition::from_tool(CloneBomb(runs.clone()));
+    let (result, watch) = survive(with_tool(tool), &ctx()).await;
+    assert_tool_panicked(&result, "clone bug");
+    assert!(
+        error_of(&result)
+            .message
+            .starts_with("preparing tool tool panicked"),
+        "{result:?}"
+    );
+    assert_eq!(watch.statuses(), ["error"], "the tool never started");
+    assert_eq!(runs.count(), 0);
 }
 
 struct PanicOnDrop;

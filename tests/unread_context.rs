@@ -44,6 +44,7 @@ struct Seen {
 
 /// A hand-written tool that declares it does not read its context, and reads it anyway, so the
 /// test can see exactly what such a tool is given.
+#[derive(Clone)]
 struct Peek(Arc<Mutex<Seen>>);
 
 impl Tool for Peek {
@@ -57,7 +58,7 @@ impl Tool for Peek {
     }
 
     async fn call(
-        self: Arc<Self>,
+        self,
         _args: Value,
         ctx: ToolExecutionContext,
     ) -> Result<&'static str, Self::Error> {

@@ -18,6 +18,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::sync::{Arc, LazyLock};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -126,6 +127,20 @@ where
 /// `#[derive(Tool)]` struct). Decodes and describes itself exactly as `T`; `S` is the tool's
 /// state type, there only so that the requirement on `T` is checked once (see the module docs).
 pub struct WholeArguments<S: ?Sized, T>(pub T, PhantomData<fn() -> Box<S>>);
+
+/// The state type of a tool that has none, `()`. Such a tool holds no state, so a call clones
+/// nothing; its context parameters are handed this one shared `Arc<()>` instead.
+pub trait NoState {
+    /// The state every stateless tool shares.
+    fn shared() -> &'static Arc<Self>;
+}
+
+impl NoState for () {
+    fn shared() -> &'static Arc<()> {
+        static UNIT: LazyLock<Arc<()>> = LazyLock::new(|| Arc::new(()));
+        &UNIT
+    }
+}
 
 impl<'de, S: ?Sized, T: ToolArgument> Deserialize<'de> for WholeArguments<S, T> {
     #[inline]

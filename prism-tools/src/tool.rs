@@ -8,7 +8,6 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -21,14 +20,18 @@ use crate::error::{Refusal, ToolError};
 
 /// A tool with typed arguments and output.
 ///
+/// Every call gets its own clone of the tool, moved into the future [`call`](Self::call)
+/// returns, as axum gives every request its own clone of a handler. A tool without fields clones
+/// for nothing; keep heavier state behind an [`Arc`](std::sync::Arc) so that a clone only counts a reference.
+///
 /// ```
-/// use std::sync::Arc;
 /// use prism_tools::{Tool, ToolDefinition, ToolExecutionContext, schema};
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, schemars::JsonSchema)]
 /// struct AddArgs { a: i64, b: i64 }
 ///
+/// #[derive(Clone)]
 /// struct Add;
 ///
 /// impl Tool for Add {
@@ -45,7 +48,7 @@ use crate::error::{Refusal, ToolError};
 ///         Some(schema::parameters_for::<AddArgs>())
 ///     }
 ///
-///     async fn call(self: Arc<Self>, args: AddArgs, _ctx: ToolExecutionContext) -> Result<i64, Self::Error> {
+///     async fn call(self, args: AddArgs, _ctx: ToolExecutionContext) -> Result<i64, Self::Error> {
 ///         Ok(args.a + args.b)
 ///     }
 /// }
@@ -58,7 +61,7 @@ use crate::error::{Refusal, ToolError};
     label = "this type does not implement `prism_tools::Tool`",
     note = "annotate a function with `#[tool]`, or implement `Tool` for the type by hand"
 )]
-pub trait Tool: Send + Sync + Sized + 'static {
+pub trait Tool: Clone + Send + Sync + 'static {
     /// The tool's name, in the MCP character set `[A-Za-z0-9_.-]`, 1 to 128 characters.
     const NAME: &'static str;
     /// The decoded arguments.
@@ -106,10 +109,11 @@ pub trait Tool: Send + Sync + Sized + 'static {
         true
     }
 
-    /// The body. It owns what it needs (`Arc<Self>`, the arguments, the context), so the future
-    /// it returns is `'static` and can run on any executor thread.
+    /// The body, run on this call's own clone of the tool. It owns what it needs (the tool, the
+    /// arguments, the context), so the future it returns is `'static` and can run on any
+    /// executor thread.
     fn call(
-        self: Arc<Self>,
+        self,
         args: Self::Args,
         ctx: ToolExecutionContext,
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send + 'static;
@@ -118,11 +122,6 @@ pub trait Tool: Send + Sync + Sized + 'static {
 impl ToolDefinition {
     /// A definition for a typed tool.
     pub fn from_tool<T: Tool>(tool: T) -> Self {
-        Self::from_tool_arc(Arc::new(tool))
-    }
-
-    /// A definition for a typed tool that is already shared.
-    pub fn from_tool_arc<T: Tool>(tool: Arc<T>) -> Self {
         let mut builder = ToolDefinition::builder(T::NAME)
             .annotations(tool.annotations())
             .exclusive(tool.exclusive());
@@ -143,7 +142,7 @@ impl ToolDefinition {
 }
 
 /// Adapts a [`Tool`] to [`ToolHandler`].
-struct TypedHandler<T>(Arc<T>);
+struct TypedHandler<T>(T);
 
 impl<T: Tool> ToolHandler for TypedHandler<T> {
     fn reads_context(&self) -> bool {
@@ -152,7 +151,7 @@ impl<T: Tool> ToolHandler for TypedHandler<T> {
 
     fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
         let args = decode_arguments::<T::Args>(T::NAME, arguments)?;
-        let tool = Arc::clone(&self.0);
+        let tool = self.0.clone();
         Ok(ToolFuture::new(async move {
             let output = tool.call(args, ctx).await.map_err(Into::into)?;
             serde_json::to_value(output).map_err(|error| {

@@ -15,6 +15,7 @@ use crate::sink::CountingSink;
 use crate::{AddArgs, add};
 
 /// `add` through the typed [`Tool`] trait, as a host writes a tool by hand.
+#[derive(Clone)]
 pub struct Add;
 
 impl Tool for Add {
@@ -46,7 +47,7 @@ impl Tool for Add {
     }
 
     async fn call(
-        self: Arc<Self>,
+        self,
         args: AddArgs,
         _ctx: ToolExecutionContext,
     ) -> Result<i64, Self::Error> {

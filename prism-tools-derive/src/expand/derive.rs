@@ -12,7 +12,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Meta};
 
-use super::tool_impl::{CratePaths, ToolImpl, call_idents, state_param, tool_struct};
+use super::tool_impl::{CratePaths, Holds, ToolImpl, call_idents, state_param, tool_struct};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs, skip_value};
 use crate::check;
@@ -75,20 +75,20 @@ pub fn expand(item: TokenStream) -> TokenStream {
     let (args, ctx) = call_idents();
     let state = state_param();
     let mut predicates = Vec::new();
-    let (state_value, extraction, state_arg) = match &keys.state {
+    let (holds, extraction, state_arg) = match &keys.state {
         Some(state_ty) => {
             let extractor = quote!(#p::State<#state_ty>);
             predicates
                 .push(quote_spanned!(state_ty.span()=> #extractor: #p::FromToolContext<#state>));
             (
-                quote!(::core::convert::Into::into(state)),
+                Holds::Shared,
                 Some(quote! {
                     let state = <#extractor as #p::FromToolContext<#state>>::from_context(&#ctx, &self.__state)?;
                 }),
                 Some(quote!(, state)),
             )
         }
-        None => (quote!(::std::sync::Arc::new(())), None, None),
+        None => (Holds::Nothing, None, None),
     };
     let run = quote_spanned!(ident.span()=> <#ident>::run);
     let args_ty = quote_spanned!(ident.span()=> #p::WholeArguments<#state, #ident>);
@@ -112,7 +112,11 @@ pub fn expand(item: TokenStream) -> TokenStream {
         },
     }
     .to_tokens();
-    let tool_struct = tool_struct(&syn::parse_quote!(__PrismTool));
+    let tool_struct = tool_struct(&syn::parse_quote!(__PrismTool), &[], holds);
+    let tool_value = holds.instantiate(
+        &quote!(__PrismTool),
+        quote!(::core::convert::Into::into(state)),
+    );
     quote! {
         const _: () = {
             #tool_struct
@@ -121,7 +125,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
             impl #ident {
                 /// The tool's definition, ready to register.
                 #vis fn definition(#parameter) -> #p::ToolDefinition {
-                    #p::ToolDefinition::from_tool(__PrismTool { __state: #state_value })
+                    #p::ToolDefinition::from_tool(#tool_value)
                 }
             }
         };

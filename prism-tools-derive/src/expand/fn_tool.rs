@@ -6,7 +6,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-use super::tool_impl::{CratePaths, ToolImpl, call_idents, state_param};
+use super::tool_impl::{CratePaths, Holds, ToolImpl, call_idents, state_param};
 use crate::check::Identity;
 use crate::param::{Argument, Context, Decoding, ParamKind};
 use crate::parse::{Output, ToolFn};
@@ -17,6 +17,8 @@ pub struct Invocation {
     pub path: TokenStream,
     /// `Self` for `&self` methods: the shared `Arc<Self>` is passed first.
     pub receiver: Option<TokenStream>,
+    /// What the tool type holds of its state.
+    pub holds: Holds,
 }
 
 /// Expands one tool function whose `Tool` impl is for the tool type `tool_ty`.
@@ -32,7 +34,8 @@ pub fn expand(
     let state = state_param();
     let (args, ctx) = call_idents();
 
-    let mut predicates = Vec::new();
+    let mut predicates: Vec<TokenStream> = invocation.holds.predicate(paths).into_iter().collect();
+    let state_ref = invocation.holds.state_ref(paths);
     let mut args_struct_parts = ArgsStruct::default();
     let mut extractions = Vec::new();
     let mut call_args = Vec::new();
@@ -68,7 +71,7 @@ pub fn expand(
                 let at = paths.private_at(ty.span());
                 predicates.push(quote_spanned!(ty.span()=> #ty: #at::FromToolContext<#state>));
                 extractions.push(quote! {
-                    let #local = <#ty as #p::FromToolContext<#state>>::from_context(&#ctx, &self.__state)?;
+                    let #local = <#ty as #p::FromToolContext<#state>>::from_context(&#ctx, #state_ref)?;
                 });
                 call_args.push(quote!(#local));
             }

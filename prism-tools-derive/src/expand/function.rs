@@ -13,7 +13,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::{Attribute, FnArg, Item, ItemFn};
 
 use super::fn_tool::{self, Invocation};
-use super::tool_impl::{CratePaths, tool_struct};
+use super::tool_impl::{CratePaths, Holds, respan, tool_struct};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs};
 use crate::check;
@@ -77,6 +77,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let p = paths.private();
     let ident = &function.sig.ident;
     let vis = &function.vis;
+    let holds = if state.is_some() {
+        Holds::Shared
+    } else {
+        Holds::Nothing
+    };
     let tool_impl = fn_tool::expand(
         &paths,
         &tool,
@@ -85,21 +90,20 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         &Invocation {
             path: quote!(#ident),
             receiver: None,
+            holds,
         },
         &fn_tool::args_struct_ident(0),
     );
-    let (parameter, state_value) = match &state {
-        Some(ty) => (
-            quote!(state: impl ::core::convert::Into<::std::sync::Arc<#ty>>),
-            quote!(::core::convert::Into::into(state)),
-        ),
-        None => (quote!(), quote!(::std::sync::Arc::new(()))),
-    };
-    let tool_struct = tool_struct(ident);
+    let parameter = state
+        .as_ref()
+        .map(|ty| quote!(state: impl ::core::convert::Into<::std::sync::Arc<#ty>>));
+    let tool_struct = tool_struct(ident, &[], holds);
     // A type that does not qualify is reported here, where the tool is instantiated: at the
     // function's name.
     let at = paths.private_at(ident.span());
-    let instantiate = quote_spanned!(ident.span()=> #at::ToolDefinition::from_tool(#ident { __state: #state_value }));
+    let shared = quote!(::core::convert::Into::into(state));
+    let tool_value = respan(holds.instantiate(&quote!(#ident), shared), ident.span());
+    let instantiate = quote_spanned!(ident.span()=> #at::ToolDefinition::from_tool(#tool_value));
     let struct_doc = format!(
         "The tool `{}`, made from the function `{ident}` by `#[tool]`: `{ident}::definition` returns its definition.",
         identity.name

@@ -11,7 +11,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Attribute, FnArg, ImplItem, ItemImpl, Type};
 
 use super::fn_tool::{self, Invocation};
-use super::tool_impl::{self, CratePaths};
+use super::tool_impl::{self, CratePaths, Holds};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs, ToolsAttrs};
 use crate::check;
@@ -127,13 +127,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             &Invocation {
                 path: quote!(<#self_ty>::#method),
                 receiver: tool.has_receiver.then(|| quote!(#self_ty)),
+                holds: Holds::Shared,
             },
             &fn_tool::args_struct_ident(index),
         );
-        let definition = tool_impl::tool_struct(&tool_struct);
         // A method compiled out by `#[cfg]` takes its tool with it.
+        let definition = tool_impl::tool_struct(&tool_struct, cfgs, Holds::Shared);
         items.push(quote! {
-            #(#cfgs)*
             #definition
             #(#cfgs)*
             const _: () = {

@@ -2,7 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::{Ident, Path};
+use syn::{Attribute, Ident, Path};
 
 use crate::attr::{Effect, ToolAttrs};
 use crate::check::Identity;
@@ -99,13 +99,71 @@ pub fn state_param() -> Ident {
     Ident::new("__PrismState", Span::call_site())
 }
 
-/// `struct <name><__PrismState: ?Sized> { __state: Arc<__PrismState> }`, the private type that
-/// implements `Tool`. Only the generated `definition` instantiates it, with the tool's state type.
-pub fn tool_struct(name: &Ident) -> TokenStream {
+/// What a generated tool holds of its state. Each call clones the tool, so this is what a call
+/// pays for it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// An `Arc` of the state (`State<T>`, `state = T`, a `#[tools]` block's `Self`): a call
+    /// counts one more reference.
+    Shared,
+    /// Nothing: the tool has no state (its state type is `()`), and a call clones nothing.
+    Nothing,
+}
+
+impl Holds {
+    /// The requirement a tool holding nothing adds: its state type is `()`.
+    pub fn predicate(self, paths: &CratePaths) -> Option<TokenStream> {
+        let p = paths.private();
+        let state = state_param();
+        (self == Holds::Nothing).then(|| quote!(#state: #p::NoState))
+    }
+
+    /// The state as `&Arc<__PrismState>`, inside `call`.
+    pub fn state_ref(self, paths: &CratePaths) -> TokenStream {
+        let p = paths.private();
+        let state = state_param();
+        match self {
+            Holds::Shared => quote!(&self.__state),
+            Holds::Nothing => quote!(<#state as #p::NoState>::shared()),
+        }
+    }
+
+    /// `<name> { __state: … }`, from `shared` (an `Arc` of the state) for a tool that holds one.
+    pub fn instantiate(self, name: &TokenStream, shared: TokenStream) -> TokenStream {
+        match self {
+            Holds::Shared => quote!(#name { __state: #shared }),
+            Holds::Nothing => quote!(#name::<()> { __state: ::core::marker::PhantomData }),
+        }
+    }
+}
+
+/// `struct <name><__PrismState: ?Sized> { __state: … }`, the private type that implements
+/// `Tool`, with what it [`Holds`]. Only the generated `definition` instantiates it, with the
+/// tool's state type. `Clone` is written out: a derive would ask for `__PrismState: Clone`.
+/// `attrs` (a method's `#[cfg]`s) go on both items.
+pub fn tool_struct(name: &Ident, attrs: &[Attribute], holds: Holds) -> TokenStream {
     let state = state_param();
+    let (field, cloned) = match holds {
+        Holds::Shared => (
+            quote!(::std::sync::Arc<#state>),
+            quote!(::std::sync::Arc::clone(&self.__state)),
+        ),
+        Holds::Nothing => (
+            quote!(::core::marker::PhantomData<fn() -> ::std::sync::Arc<#state>>),
+            quote!(::core::marker::PhantomData),
+        ),
+    };
     quote! {
+        #(#attrs)*
         struct #name<#state: ?::core::marker::Sized> {
-            __state: ::std::sync::Arc<#state>,
+            __state: #field,
+        }
+
+        #(#attrs)*
+        impl<#state: ?::core::marker::Sized> ::core::clone::Clone for #name<#state> {
+            fn clone(&self) -> Self {
+                Self { __state: #cloned }
+            }
         }
     }
 }
@@ -219,7 +277,7 @@ impl ToolImpl<'_> {
                 #reads_context
 
                 fn call(
-                    self: ::std::sync::Arc<Self>,
+                    self,
                     #args: Self::Args,
                     #ctx: #p::ToolExecutionContext,
                 ) -> impl ::core::future::Future<

@@ -389,8 +389,11 @@ impl Dispatcher {
                     Ok(Err(refusal)) => {
                         return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
                     }
-                    Err(panic) =>
-                        return Ok(observe.error(name, panicked("argument decoding", &panic, p))),
+                    Err(panic) => {
+                        // Decoding the arguments, or cloning a typed tool for this call.
+                        let what = format!("preparing tool {name}");
+                        return Ok(observe.error(name, panicked(&what, &panic, p)));
+                    }
                 }
             );
 
