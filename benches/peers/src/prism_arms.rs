@@ -2,7 +2,6 @@
 //! guard chain with observers and a redactor (arms c, c' and the concurrent and traced variants).
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use prism_tools::{
     Dispatcher, SecretRedactor, Tool, ToolAnnotations, ToolDefinition, ToolExecutionContext,
@@ -46,11 +45,7 @@ impl Tool for Add {
         false
     }
 
-    async fn call(
-        self,
-        args: AddArgs,
-        _ctx: ToolExecutionContext,
-    ) -> Result<i64, Self::Error> {
+    async fn call(self, args: AddArgs, _ctx: ToolExecutionContext) -> Result<i64, Self::Error> {
         Ok(add(args))
     }
 }
