@@ -22,7 +22,8 @@ use crate::error::{Refusal, ToolError};
 ///
 /// Every call gets its own clone of the tool, moved into the future [`call`](Self::call)
 /// returns, as axum gives every request its own clone of a handler. A tool without fields clones
-/// for nothing; keep heavier state behind an [`Arc`](std::sync::Arc) so that a clone only counts a reference.
+/// for nothing; keep heavier state behind an [`Arc`](std::sync::Arc), so that a clone only
+/// counts one more reference.
 ///
 /// ```
 /// use prism_tools::{Tool, ToolDefinition, ToolExecutionContext, schema};

@@ -243,6 +243,7 @@ impl Dispatcher {
     ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
         async move {
             let p = &*self.pipeline;
+            // 1. tool_call middleware: may rewrite the name and arguments, never the id.
             let middleware_failure = match step1 {
                 Step1::Pending => self.run_call_middleware(&mut call),
                 Step1::Done(failure) => failure,
