@@ -382,9 +382,9 @@ impl Dispatcher {
             } else {
                 (ToolExecutionContext::unread(), None)
             };
-            // The body is pinned where it will run; if this future is dropped first, so is the
-            // body, its destructor guarded.
-            let mut body = pin!(
+            // The body is pinned where it will run. Every return below drops it unpolled, its
+            // destructor guarded, as does dropping this future.
+            let body = pin!(
                 match guarded(|| tool.handler().prepare(arguments, call_ctx)) {
                     Ok(Ok(body)) => guard_body(body),
                     Ok(Err(refusal)) => {
@@ -403,12 +403,10 @@ impl Dispatcher {
                 if let Err(refusal) =
                     run_guard("execution policy", || policy.check(tool, arguments, ctx))
                 {
-                    body.as_mut().discard();
                     return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
                 }
             }
             if ctx.is_cancelled() {
-                body.as_mut().discard();
                 return Ok(observe.error(name, ToolError::cancelled().into_info()));
             }
             // The snapshot is never held across an await: a slow tool must not pin an old registry.
@@ -423,11 +421,9 @@ impl Dispatcher {
             let effect = match effect {
                 EffectGate::Run(effect) => effect,
                 EffectGate::Replay(outcome) => {
-                    body.as_mut().discard();
                     return Ok(observe.replayed(name, outcome));
                 }
                 EffectGate::Refuse(error) => {
-                    body.as_mut().discard();
                     return Ok(observe.error(name, error));
                 }
             };
@@ -441,7 +437,7 @@ impl Dispatcher {
             // call's is not: whether its effect happened is unknown), and whether a guardrail
             // tripped.
             let (result, tripwire) = 'ended: {
-                let value = match executed {
+                let mut value = match executed {
                     Executed::Returned(Ok(value)) => value,
                     Executed::Returned(Err(error)) => {
                         break 'ended (observe.error(name, error.into_info()), false);
@@ -475,7 +471,6 @@ impl Dispatcher {
                 }
 
                 // 13. tool_result middleware, on successful results only.
-                let mut value = value;
                 for middleware in &p.middleware {
                     let mut rewrite = ResultRewrite {
                         id: observe.id(),
