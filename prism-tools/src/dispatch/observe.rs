@@ -83,23 +83,20 @@ impl<'a> Observe<'a> {
         self.end(name, ToolOutcome::Error(error))
     }
 
-    /// The call was never dispatched: an error row, no event, and the result.
+    /// The call was never dispatched: the error row `end` would record, but no event, and the
+    /// result.
     pub(crate) fn unstarted(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_string(&mut error.message);
-        let outcome = ToolOutcome::Error(error);
-        let Some(ledger) = &self.p.ledger else {
+        let p = self.p;
+        let Some(ledger) = &p.ledger else {
             return ToolResult {
                 tool_call_id: self.id,
                 name,
-                outcome,
+                outcome: ToolOutcome::Error(error),
             };
         };
-        let mut row = ToolCallRecord::new(self.id, name, RecordStatus::Error);
-        row.session_id = self.session_id;
-        row.run_id = self.run_id;
-        row.ownership = self.p.ownership.clone();
-        row.finished_at = Some(self.p.now());
-        row.outcome = Some(outcome);
+        let event = self.event(name, ToolEventKind::ToolExecutionError { error });
+        let row = row_of(event, p.ownership.clone());
         append(ledger.as_ref(), &row);
         take_result(row)
     }
@@ -184,15 +181,22 @@ impl<'a> Observe<'a> {
             },
             ToolOutcome::Error(error) => ToolEventKind::ToolExecutionError { error },
         };
-        let event = ToolEvent {
+        let p = self.p;
+        take_result(report(p, self.event(name, kind)))
+    }
+
+    /// The event of the call's last transition, carrying its ids. Always inlined, as is
+    /// [`row_of`]: each is built in place on the reporting path instead of moved through a call.
+    #[inline(always)]
+    fn event(self, name: Arc<str>, kind: ToolEventKind) -> ToolEvent {
+        ToolEvent {
             session_id: self.session_id,
             run_id: self.run_id,
             tool_call_id: self.id,
             tool_name: name,
             at: self.p.now(),
             kind,
-        };
-        take_result(report(self.p, event))
+        }
     }
 }
 
@@ -227,12 +231,13 @@ fn take_result(row: ToolCallRecord) -> ToolResult {
     ToolResult {
         tool_call_id: row.tool_call_id,
         name: row.tool_name,
-        // `row_of` and `unstarted` give every terminal row its outcome.
+        // `row_of` gives every terminal row its outcome.
         outcome: row.outcome.expect("a terminal row carries its outcome"),
     }
 }
 
 /// The ledger row that records what `event` reports, made of its contents.
+#[inline(always)]
 fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallRecord {
     let ToolEvent {
         session_id,
