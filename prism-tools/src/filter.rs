@@ -85,8 +85,9 @@ impl CompiledFilters {
             for (name, allowed) in &mut self.verdicts {
                 *allowed &= listed.contains(&**name);
             }
+            // A name first mentioned here had the verdict of every unmentioned name so far.
+            let unmentioned = !self.restricted;
             for name in allow {
-                let unmentioned = !self.restricted;
                 self.verdicts
                     .entry(Arc::from(name.as_str()))
                     .or_insert(unmentioned);
