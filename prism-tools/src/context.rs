@@ -108,25 +108,13 @@ pub struct ProgressUpdate {
     pub metadata: Option<Value>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct RunInfo {
     session_id: Option<Arc<str>>,
     run_id: Option<Arc<str>>,
     metadata: JsonObject,
     cancellation: CancellationToken,
     scope: Option<ToolScope>,
-}
-
-impl Clone for RunInfo {
-    fn clone(&self) -> Self {
-        Self {
-            session_id: self.session_id.clone(),
-            run_id: self.run_id.clone(),
-            metadata: self.metadata.clone(),
-            cancellation: self.cancellation.clone(),
-            scope: self.scope.clone(),
-        }
-    }
 }
 
 /// What a tool receives about its call: ids, metadata, cancellation, progress and the run's scope.
