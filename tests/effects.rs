@@ -504,3 +504,29 @@ fn keys_depend_on_tool_scope_and_canonical_arguments_only() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_dispatcher_with_a_key_secret_stores_keyed_effect_keys() {
+    let runs = Runs::new();
+    let store = Arc::new(InMemoryEffectStore::new());
+    let secret = EffectKeySecret::new("host key");
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([pay_tool(&runs, |_| {
+        Ok(json!("paid"))
+    })]))
+    .effects(Arc::clone(&store) as Arc<dyn EffectStore>)
+    .effect_key_secret(secret.clone())
+    .build();
+    let arguments = json!({"pin": "1234"});
+    for id in ["c1", "c2"] {
+        let result = run(&dispatcher, ToolCall::new(id, "pay", arguments.clone())).await;
+        assert_eq!(result.as_value(), Some(&json!("paid")));
+    }
+    assert_eq!(runs.count(), 1, "the second call replays the first");
+    let keyed = EffectKey::keyed("pay", &policy(), &arguments, &secret);
+    assert!(matches!(
+        store.state(&keyed).await,
+        Ok(Some(EffectState::Recorded(_)))
+    ));
+    assert_eq!(store.state(&key(&arguments)).await, Ok(None));
+    assert!(!format!("{dispatcher:?}").contains("host key"));
+}

@@ -179,3 +179,36 @@ async fn a_secret_used_as_a_tool_name_is_redacted_everywhere() {
         .guardrails(RulePack::new("p").rule(GuardrailRule::on_input("r", |_, _| true)));
     dispatch_clean(guarded, ToolCall::new("c", SECRET, json!({}))).await;
 }
+
+#[tokio::test]
+async fn error_codes_of_tools_and_guards_are_redacted() {
+    let tool = ToolDefinition::builder("t")
+        .run_sync(|_, _| Err(ToolError::with_code(format!("{SECRET}-quota"), "failed")));
+    let (result, _) = dispatch_clean(registry(tool), ToolCall::new("c", "t", json!({}))).await;
+    assert_eq!(error_of(&result).code, ErrorCode::parse("[REDACTED]-quota"));
+
+    let validating = registry(echo("t")).validate(validator_fn(|_, _| {
+        Err(ErrorInfo::new(ErrorCode::parse(OTHER), "refused"))
+    }));
+    let (result, _) = dispatch_clean(validating, ToolCall::new("c", "t", json!({}))).await;
+    assert_eq!(result.block_reason(), Some(BlockReason::ValidationFailed));
+    assert_eq!(error_of(&result).code, ErrorCode::parse("[REDACTED]"));
+
+    let permitting = registry(echo("t"))
+        .trust(trust_fn(|_, _| Ok::<_, String>(())))
+        .permission(permission_fn(|_, _, _| {
+            Err(ErrorInfo::new(ErrorCode::parse(SECRET), "refused"))
+        }));
+    dispatch_clean(permitting, ToolCall::new("c", "t", json!({}))).await;
+}
+
+#[test]
+fn recorded_rows_have_their_error_codes_redacted() {
+    let redactor = SecretRedactor::new([SECRET]);
+    let error = ErrorInfo::new(ErrorCode::parse(SECRET), "failed");
+    let mut row = ToolCallRecord::new("c".into(), "t".into(), RecordStatus::Error);
+    row.outcome = Some(ToolOutcome::Error(error));
+    let row = row.redacted(&redactor);
+    let text = serde_json::to_string(&row).unwrap();
+    assert_free_of(&[SECRET], &text);
+}

@@ -9,7 +9,7 @@ use prism::run::{
     RunEventKind, RunEventLog, RunOptions, ScriptedProvider, ToolDisclosure, ToolsMetadata,
     narrowing_fn,
 };
-use prism::{BlockReason, Dispatcher, ToolCall, ToolRegistry};
+use prism::{BlockReason, Dispatcher, SecretRedactor, ToolCall, ToolRegistry};
 use run_support::{add, named, summary, tool_rows};
 use serde_json::json;
 
@@ -66,6 +66,23 @@ async fn names_outside_the_grant_are_dropped_and_reported() {
     let wire = serde_json::to_value(&log.events()[1]).unwrap();
     assert_eq!(wire["type"], "tool_narrowing_clamped");
     assert_eq!(wire["dropped"], json!(["made.up", "shell"]));
+}
+
+#[tokio::test]
+async fn dropped_names_are_redacted_in_the_clamp_event() {
+    let provider = ScriptedProvider::new([ProviderResponse::text("done")]);
+    let log = RunEventLog::new();
+    let dispatcher = Dispatcher::builder(registry())
+        .redactor(SecretRedactor::new(["sk-live-77"]))
+        .build();
+    let agent = Agent::new(dispatcher, provider).with_events(log.clone());
+    let options = RunOptions::new()
+        .tool_narrowing(narrowing_fn(|_| Ok::<_, String>(["add", "key=sk-live-77"])));
+    agent.session("s").run("hi", options).await.unwrap();
+
+    let text = serde_json::to_string(&log.events()).unwrap();
+    assert!(!text.contains("sk-live-77"), "{text}");
+    assert!(text.contains(r#""dropped":["key=[REDACTED]"]"#), "{text}");
 }
 
 #[tokio::test]

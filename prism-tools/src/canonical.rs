@@ -1,19 +1,32 @@
-//! Stable digests of JSON values: SHA-256 over the canonical form (RFC 8785), so key order, number
-//! spelling and serde_json's feature flags cannot change a digest. Effect keys, approval keys and
-//! the per-turn `ids_hash` all go through here.
+//! Stable digests of JSON values: SHA-256 (or, for keyed effect keys, HMAC-SHA-256) over the
+//! canonical form (RFC 8785), so key order, number spelling and serde_json's feature flags cannot
+//! change a digest. Effect keys, approval keys and the per-turn `ids_hash` all go through here.
 
+use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The SHA-256 of `value`'s canonical JSON, as 64 lowercase hex digits.
 pub(crate) fn canonical_sha256(value: &Value) -> String {
+    hex(&Sha256::digest(canonical_bytes(value)))
+}
+
+/// The HMAC-SHA-256 of `value`'s canonical JSON under `mac`'s key, as 64 lowercase hex digits.
+pub(crate) fn canonical_hmac_sha256(value: &Value, mac: &Hmac<Sha256>) -> String {
+    let mut mac = mac.clone();
+    mac.update(&canonical_bytes(value));
+    hex(&mac.finalize().into_bytes())
+}
+
+fn canonical_bytes(value: &Value) -> Vec<u8> {
     // Canonicalisation only fails on values JSON cannot hold (non-finite floats), which a
     // `serde_json::Value` never contains; fall back to serde_json's own output.
-    let canonical =
-        serde_json_canonicalizer::to_vec(value).unwrap_or_else(|_| value.to_string().into_bytes());
-    let digest = Sha256::digest(&canonical);
-    let mut hex = String::with_capacity(64);
-    for byte in digest.iter() {
+    serde_json_canonicalizer::to_vec(value).unwrap_or_else(|_| value.to_string().into_bytes())
+}
+
+fn hex(digest: &[u8]) -> String {
+    let mut hex = String::with_capacity(2 * digest.len());
+    for byte in digest {
         use std::fmt::Write as _;
         // Writing into a String cannot fail.
         let _ = write!(hex, "{byte:02x}");

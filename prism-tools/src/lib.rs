@@ -175,9 +175,9 @@ pub use dispatch::{
     SecureDispatcher, ToolCallRecord, ToolEvent, ToolEventKind, Tripwire, event_fn,
 };
 pub use effects::{
-    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectRecovery, EffectState, EffectStore,
-    EffectStoreError, InMemoryEffectStore, RecordedOutcome, RecoveryOutcome, Resolution,
-    UnknownEffect,
+    Claim, ClaimRequest, EffectKey, EffectKeySecret, EffectPolicy, EffectRecovery, EffectState,
+    EffectStore, EffectStoreError, InMemoryEffectStore, RecordedOutcome, RecoveryOutcome,
+    Resolution, UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
 pub use extract::{FromToolContext, State};

@@ -1,17 +1,34 @@
 //! [`SecretRedactor`]: keeps known secret values out of everything the dispatcher emits.
 //!
 //! All secrets are compiled into one Aho-Corasick automaton, so redacting a string costs one pass
-//! whatever the number of secrets. Overlapping secrets redact the longest match. Redaction returns
-//! borrowed data when nothing matched, so the common case allocates nothing.
+//! whatever the number of secrets. Overlapping secrets are redacted as the union of their matches:
+//! every match is found, overlapping matches merge, and each merged span is replaced once, so no
+//! part of any secret survives. Redaction returns borrowed data when nothing matched, so the
+//! common case allocates nothing. JSON values are walked with an explicit stack (allocated only when
+//! containers nest), so however deep a value nests, redacting it cannot overflow the thread's stack.
+//!
+//! # What it does not cover
+//!
+//! The redactor matches the exact bytes of each secret. It does not find a secret written in
+//! another form: another letter case, another Unicode normalisation (NFC against NFD, full-width
+//! letters), an encoding (base64, percent-encoding, hex), or a secret split across two strings.
+//! Register each form a tool may emit as its own secret.
+//!
+//! Digests are not redacted either. Effect keys are by default an unsalted SHA-256 of the tool
+//! name and the canonical arguments; when the arguments hold little entropy (a PIN, an account
+//! number, a yes/no), a reader of the effect store can hash every candidate and recover them.
+//! A host that keeps such arguments from store readers gives the dispatcher an
+//! [`EffectKeySecret`](crate::EffectKeySecret), which makes effect keys an HMAC-SHA-256 under a
+//! key the store never sees.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use serde_json::Value;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
+use serde_json::{Map, Value};
 
-use crate::call::ToolOutcome;
+use crate::call::{ErrorCode, ErrorInfo, ToolOutcome};
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -77,9 +94,8 @@ impl SecretRedactor {
         }
         match &self.automaton {
             Some(automaton) => {
-                if self.may_hold_secret(text) && automaton.is_match(text) {
-                    let replacements = vec![REDACTED; self.count];
-                    Cow::Owned(automaton.replace_all(text, &replacements))
+                if self.text_has_secret(automaton, text) {
+                    Cow::Owned(replace_matches(automaton, text))
                 } else {
                     Cow::Borrowed(text)
                 }
@@ -93,7 +109,7 @@ impl SecretRedactor {
         if self.count == 0 || !self.value_has_secret(value) {
             return Cow::Borrowed(value);
         }
-        Cow::Owned(self.redact_owned(value))
+        Cow::Owned(self.redacted_copy(value))
     }
 
     /// `value` with every secret replaced, reusing it untouched when nothing matched.
@@ -111,13 +127,22 @@ impl SecretRedactor {
         }
     }
 
-    /// Redacts an outcome's value or error message in place.
+    /// Redacts an outcome's value, or its error's code and message, in place.
     pub(crate) fn redact_outcome(&self, outcome: &mut ToolOutcome) {
         match outcome {
             ToolOutcome::Value(value) => self.redact_value_in_place(value),
-            ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
-                self.redact_string(&mut error.message)
-            }
+            ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => self.redact_error(error),
+        }
+    }
+
+    /// Redacts an error's message and, when it is a custom one, its code, in place.
+    pub fn redact_error(&self, error: &mut ErrorInfo) {
+        self.redact_string(&mut error.message);
+        // Only custom codes are text of the host's or a tool's choosing.
+        if let ErrorCode::Custom(code) = &error.code
+            && let Cow::Owned(redacted) = self.redact_str(code)
+        {
+            error.code = ErrorCode::Custom(Cow::Owned(redacted));
         }
     }
 
@@ -128,45 +153,136 @@ impl SecretRedactor {
         }
     }
 
+    fn text_has_secret(&self, automaton: &AhoCorasick, text: &str) -> bool {
+        text.len() >= self.shortest && automaton.is_match(text)
+    }
+
     fn value_has_secret(&self, value: &Value) -> bool {
         let Some(automaton) = &self.automaton else {
             return true;
         };
-        let text_has_secret = |text: &str| self.may_hold_secret(text) && automaton.is_match(text);
-        // Strings and other scalars are looked at in place; only containers recurse.
-        let item_has_secret = |item: &Value| match item {
-            Value::String(text) => text_has_secret(text),
-            Value::Array(_) | Value::Object(_) => self.value_has_secret(item),
-            Value::Null | Value::Bool(_) | Value::Number(_) => false,
-        };
-        match value {
-            Value::String(text) => text_has_secret(text),
-            Value::Array(items) => items.iter().any(item_has_secret),
-            Value::Object(map) => map
-                .iter()
-                .any(|(key, item)| text_has_secret(key) || item_has_secret(item)),
-            Value::Null | Value::Bool(_) | Value::Number(_) => false,
-        }
-    }
-
-    fn may_hold_secret(&self, text: &str) -> bool {
-        text.len() >= self.shortest
-    }
-
-    fn redact_owned(&self, value: &Value) -> Value {
-        match value {
-            Value::String(text) => Value::String(self.redact_str(text).into_owned()),
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|item| self.redact_owned(item)).collect())
+        // Strings are looked at where they are found; containers wait on an explicit stack, so
+        // a flat value allocates nothing and a deep one cannot overflow the thread's stack.
+        let mut pending: Vec<&Value> = Vec::new();
+        let mut next = Some(value);
+        while let Some(value) = next.take().or_else(|| pending.pop()) {
+            let found = match value {
+                Value::String(text) => self.text_has_secret(automaton, text),
+                Value::Array(items) => items
+                    .iter()
+                    .any(|item| self.item_has_secret(automaton, item, &mut pending)),
+                Value::Object(map) => map.iter().any(|(key, item)| {
+                    self.text_has_secret(automaton, key)
+                        || self.item_has_secret(automaton, item, &mut pending)
+                }),
+                Value::Null | Value::Bool(_) | Value::Number(_) => false,
+            };
+            if found {
+                return true;
             }
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(key, item)| (self.redact_str(key).into_owned(), self.redact_owned(item)))
-                    .collect(),
-            ),
-            other => other.clone(),
+        }
+        false
+    }
+
+    /// Whether `item`, a string, holds a secret; a container is left on `pending` instead.
+    fn item_has_secret<'v>(
+        &self,
+        automaton: &AhoCorasick,
+        item: &'v Value,
+        pending: &mut Vec<&'v Value>,
+    ) -> bool {
+        match item {
+            Value::String(text) => self.text_has_secret(automaton, text),
+            Value::Array(_) | Value::Object(_) => {
+                pending.push(item);
+                false
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => false,
         }
     }
+
+    /// A copy of `value` with every string and key redacted. Containers being copied wait on an
+    /// explicit stack, so a deep value cannot overflow the thread's stack.
+    fn redacted_copy(&self, value: &Value) -> Value {
+        /// A container being copied: what is left of the original, and the copy so far.
+        enum Frame<'v> {
+            Array(std::slice::Iter<'v, Value>, Vec<Value>),
+            /// The last field is the redacted key of the item being copied.
+            Object(serde_json::map::Iter<'v>, Map<String, Value>, String),
+        }
+        let mut stack: Vec<Frame<'_>> = Vec::new();
+        let mut next = value;
+        loop {
+            let mut copied = match next {
+                Value::String(text) => Some(Value::String(self.redact_str(text).into_owned())),
+                Value::Array(items) => {
+                    stack.push(Frame::Array(items.iter(), Vec::with_capacity(items.len())));
+                    None
+                }
+                Value::Object(map) => {
+                    stack.push(Frame::Object(map.iter(), Map::new(), String::new()));
+                    None
+                }
+                scalar @ (Value::Null | Value::Bool(_) | Value::Number(_)) => Some(scalar.clone()),
+            };
+            // Hand each finished copy to its container, until one has an item left to copy.
+            next = loop {
+                let Some(frame) = stack.last_mut() else {
+                    // The stack empties only once the root's copy is finished.
+                    return copied.unwrap_or_default();
+                };
+                match frame {
+                    Frame::Array(items, copy) => {
+                        copy.extend(copied.take());
+                        if let Some(item) = items.next() {
+                            break item;
+                        }
+                    }
+                    Frame::Object(entries, copy, key) => {
+                        if let Some(item) = copied.take() {
+                            copy.insert(std::mem::take(key), item);
+                        }
+                        if let Some((next_key, item)) = entries.next() {
+                            *key = self.redact_str(next_key).into_owned();
+                            break item;
+                        }
+                    }
+                }
+                copied = stack.pop().map(|frame| match frame {
+                    Frame::Array(_, copy) => Value::Array(copy),
+                    Frame::Object(_, copy, _) => Value::Object(copy),
+                });
+            };
+        }
+    }
+}
+
+/// `text` with every match of `automaton` replaced: overlapping matches are merged and each merged
+/// span is replaced once.
+fn replace_matches(automaton: &AhoCorasick, text: &str) -> String {
+    let mut redacted = String::with_capacity(text.len());
+    // `text[..done]` has been written out or replaced.
+    let mut done = 0;
+    // A leftmost-longest search skips the matches that begin inside an earlier one, so each search
+    // starts one byte past the last match's start: every start gets its longest match, and those
+    // cover every match. (Standard semantics would report overlaps directly, but its `is_match`
+    // runs an order of magnitude slower on text holding no secret, the common case.)
+    let mut from = 0;
+    loop {
+        let found = match automaton.try_find(Input::new(text).range(from..)) {
+            Ok(Some(found)) => found,
+            Ok(None) => break,
+            Err(_) => return REDACTED.to_owned(),
+        };
+        if found.start() >= done {
+            redacted.push_str(&text[done..found.start()]);
+            redacted.push_str(REDACTED);
+        }
+        done = done.max(found.end());
+        from = found.start() + 1;
+    }
+    redacted.push_str(&text[done..]);
+    redacted
 }
 
 impl fmt::Debug for SecretRedactor {
@@ -207,6 +323,78 @@ mod tests {
             redactor.redact_value(&dirty).into_owned(),
             json!({"[REDACTED]": ["pw=[REDACTED]"]})
         );
+    }
+
+    #[test]
+    fn overlapping_secrets_are_redacted_as_the_union_of_their_matches() {
+        let redactor = SecretRedactor::new(["overlap-ABCDEF-123456", "ABCDEF-123456-overlap-tail"]);
+        assert_eq!(
+            redactor.redact_str("<overlap-ABCDEF-123456-overlap-tail>"),
+            "<[REDACTED]>"
+        );
+        let chained = SecretRedactor::new(["ab", "bcdefg", "fghi"]);
+        assert_eq!(
+            chained.redact_str("xabcdefghix ab"),
+            "x[REDACTED]x [REDACTED]"
+        );
+        // A secret inside a longer one, and secrets that only touch, are each replaced once.
+        let nested = SecretRedactor::new(["a-secret-b", "secret", "zz"]);
+        assert_eq!(
+            nested.redact_str("a-secret-bzz secret"),
+            "[REDACTED][REDACTED] [REDACTED]"
+        );
+    }
+
+    /// Takes `value` apart without recursion: serde_json's own `Drop` recurses, and would
+    /// overflow on the values these tests build.
+    fn dismantle(value: Value) {
+        let mut pending = vec![value];
+        while let Some(value) = pending.pop() {
+            match value {
+                Value::Array(items) => pending.extend(items),
+                Value::Object(map) => pending.extend(map.into_iter().map(|(_, item)| item)),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn deeply_nested_values_are_redacted_on_a_small_stack() {
+        const DEPTH: usize = 100_000;
+        let redact = || {
+            let redactor = SecretRedactor::new(["hunter2"]);
+            let mut value = json!("pw=hunter2");
+            for level in 0..DEPTH {
+                value = if level % 2 == 0 {
+                    Value::Array(vec![Value::Null, value])
+                } else {
+                    let mut map = serde_json::Map::new();
+                    map.insert("hunter2".to_owned(), value);
+                    Value::Object(map)
+                };
+            }
+            let redacted = redactor.redact_value(&value).into_owned();
+            let mut leaf = &redacted;
+            let mut depth = 0;
+            loop {
+                leaf = match leaf {
+                    Value::Array(items) => &items[1],
+                    Value::Object(map) => &map["[REDACTED]"],
+                    _ => break,
+                };
+                depth += 1;
+            }
+            assert_eq!((depth, leaf), (DEPTH, &json!("pw=[REDACTED]")));
+            assert!(!redactor.value_has_secret(&redacted));
+            dismantle(value);
+            dismantle(redacted);
+        };
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(redact)
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::{Clock, SystemClock};
 use crate::dispatch::{Dispatcher, EventSink, OwnershipScope, Pipeline, RunLedger};
-use crate::effects::EffectStore;
+use crate::effects::{EffectKeySecret, EffectStore};
 use crate::filter::{CompiledFilters, ToolFilter};
 use crate::guard::{
     BeforeExecute, Given, Guardrail, IntoGuard, Join, Missing, PermissionPolicy, Presence,
@@ -265,6 +265,7 @@ struct Parts {
     validators: Vec<Arc<dyn ToolValidator>>,
     before_execute: Vec<Arc<dyn BeforeExecute>>,
     effects: Option<Arc<dyn EffectStore>>,
+    effect_key_secret: Option<EffectKeySecret>,
     events: Vec<Arc<dyn EventSink>>,
     ledger: Option<Arc<dyn RunLedger>>,
     redactor: SecretRedactor,
@@ -286,6 +287,7 @@ impl DispatchBuilder {
                 validators: Vec::new(),
                 before_execute: Vec::new(),
                 effects: None,
+                effect_key_secret: None,
                 events: Vec::new(),
                 ledger: None,
                 redactor: SecretRedactor::default(),
@@ -420,6 +422,14 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         self
     }
 
+    /// Keys effect keys with `secret` ([`EffectKey::keyed`](crate::EffectKey::keyed)), so a
+    /// reader of the effect store cannot recover low-entropy arguments from them. Without it they
+    /// are a plain SHA-256 ([`EffectKey::new`](crate::EffectKey::new)).
+    pub fn effect_key_secret(mut self, secret: EffectKeySecret) -> Self {
+        self.parts.effect_key_secret = Some(secret);
+        self
+    }
+
     /// Sets the redactor applied to results, errors, events and rows.
     pub fn redactor(mut self, redactor: SecretRedactor) -> Self {
         self.parts.redactor = redactor;
@@ -502,6 +512,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
             validators: parts.validators,
             before_execute: parts.before_execute,
             effects: parts.effects,
+            effect_key_secret: parts.effect_key_secret,
             effect_owner: effect_owner(),
             events: parts.events,
             ledger: parts.ledger,

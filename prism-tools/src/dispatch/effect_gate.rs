@@ -46,7 +46,10 @@ async fn claim(
     policy: &EffectPolicy,
     arguments: &Value,
 ) -> EffectGate {
-    let key = EffectKey::new(tool, policy, arguments);
+    let key = match &p.effect_key_secret {
+        Some(secret) => EffectKey::keyed(tool, policy, arguments, secret),
+        None => EffectKey::new(tool, policy, arguments),
+    };
     let request = ClaimRequest {
         key: &key,
         owner: &p.effect_owner,

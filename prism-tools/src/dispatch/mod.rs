@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
 use crate::clock::{Clock, Millis, now_or_system};
 use crate::context::ToolExecutionContext;
-use crate::effects::EffectStore;
+use crate::effects::{EffectKeySecret, EffectStore};
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
 use crate::guard::{
@@ -76,6 +76,7 @@ pub(crate) struct Pipeline {
     pub(crate) validators: Vec<Arc<dyn ToolValidator>>,
     pub(crate) before_execute: Vec<Arc<dyn BeforeExecute>>,
     pub(crate) effects: Option<Arc<dyn EffectStore>>,
+    pub(crate) effect_key_secret: Option<EffectKeySecret>,
     pub(crate) effect_owner: Arc<str>,
     pub(crate) events: Vec<Arc<dyn EventSink>>,
     pub(crate) ledger: Option<Arc<dyn RunLedger>>,

@@ -64,29 +64,28 @@ impl<'a> Observe<'a> {
         reason: BlockReason,
         refusal: Refusal,
     ) -> ToolResult {
-        let mut message = refusal.message;
-        self.p.redactor.redact_string(&mut message);
-        if reason == BlockReason::GuardrailBlocked {
-            truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
-        }
-        let error = ErrorInfo {
+        let mut error = ErrorInfo {
             code: refusal.code.unwrap_or_else(|| reason.into()),
-            message,
+            message: refusal.message,
             reason: Some(reason),
         };
+        self.p.redactor.redact_error(&mut error);
+        if reason == BlockReason::GuardrailBlocked {
+            truncate_at_char_boundary(&mut error.message, MESSAGE_LIMIT);
+        }
         self.end(name, ToolOutcome::Blocked(error))
     }
 
     /// The call failed: error event, error row, error result.
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
-        self.p.redactor.redact_string(&mut error.message);
+        self.p.redactor.redact_error(&mut error);
         self.end(name, ToolOutcome::Error(error))
     }
 
     /// The call was never dispatched: the error row `end` would record, but no event, and the
     /// result.
     pub(crate) fn unstarted(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
-        self.p.redactor.redact_string(&mut error.message);
+        self.p.redactor.redact_error(&mut error);
         let p = self.p;
         let Some(ledger) = &p.ledger else {
             return ToolResult {

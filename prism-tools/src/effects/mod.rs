@@ -28,7 +28,7 @@ use serde_json::Value;
 use crate::call::{ErrorInfo, ToolOutcome};
 use crate::clock::Millis;
 
-pub use key::EffectKey;
+pub use key::{EffectKey, EffectKeySecret};
 pub use memory::InMemoryEffectStore;
 pub use recovery::{EffectRecovery, RecoveryOutcome, UnknownEffect};
 

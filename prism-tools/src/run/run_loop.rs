@@ -226,7 +226,11 @@ impl<'s> RunDriver<'s> {
         if !turn_tools.clamped.is_empty() {
             self.emit(RunEventKind::ToolNarrowingClamped {
                 turn: self.turn,
-                dropped: turn_tools.clamped.clone(),
+                dropped: turn_tools
+                    .clamped
+                    .iter()
+                    .map(|name| redactor.redact_str(name).into_owned())
+                    .collect(),
             });
         }
         if let Some(reason) = &turn_tools.full_disclosure {
