@@ -163,6 +163,18 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
+    /// True when `arguments` are within the size and depth limits (step 2 refuses them
+    /// otherwise).
+    pub(crate) fn within_limits(&self, arguments: &Value) -> bool {
+        let limits = &self.pipeline.limits;
+        check_value(
+            arguments,
+            limits.max_argument_bytes,
+            limits.max_argument_depth,
+        )
+        .is_ok()
+    }
+
     /// True when the builder's filters let `name` through.
     pub(crate) fn filters_allow(&self, name: &str) -> bool {
         self.pipeline.filters.allows(name)
