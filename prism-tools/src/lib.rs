@@ -53,7 +53,7 @@
 //! | before-execute refused | `execution_denied` | blocked | blocked |
 //! | guardrail block (input or output) | `guardrail_blocked` | blocked | blocked |
 //! | effect outcome unknown / in flight / store failure | `effect_outcome_unknown` / `effect_in_flight` / `effect_store_error` | error | error |
-//! | tool returned `Err`, panicked, output too large | `tool_error` (or the tool's code) / `tool_panicked` / `output_too_large` | error | error |
+//! | tool returned `Err`, panicked, output over its byte or depth limit | `tool_error` (or the tool's code) / `tool_panicked` / `output_too_large` | error | error |
 //! | cancelled through the context | `cancelled` | error | error |
 //!
 //! A panic in a guard callback refuses the call with that guard's reason (fail closed); a panic

@@ -83,7 +83,9 @@ impl ProgressSender {
         if too_deep(&update.progress) || update.metadata.as_ref().is_some_and(too_deep) {
             queue.count_dropped(&mut queue.lock());
             drop_deep(update.progress);
-            update.metadata.map(drop_deep);
+            if let Some(metadata) = update.metadata {
+                drop_deep(metadata);
+            }
             return false;
         }
         {
