@@ -264,3 +264,60 @@ fn redacted_scrubs_arguments_progress_and_result() {
 fn ledgers_flush_successfully_by_default() {
     assert_eq!(InMemoryLedger::new().flush(), Ok(()));
 }
+
+#[tokio::test]
+async fn progress_the_queue_drops_is_counted_on_the_terminal_event_and_row() {
+    let tool = ToolDefinition::builder("chatty").run_sync(|_, ctx| {
+        let too_deep = (0..3).fold(json!(1), |inner, _| json!([inner]));
+        let refused = !ctx.progress(too_deep);
+        let accepted = (0..5).filter(|n| ctx.progress(json!(n))).count();
+        Ok(json!({"refused": refused, "accepted": accepted}))
+    });
+    for (capacity, dropped) in [(3, 3), (64, 1)] {
+        let watch = Watch::new();
+        let dispatcher = watch
+            .attach(Dispatcher::builder(ToolRegistry::from_iter([tool.clone()])))
+            .limits(Limits {
+                progress_capacity: capacity,
+                max_output_depth: 2,
+                ..Limits::default()
+            })
+            .build();
+        let result = run(&dispatcher, ToolCall::new("c", "chatty", json!({}))).await;
+        let accepted = capacity.min(5);
+        assert_eq!(
+            result.as_value(),
+            Some(&json!({"refused": true, "accepted": accepted}))
+        );
+        let rows = watch.ledger.records();
+        assert_eq!(rows.len(), 2 + accepted, "{:?}", watch.statuses());
+        let last = rows.last().unwrap();
+        assert_eq!(last.progress_dropped, dropped);
+        assert_eq!(row_json(last)["progressDropped"], json!(dropped));
+        assert!(
+            rows[..rows.len() - 1]
+                .iter()
+                .all(|row| row.progress_dropped == 0)
+        );
+        let event = watch.events.events().pop().unwrap();
+        assert_eq!(event.progress_dropped, dropped);
+        let event = serde_json::to_value(&event).unwrap();
+        assert_eq!(event["progressDropped"], json!(dropped));
+        // The count reads back from the row's JSON.
+        let read: ToolCallRecord = serde_json::from_value(row_json(last)).unwrap();
+        assert_eq!(read.progress_dropped, dropped);
+    }
+}
+
+#[tokio::test]
+async fn nothing_dropped_leaves_progress_dropped_out_of_the_wire() {
+    let watch = Watch::new();
+    let clock = ManualClock::new(0);
+    let dispatcher = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([
+            ticking_tool(&clock),
+        ])))
+        .build();
+    run(&dispatcher, ToolCall::new("c", "work", json!({}))).await;
+    assert!(!watch.json_text().contains("progressDropped"));
+}

@@ -32,9 +32,10 @@ fn text_of_len(len: usize) -> Value {
     value
 }
 
-/// Nested arrays, `depth` containers deep: `[[[…]]]`.
+/// Nested arrays, `depth` containers deep: `[[[…]]]`. Built without `json!`, which copies an
+/// inner value through `Serialize`, recursing once per level.
 fn nested(depth: usize) -> Value {
-    (1..depth).fold(json!([]), |inner, _| json!([inner]))
+    (1..depth).fold(json!([]), |inner, _| Value::Array(vec![inner]))
 }
 
 async fn accepts(dispatcher: &Dispatcher, arguments: Value) -> Result<(), String> {
@@ -52,6 +53,8 @@ fn defaults_are_sane() {
     assert_eq!(limits.max_argument_bytes, 1024 * 1024);
     assert_eq!(limits.max_argument_depth, 64);
     assert_eq!(limits.max_output_bytes, 4 * 1024 * 1024);
+    assert_eq!(limits.max_output_depth, Limits::MAX_DEPTH);
+    assert_eq!(limits.progress_capacity, 64);
 }
 
 #[tokio::test]
@@ -198,4 +201,172 @@ proptest! {
             prop_assert_eq!(accepted, len <= max, "len {} max {}", len, max);
         }
     }
+}
+
+/// Runs `work` on a thread with a 2 MiB stack, as much as a Tokio worker has.
+fn on_small_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(work)
+        .unwrap()
+        .join()
+        .expect("the work finished without overflowing its stack")
+}
+
+/// Dispatches `call` on a 2 MiB stack, as a Tokio worker would.
+fn dispatch_on_small_stack(dispatcher: Dispatcher, call: ToolCall) -> ToolResult {
+    on_small_stack(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(run(&dispatcher, call))
+    })
+}
+
+/// A guardrail that records how many bytes of arguments and outputs it was handed.
+#[derive(Clone, Default)]
+struct Measuring(std::sync::Arc<std::sync::Mutex<Vec<usize>>>);
+
+impl Guardrail for Measuring {
+    fn check_input(&self, _tool: &str, arguments: &Value) -> GuardrailDecision {
+        self.0.lock().unwrap().push(compact_len(arguments));
+        GuardrailDecision::Pass
+    }
+}
+
+#[tokio::test]
+async fn guardrails_only_see_arguments_within_the_limits() {
+    let seen = Measuring::default();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
+        .guardrails(seen.clone())
+        .limits(argument_bytes(100))
+        .build();
+    let result = run(&dispatcher, ToolCall::new("c", "e", text_of_len(101))).await;
+    assert_eq!(result.block_reason(), Some(BlockReason::InvalidArguments));
+    let result = run(&dispatcher, ToolCall::new("c", "e", text_of_len(100))).await;
+    assert_eq!(result.block_reason(), None);
+    assert_eq!(
+        *seen.0.lock().unwrap(),
+        [100],
+        "only the call within the limits"
+    );
+}
+
+#[test]
+fn the_rule_pack_never_sees_arguments_nested_past_the_limit() {
+    let pack = RulePack::new("shell")
+        .rule(GuardrailRule::input_contains("rm", ["rm -rf"]).with_reason("recursive delete"));
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
+        .guardrails(pack)
+        .build();
+    let arguments = Value::Object([("a".to_owned(), nested(8_000))].into_iter().collect());
+    let result = dispatch_on_small_stack(dispatcher, ToolCall::new("c", "e", arguments));
+    assert_eq!(result.block_reason(), Some(BlockReason::InvalidArguments));
+}
+
+#[test]
+fn the_rule_pack_walks_any_depth_on_a_small_stack() {
+    let pack = RulePack::new("shell")
+        .rule(GuardrailRule::input_contains("rm", ["rm -rf"]).with_reason("recursive delete"));
+    let decided = on_small_stack(move || {
+        let arguments =
+            (0..100_000).fold(json!(["rm -rf /"]), |inner, _| Value::Array(vec![inner]));
+        let blocked = matches!(
+            pack.check_input("run", &arguments),
+            GuardrailDecision::Block(_)
+        );
+        dismantle(arguments);
+        blocked
+    });
+    assert!(decided);
+}
+
+/// Drops a value of any depth without recursing: serde_json's own destructor recurses once per
+/// level, which a 100,000-deep value would overflow the stack with.
+fn dismantle(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn outputs_nested_past_the_output_depth_limit_are_an_error() {
+    for (depth, fits) in [(5, true), (6, false)] {
+        let watch = Watch::new();
+        let dispatcher = watch
+            .attach(Dispatcher::builder(ToolRegistry::from_iter([producing(
+                nested(depth),
+            )])))
+            .limits(Limits {
+                max_output_depth: 5,
+                ..Limits::default()
+            })
+            .build();
+        let result = dispatch_on_small_stack(dispatcher, ToolCall::new("c", "big", json!({})));
+        if fits {
+            assert_eq!(result.as_value(), Some(&nested(depth)));
+        } else {
+            let error = error_of(&result);
+            assert_eq!(error.code, ErrorCode::OutputTooLarge);
+            assert_eq!(
+                error.message,
+                "The output of tool big nests deeper than 5 levels"
+            );
+            assert_eq!(watch.statuses(), ["started", "error"]);
+        }
+    }
+}
+
+#[test]
+fn a_tool_output_of_any_depth_is_refused_on_a_small_stack() {
+    let tool = ToolDefinition::builder("deep").run_sync(|_, _| Ok(nested(100_000)));
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let result = dispatch_on_small_stack(dispatcher, ToolCall::new("c", "deep", json!({})));
+    assert_eq!(error_of(&result).code, ErrorCode::OutputTooLarge);
+}
+
+#[test]
+fn depth_limits_are_capped_at_what_storage_reads_back() {
+    let limits = Limits {
+        max_argument_depth: 10_000,
+        max_output_depth: 10_000,
+        ..Limits::default()
+    };
+    let dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .limits(limits)
+        .build();
+    let shown = format!("{dispatcher:?}");
+    assert!(
+        shown.contains(&format!("max_output_depth: {}", Limits::MAX_DEPTH)),
+        "{shown}"
+    );
+    assert!(Limits::default().max_output_depth <= Limits::MAX_DEPTH);
+}
+
+#[tokio::test]
+async fn an_unparsable_arguments_message_is_redacted_then_cut() {
+    let watch = Watch::new();
+    let dispatcher = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([echo("e")])))
+        .redactor(SecretRedactor::new(["sk-secret-key"]))
+        .build();
+    // The secret straddles where the message is cut: cut first, its head would survive.
+    let parser_message = format!(
+        "{} sk-secret-key {}",
+        "a".repeat(195),
+        "x".repeat(10 * 1024 * 1024)
+    );
+    let result = run(&dispatcher, ToolCall::malformed("c", "e", parser_message)).await;
+    let error = error_of(&result);
+    assert_eq!(error.code, ErrorCode::InvalidJsonArguments);
+    assert!(error.message.len() < 400, "{} bytes", error.message.len());
+    assert!(error.message.ends_with("… [cut]"), "{}", error.message);
+    assert!(!error.message.contains("sk-s"), "{}", error.message);
+    assert!(watch.json_text().len() < 4_000);
+    assert_free_of(&["sk-s"], &watch.json_text());
 }

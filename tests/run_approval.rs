@@ -461,3 +461,22 @@ async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
     .unwrap_err();
     assert_eq!(error.tools, ["loose"]);
 }
+
+#[tokio::test]
+async fn arguments_over_the_limits_are_refused_without_asking_for_approval() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", &"x".repeat(2 * 1024 * 1024))]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+
+    assert!(!outcome.is_suspended(), "nothing to approve");
+    assert!(fixture.store.pending("s1").await.unwrap().is_empty());
+    assert_eq!(
+        summary(&tool_rows(session.transcript())),
+        [("c1".to_owned(), "invalid_arguments".to_owned())]
+    );
+    assert_eq!(fixture.wipes(), 0);
+}

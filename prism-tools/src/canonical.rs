@@ -6,7 +6,9 @@ use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The SHA-256 of `value`'s canonical JSON, as 64 lowercase hex digits.
+/// The SHA-256 of `value`'s canonical JSON, as 64 lowercase hex digits. Canonicalising recurses
+/// once per level, so `value` must be within the dispatcher's depth limits: effect keys are
+/// taken after the arguments passed them, and approval keys only for arguments within them.
 pub(crate) fn canonical_sha256(value: &Value) -> String {
     hex(&Sha256::digest(canonical_bytes(value)))
 }

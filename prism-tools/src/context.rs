@@ -245,8 +245,12 @@ impl ToolExecutionContext {
         self.run.as_ref()?.scope.as_ref()
     }
 
-    /// Reports progress. Returns `false` when nobody listens or the channel is full (the update
-    /// is then dropped rather than slowing the tool down), or when the call already finished.
+    /// Reports progress. Returns `false` when nobody listens, when the update is dropped because
+    /// the queue is full ([`Limits::progress_capacity`](crate::Limits::progress_capacity); a
+    /// tool is never slowed down) or the value or its metadata nests deeper than
+    /// [`Limits::max_output_depth`](crate::Limits::max_output_depth), or when the call already
+    /// finished. Updates dropped while the call runs are counted on its terminal event and row
+    /// (`progress_dropped`).
     pub fn progress(&self, progress: Value) -> bool {
         self.progress_with_metadata(progress, None)
     }

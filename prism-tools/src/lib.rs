@@ -12,25 +12,32 @@
 //!
 //! ```text
 //!  1  tool_call middleware        may rewrite name or arguments, never the call id
-//!  2  input guardrails            block -> blocked result; tripwire -> Err(Tripwire)
+//!  2  input guardrails            arguments over the size or depth limit -> invalid_arguments,
+//!                                 before any guardrail sees them; block -> blocked result;
+//!                                 tripwire -> Err(Tripwire)
 //!  3  lookup                      unknown_tool          "Unknown tool: <name>"
 //!  4  filters, then run scope     tool_denied
-//!  5  arguments                   invalid_arguments     (object, size, depth; bad JSON text:
-//!                                                        code invalid_json_arguments)
+//!  5  arguments                   invalid_arguments     (not an object; bad JSON text: code
+//!                                                        invalid_json_arguments, the parser's
+//!                                                        message redacted and cut)
 //!  6  trust, then permission      permission_denied
 //!  7  validators, then decoding   validation_failed / invalid_arguments (field path named)
 //!  8  before_execute              execution_denied
 //!  9  effect claim                replay a recorded outcome; refuse in-flight or unknown
 //! 10  started                     event + ledger row (arguments redacted)
-//! 11  execute                     progress events/rows; panic -> tool_panicked;
-//!                                 cancellation -> cancelled; Err -> tool_error
+//! 11  execute                     progress events/rows (dropped ones counted on the terminal
+//!                                 event and row); panic -> tool_panicked; cancellation ->
+//!                                 cancelled; Err -> tool_error; output over the size or depth
+//!                                 limit -> output_too_large
 //! 12  output guardrails           on the raw value, before redaction and observers
 //! 13  tool_result middleware      successful results only
 //! 14  finished                    event + ledger row (result redacted)
 //! ```
 //!
-//! Steps 3 to 5 always run on what step 1 produced, so middleware cannot grant access by renaming
-//! a call. The [`DispatchBuilder`] only accepts guards in this order: calling `.permission()`
+//! Steps 2 to 5 always run on what step 1 produced, so middleware cannot grant access by renaming
+//! a call. The [`Limits`] are checked first in step 2 rather than with the other argument checks
+//! in step 5, so no guard ever walks arguments over them: such a call is refused as
+//! `invalid_arguments` even when its tool is unknown or denied. The [`DispatchBuilder`] only accepts guards in this order: calling `.permission()`
 //! after `.validate()` is a compile error that says so.
 //!
 //! ## Outcomes
@@ -46,7 +53,7 @@
 //! | before-execute refused | `execution_denied` | blocked | blocked |
 //! | guardrail block (input or output) | `guardrail_blocked` | blocked | blocked |
 //! | effect outcome unknown / in flight / store failure | `effect_outcome_unknown` / `effect_in_flight` / `effect_store_error` | error | error |
-//! | tool returned `Err`, panicked, output too large | `tool_error` (or the tool's code) / `tool_panicked` / `output_too_large` | error | error |
+//! | tool returned `Err`, panicked, output over its byte or depth limit | `tool_error` (or the tool's code) / `tool_panicked` / `output_too_large` | error | error |
 //! | cancelled through the context | `cancelled` | error | error |
 //!
 //! A panic in a guard callback refuses the call with that guard's reason (fail closed); a panic

@@ -2,7 +2,14 @@
 //!
 //! Arguments over a bound are refused (`invalid_arguments`) before any guard inspects them, so a
 //! hostile model cannot make validators or guardrails walk a gigabyte of JSON. Outputs over a
-//! bound become a `output_too_large` error instead of reaching the transcript.
+//! bound become a `output_too_large` error instead of reaching the transcript, and progress values
+//! over the depth bound are refused ([`ToolExecutionContext::progress`] returns `false`).
+//!
+//! Every depth bound is at most [`Limits::MAX_DEPTH`]: whatever the dispatcher lets through is
+//! written to ledgers and effect stores as JSON, and must read back (serde_json reads at most 128
+//! levels) and be walked on a small stack.
+//!
+//! [`ToolExecutionContext::progress`]: crate::ToolExecutionContext::progress
 
 use serde_json::Value;
 
@@ -11,10 +18,35 @@ use serde_json::Value;
 pub struct Limits {
     /// Largest accepted arguments, in bytes of compact JSON. Default 1 MiB.
     pub max_argument_bytes: usize,
-    /// Deepest accepted nesting of arrays and objects in the arguments. Default 64.
+    /// Deepest accepted nesting of arrays and objects in the arguments. Default 64; at most
+    /// [`MAX_DEPTH`](Self::MAX_DEPTH).
     pub max_argument_depth: usize,
     /// Largest accepted output, in bytes of compact JSON. Default 4 MiB.
     pub max_output_bytes: usize,
+    /// Deepest accepted nesting of arrays and objects in an output, a progress value or its
+    /// metadata. Default, and at most, [`MAX_DEPTH`](Self::MAX_DEPTH).
+    pub max_output_depth: usize,
+    /// How many progress updates may wait between a running tool and the observers. Past it,
+    /// [`progress`](crate::ToolExecutionContext::progress) returns `false` and the update is
+    /// dropped (a tool is never slowed down by a slow observer); the call's terminal event and
+    /// row count what was dropped (`progress_dropped`). Default 64.
+    pub progress_capacity: usize,
+}
+
+impl Limits {
+    /// The deepest nesting any depth bound allows: a value this deep, inside a ledger row or a
+    /// recorded effect outcome, still reads back through serde_json's recursion limit (128).
+    /// Deeper settings are lowered to it when given to the dispatcher.
+    pub const MAX_DEPTH: usize = 100;
+
+    /// These limits with every depth bound lowered to at most [`MAX_DEPTH`](Self::MAX_DEPTH).
+    pub(crate) fn capped(self) -> Self {
+        Self {
+            max_argument_depth: self.max_argument_depth.min(Self::MAX_DEPTH),
+            max_output_depth: self.max_output_depth.min(Self::MAX_DEPTH),
+            ..self
+        }
+    }
 }
 
 impl Default for Limits {
@@ -23,6 +55,8 @@ impl Default for Limits {
             max_argument_bytes: 1024 * 1024,
             max_argument_depth: 64,
             max_output_bytes: 4 * 1024 * 1024,
+            max_output_depth: Self::MAX_DEPTH,
+            progress_capacity: 64,
         }
     }
 }
@@ -36,7 +70,8 @@ pub(crate) enum Exceeded {
 
 /// Checks `value` against `max_bytes` and `max_depth`. The byte count is exactly the length of
 /// the compact JSON serde_json writes for `value` (escapes, separators and number digits
-/// included), so a bound means the same thing as the text a model sent.
+/// included), so a bound means the same thing as the text a model sent. Both walks recurse once
+/// per level, never past `max_depth`, which is therefore a capped bound ([`Limits::MAX_DEPTH`]).
 ///
 /// Almost every value is far under its byte bound, so a first walk only adds up what each node
 /// could take at most (every string byte escaped, every number at its widest) and checks depth;
@@ -60,6 +95,19 @@ pub(crate) fn check_value(
         scalar => widest.add_scalar(scalar),
     }
     widest.settle(value, max_bytes, max_depth)
+}
+
+/// Drops `value` one container at a time. serde_json's own destructor recurses once per level,
+/// which a value refused for its depth could have enough of to overflow the stack.
+pub(crate) fn drop_deep(value: Value) {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.into_iter().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
 }
 
 /// The exact count alone, for a value whose upper bound was over `max_bytes`; stops as soon as

@@ -90,14 +90,29 @@ async fn jsonl_cuts_half_a_row_left_by_a_crash() {
     assert_eq!(text.lines().count(), 2);
 }
 
+/// A row's JSON text nested `depth` levels deeper than serde_json reads by default.
+fn too_deep_row(depth: usize) -> String {
+    format!(
+        "{{\"runId\":\"run\",\"toolCallId\":\"deep\",\"toolName\":\"echo\",\"status\":\"started\",\"arguments\":{}{}}}",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    )
+}
+
 #[tokio::test]
-async fn jsonl_reports_a_row_it_cannot_read() {
+async fn jsonl_leaves_out_a_row_it_cannot_read_and_reads_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ledger.jsonl");
-    std::fs::write(&path, "{\"not\": \"a row\"}\n").unwrap();
+    let good = |call| serde_json::to_string(&row(call)).unwrap();
+    let lines = [
+        good("a"),
+        "{\"not\": \"a row\"}".into(),
+        too_deep_row(200),
+        good("b"),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let ledger = JsonlLedger::open(&path).unwrap();
-    let error = ledger.read(&RecordQuery::all()).await.unwrap_err();
-    assert!(error.0.contains("line 1"), "{error}");
+    assert_eq!(call_ids(&ledger).await, ["a", "b"]);
 }
 
 #[tokio::test]
@@ -138,6 +153,82 @@ mod sqlite {
         let _effects = SqliteEffectStore::open(&path).unwrap();
         let ledger = SqliteLedger::open(&path).unwrap();
         assert_eq!(call_ids(&ledger).await, ["a", "b"]);
+    }
+
+    #[tokio::test]
+    async fn a_row_that_cannot_be_read_is_left_out_and_the_rest_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prism.sqlite3");
+        let ledger = SqliteLedger::open(&path).unwrap();
+        ledger.append(&row("a"));
+        ledger.flush().unwrap();
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute(
+                "INSERT INTO prism_tool_calls (run_id, tool_call_id, tool_name, status, record)
+                 VALUES ('run', 'deep', 'echo', 'started', ?1)",
+                [too_deep_row(200)],
+            )
+            .unwrap();
+        drop(connection);
+        ledger.append(&row("b"));
+        assert_eq!(call_ids(&ledger).await, ["a", "b"]);
+        assert_eq!(ledger.read(&RecordQuery::all()).await.unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn deep_tool_outputs_leave_sqlite_readable_and_replayable() {
+        use prism_tools::{
+            Dispatcher, EffectPolicy, ErrorCode, ToolCall, ToolDefinition, ToolExecutionContext,
+            ToolRegistry,
+        };
+        use serde_json::{Value, json};
+
+        fn nested(depth: u64) -> Value {
+            (1..depth).fold(json!([]), |inner, _| Value::Array(vec![inner]))
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prism.sqlite3");
+        let ledger = SqliteLedger::open(&path).unwrap();
+        let tool = ToolDefinition::builder("deep")
+            .effect(EffectPolicy::default())
+            .run_sync(|args, _| Ok(nested(args["depth"].as_u64().unwrap())));
+        let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
+            .effects(SqliteEffectStore::open(&path).unwrap())
+            .ledger(ledger.clone())
+            .build();
+        let ctx = ToolExecutionContext::new();
+        let mut results = Vec::new();
+        // The second call of each depth is the same effect: its outcome is replayed.
+        for (call, depth) in [("a", 130), ("b", 130), ("c", 100), ("d", 100)] {
+            let call = ToolCall::new(call, "deep", json!({"depth": depth}));
+            results.push(dispatcher.dispatch(call, &ctx).await.unwrap());
+        }
+        for result in &results[..2] {
+            let error = result.error_info().expect("too deep to store");
+            assert_eq!(error.code, ErrorCode::OutputTooLarge, "{error:?}");
+        }
+        for result in &results[2..] {
+            assert_eq!(result.as_value(), Some(&nested(100)));
+        }
+        let rows = ledger.read(&RecordQuery::all()).await.unwrap();
+        let statuses: Vec<_> = rows
+            .iter()
+            .map(|row| (row.tool_call_id.to_string(), row.status.as_str()))
+            .collect();
+        let expected = [
+            ("a", "started"),
+            ("a", "error"),
+            ("b", "error"),
+            ("c", "started"),
+            ("c", "finished"),
+            ("d", "finished"),
+        ];
+        let expected: Vec<_> = expected
+            .iter()
+            .map(|(call, status)| (call.to_string(), *status))
+            .collect();
+        assert_eq!(statuses, expected);
     }
 
     #[test]

@@ -442,9 +442,10 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         self
     }
 
-    /// Sets the argument and output limits.
+    /// Sets the argument, output and progress limits. Depth bounds over
+    /// [`Limits::MAX_DEPTH`] are lowered to it.
     pub fn limits(mut self, limits: Limits) -> Self {
-        self.parts.limits = limits;
+        self.parts.limits = limits.capped();
         self
     }
 

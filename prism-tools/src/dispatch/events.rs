@@ -29,6 +29,10 @@ pub struct ToolEvent {
     pub at: Millis,
     /// What happened.
     pub kind: ToolEventKind,
+    /// How many progress updates of the call were dropped (the queue was full, or they nested
+    /// too deep), on the call's terminal event; 0 on every other event. Written as
+    /// `progressDropped`, and left out when 0.
+    pub progress_dropped: u64,
 }
 
 /// What happened.
@@ -110,6 +114,7 @@ impl Serialize for ToolEvent {
             },
             at: self.at,
             kind,
+            progress_dropped: self.progress_dropped,
         }
         .serialize(serializer)
     }
@@ -124,6 +129,8 @@ struct EventWire<'a> {
     at: Millis,
     #[serde(flatten)]
     kind: KindWire<'a>,
+    #[serde(skip_serializing_if = "crate::dispatch::ledger::is_zero")]
+    progress_dropped: u64,
 }
 
 #[derive(Serialize)]

@@ -37,7 +37,7 @@ pub(super) async fn execute(
     mut body: Pin<&mut GuardedBody>,
     ctx: &ToolExecutionContext,
     progress: Option<ProgressReceiver>,
-    observe: &Observe<'_>,
+    observe: &mut Observe<'_>,
     name: &Arc<str>,
 ) -> Executed {
     // Most tools finish on their first poll; those need no race with the cancellation token.
@@ -47,11 +47,14 @@ pub(super) async fn execute(
         Poll::Pending => Box::pin(race(body.as_mut(), ctx, progress.as_ref(), observe, name)).await,
     };
     // Updates sent before the tool returned are still reported; closing the queue makes later
-    // sends (from tasks the tool spawned) fail instead of arriving after the end.
+    // sends (from tasks the tool spawned) fail instead of arriving after the end. The call's
+    // terminal event and row count the updates that were dropped.
     if let Some(progress) = progress {
-        for update in progress.close() {
+        let updates = progress.close();
+        for update in updates.queued {
             observe.progress(name, update);
         }
+        observe.set_progress_dropped(updates.dropped);
     }
     // Whether it finished, panicked or was cancelled, the body's destructor is user code too.
     body.discard();

@@ -107,6 +107,11 @@ pub struct ToolCallRecord {
     /// Who owns the run.
     #[serde(default)]
     pub ownership: Option<Arc<OwnershipScope>>,
+    /// How many progress updates of the call were dropped (terminal rows; see
+    /// [`Limits::progress_capacity`](crate::Limits::progress_capacity)). Written as
+    /// `progressDropped`, and left out when 0.
+    #[serde(default)]
+    pub progress_dropped: u64,
 }
 
 impl Serialize for ToolCallRecord {
@@ -131,6 +136,7 @@ impl Serialize for ToolCallRecord {
                 .map(|outcome| ResultRef::new(&self.tool_call_id, &self.tool_name, outcome)),
             reason: self.reason,
             ownership: self.ownership.as_deref(),
+            progress_dropped: self.progress_dropped,
         }
         .serialize(serializer)
     }
@@ -173,6 +179,13 @@ struct RecordWire<'a> {
     reason: Option<BlockReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ownership: Option<&'a OwnershipScope>,
+    #[serde(skip_serializing_if = "is_zero")]
+    progress_dropped: u64,
+}
+
+/// Counts written only when something was counted, so rows and events keep their usual shape.
+pub(crate) fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl ToolCallRecord {
@@ -193,6 +206,7 @@ impl ToolCallRecord {
             outcome: None,
             reason: None,
             ownership: None,
+            progress_dropped: 0,
         }
     }
 

@@ -33,7 +33,7 @@ use crate::guard::{
     BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, PermissionPolicy, ResultRewrite,
     ToolMiddleware, ToolValidator, TrustPolicy,
 };
-use crate::limits::{Exceeded, Limits, check_value};
+use crate::limits::{Exceeded, Limits, check_value, drop_deep};
 use crate::panic::guarded;
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
@@ -58,12 +58,12 @@ use observe::Observe;
 pub(crate) use progress::ProgressSender;
 use progress::progress_queue;
 
-/// How many progress updates may wait between the tool and the observers before new ones are
-/// dropped. Progress is advisory; a tool is never slowed down by a slow observer.
-const PROGRESS_CAPACITY: usize = 64;
-
-/// Bound on guardrail and panic messages, after redaction.
+/// Bound on guardrail and panic messages, and on the parser message quoted for unparsable
+/// arguments, after redaction.
 const MESSAGE_LIMIT: usize = 200;
+
+/// Ends a quoted parser message that was cut at [`MESSAGE_LIMIT`].
+const CUT_MARKER: &str = "… [cut]";
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
 pub(crate) struct Pipeline {
@@ -164,6 +164,18 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
+    /// True when `arguments` are within the size and depth limits (step 2 refuses them
+    /// otherwise).
+    pub(crate) fn within_limits(&self, arguments: &Value) -> bool {
+        let limits = &self.pipeline.limits;
+        check_value(
+            arguments,
+            limits.max_argument_bytes,
+            limits.max_argument_depth,
+        )
+        .is_ok()
+    }
+
     /// True when the builder's filters let `name` through.
     pub(crate) fn filters_allow(&self, name: &str) -> bool {
         self.pipeline.filters.allows(name)
@@ -255,7 +267,29 @@ impl Dispatcher {
                 return Ok(observe.error(requested_name(p, name), *failure));
             }
 
-            // 2. Input guardrails, on what middleware produced.
+            // 2. Input guardrails, on what middleware produced, once it is within the size and
+            //    depth limits: no guard ever walks arguments over them.
+            if let Err(exceeded) = check_value(
+                arguments,
+                p.limits.max_argument_bytes,
+                p.limits.max_argument_depth,
+            ) {
+                let message = match exceeded {
+                    Exceeded::Bytes => format!(
+                        "The arguments for tool {name} exceed {} bytes",
+                        p.limits.max_argument_bytes
+                    ),
+                    Exceeded::Depth => {
+                        drop_deep(std::mem::take(&mut call.arguments));
+                        format!(
+                            "The arguments for tool {name} nest deeper than {} levels",
+                            p.limits.max_argument_depth
+                        )
+                    }
+                };
+                let name = requested_name(p, &call.name);
+                return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
+            }
             if let Some((message, tripwire)) = guardrail_refusal(p, Side::Input, |guardrail| {
                 guardrail.check_input(name, arguments)
             }) {
@@ -309,12 +343,13 @@ impl Dispatcher {
                 return Ok(observe.blocked(name, BlockReason::ToolDenied, message.into()));
             }
 
-            // 5. Arguments must be a JSON object within the limits.
+            // 5. Arguments must be a JSON object (their size and depth were checked at step 2).
             if let Some(parse_error) = &call.arguments_error {
                 let refusal = Refusal {
                     code: Some(ErrorCode::InvalidJsonArguments),
                     message: format!(
-                        "The arguments for tool {name} are not valid JSON: {parse_error}"
+                        "The arguments for tool {name} are not valid JSON: {}",
+                        bounded(p, parse_error)
                     ),
                 };
                 return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
@@ -324,23 +359,6 @@ impl Dispatcher {
                     "The arguments for tool {name} must be a JSON object, not {}",
                     json_kind(arguments)
                 );
-                return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
-            }
-            if let Err(exceeded) = check_value(
-                arguments,
-                p.limits.max_argument_bytes,
-                p.limits.max_argument_depth,
-            ) {
-                let message = match exceeded {
-                    Exceeded::Bytes => format!(
-                        "The arguments for tool {name} exceed {} bytes",
-                        p.limits.max_argument_bytes
-                    ),
-                    Exceeded::Depth => format!(
-                        "The arguments for tool {name} nest deeper than {} levels",
-                        p.limits.max_argument_depth
-                    ),
-                };
                 return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
             }
 
@@ -377,7 +395,7 @@ impl Dispatcher {
             let (call_ctx, progress_rx) = if tool.reads_context() {
                 let (tx, rx) = observe
                     .is_watching()
-                    .then(|| progress_queue(PROGRESS_CAPACITY))
+                    .then(|| progress_queue(&p.limits))
                     .unzip();
                 (ctx.for_call(observe.id().clone(), tx), rx)
             } else {
@@ -433,7 +451,7 @@ impl Dispatcher {
             let name = observe.started(name, call.arguments);
 
             // 11. Execute, relaying progress and watching the cancellation token.
-            let executed = execute(body, ctx, progress_rx, &observe, &name).await;
+            let executed = execute(body, ctx, progress_rx, &mut observe, &name).await;
             // Steps 11 to 14 end with a result whose effect is recorded (a panicked or cancelled
             // call's is not: whether its effect happened is unknown), and whether a guardrail
             // tripped.
@@ -451,14 +469,23 @@ impl Dispatcher {
                         return Ok(observe.error(name, ToolError::cancelled().into_info()));
                     }
                 };
-                if check_value(&value, p.limits.max_output_bytes, usize::MAX).is_err() {
-                    let error = ErrorInfo::new(
-                        ErrorCode::OutputTooLarge,
-                        format!(
+                if let Err(exceeded) =
+                    check_value(&value, p.limits.max_output_bytes, p.limits.max_output_depth)
+                {
+                    let message = match exceeded {
+                        Exceeded::Bytes => format!(
                             "The output of tool {name} exceeds {} bytes",
                             p.limits.max_output_bytes
                         ),
-                    );
+                        Exceeded::Depth => {
+                            drop_deep(value);
+                            format!(
+                                "The output of tool {name} nests deeper than {} levels",
+                                p.limits.max_output_depth
+                            )
+                        }
+                    };
+                    let error = ErrorInfo::new(ErrorCode::OutputTooLarge, message);
                     break 'ended (observe.error(name, error), false);
                 }
 
@@ -607,6 +634,18 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
         .into_owned();
     crate::redact::truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
     ErrorInfo::new(ErrorCode::ToolPanicked, message)
+}
+
+/// `text` redacted, then cut at a char boundary to [`MESSAGE_LIMIT`] bytes and marked as cut.
+/// Redacted first, so a secret the cut runs through is still found whole.
+fn bounded<'t>(p: &Pipeline, text: &'t str) -> std::borrow::Cow<'t, str> {
+    let mut text = p.redactor.redact_str(text);
+    if text.len() > MESSAGE_LIMIT {
+        let text = text.to_mut();
+        crate::redact::truncate_at_char_boundary(text, MESSAGE_LIMIT);
+        text.push_str(CUT_MARKER);
+    }
+    text
 }
 
 /// The name a call asked for, before lookup found a registered tool of that name. The model (or

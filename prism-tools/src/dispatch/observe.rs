@@ -30,6 +30,8 @@ pub(crate) struct Observe<'a> {
     id: CallId,
     session_id: Option<Arc<str>>,
     run_id: Option<Arc<str>>,
+    /// Progress updates dropped while the tool ran, for the terminal event and row.
+    progress_dropped: u64,
 }
 
 impl<'a> Observe<'a> {
@@ -44,7 +46,13 @@ impl<'a> Observe<'a> {
             id,
             session_id,
             run_id,
+            progress_dropped: 0,
         }
+    }
+
+    /// Records how many progress updates were dropped while the tool ran.
+    pub(crate) fn set_progress_dropped(&mut self, dropped: u64) {
+        self.progress_dropped = dropped;
     }
 
     /// The call's id.
@@ -126,6 +134,7 @@ impl<'a> Observe<'a> {
             tool_name: name,
             at: self.p.now(),
             kind: ToolEventKind::ToolExecutionStarted { arguments },
+            progress_dropped: 0,
         };
         let row = report(self.p, event);
         self.session_id = row.session_id;
@@ -148,6 +157,7 @@ impl<'a> Observe<'a> {
                 tool_name: Arc::clone(name),
                 at: self.p.now(),
                 kind: ToolEventKind::ToolExecutionProgress { progress, metadata },
+                progress_dropped: 0,
             },
         );
     }
@@ -195,6 +205,7 @@ impl<'a> Observe<'a> {
             tool_name: name,
             at: self.p.now(),
             kind,
+            progress_dropped: self.progress_dropped,
         }
     }
 }
@@ -245,6 +256,7 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
         tool_name,
         at,
         kind,
+        progress_dropped,
     } = event;
     let (status, outcome, reason, in_flight) = match kind {
         ToolEventKind::ToolExecutionFinished { value } => (
@@ -273,6 +285,7 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
     record.ownership = ownership;
     record.outcome = outcome;
     record.reason = reason;
+    record.progress_dropped = progress_dropped;
     match in_flight {
         Some(ToolEventKind::ToolExecutionStarted { arguments }) => {
             record.started_at = Some(at);

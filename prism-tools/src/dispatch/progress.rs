@@ -1,7 +1,8 @@
 //! The queue that carries a running tool's progress to the dispatcher's observers.
 //!
-//! Progress is advisory: a tool never waits for room, updates past the capacity are dropped, and
-//! once the call has ended every further update is refused. Every watched call of a tool that
+//! Progress is advisory: a tool never waits for room, updates past the capacity (or nested deeper
+//! than the output depth limit) are dropped and counted for the call's terminal event and row,
+//! and once the call has ended every further update is refused. Every watched call of a tool that
 //! reads its context gets a queue, whether or not the tool ever reports progress, so making one
 //! must cost next to nothing: here it is one small allocation (a mutex over a deque that only
 //! allocates when the first update arrives, and a [`Notify`]), where a Tokio channel allocates a
@@ -15,25 +16,48 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 use crate::context::ProgressUpdate;
+use crate::limits::{Limits, check_value, drop_deep};
 
 /// Nothing was ever queued: closing needs no lock.
 const OPEN_EMPTY: u8 = 0;
-/// Something was queued at some point: closing drains under the lock.
+/// Something was queued or dropped at some point: closing drains under the lock.
 const OPEN_QUEUED: u8 = 1;
 /// Every later update is refused.
 const CLOSED: u8 = 2;
 
 struct Queue {
     capacity: usize,
+    max_depth: usize,
     /// One of the three states above. Most tools never report progress, so the state lets a call
     /// close its queue with one atomic swap instead of a lock.
     state: AtomicU8,
-    updates: Mutex<VecDeque<ProgressUpdate>>,
+    updates: Mutex<Updates>,
     arrived: Notify,
 }
 
+/// What a running call's queue holds.
+#[derive(Default)]
+pub(crate) struct Updates {
+    /// Updates not yet reported, in order.
+    pub(crate) queued: VecDeque<ProgressUpdate>,
+    /// Updates dropped while the call ran: the queue was full, or they nested too deep.
+    pub(crate) dropped: u64,
+}
+
 impl Queue {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<ProgressUpdate>> {
+    /// Counts a dropped update. Marked queued, so closing reads the count under the lock; once
+    /// closed, the count was read and the update is refused uncounted, as after the call's end.
+    fn count_dropped(&self, updates: &mut Updates) {
+        updates.dropped += 1;
+        let _ = self.state.compare_exchange(
+            OPEN_EMPTY,
+            OPEN_QUEUED,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Updates> {
         // Nothing panics while the lock is held except an allocation failure inside a push, which
         // leaves the deque as it was; the state is consistent either way.
         self.updates
@@ -47,18 +71,30 @@ impl Queue {
 pub(crate) struct ProgressSender(Arc<Queue>);
 
 impl ProgressSender {
-    /// Queues `update` unless the queue is full or closed; never waits.
+    /// Queues `update` unless the queue is full or closed, or the update nests too deep; never
+    /// waits.
     pub(crate) fn try_send(&self, update: ProgressUpdate) -> bool {
         let queue = &*self.0;
         if queue.state.load(Ordering::Acquire) == CLOSED {
             return false;
         }
+        let too_deep =
+            |value: &serde_json::Value| check_value(value, usize::MAX, queue.max_depth).is_err();
+        if too_deep(&update.progress) || update.metadata.as_ref().is_some_and(too_deep) {
+            queue.count_dropped(&mut queue.lock());
+            drop_deep(update.progress);
+            if let Some(metadata) = update.metadata {
+                drop_deep(metadata);
+            }
+            return false;
+        }
         {
             let mut updates = queue.lock();
-            if updates.len() >= queue.capacity {
+            if updates.queued.len() >= queue.capacity {
+                queue.count_dropped(&mut updates);
                 return false;
             }
-            updates.push_back(update);
+            updates.queued.push_back(update);
             // Marked after the push and under the lock, so a close that sees the mark and then
             // takes the lock finds the update. A close that came first wins: the update is taken
             // back and refused.
@@ -69,7 +105,7 @@ impl ProgressSender {
                 Ordering::Acquire,
             );
             if marked == Err(CLOSED) {
-                updates.pop_back();
+                updates.queued.pop_back();
                 return false;
             }
         }
@@ -90,18 +126,19 @@ impl ProgressReceiver {
     /// drained: the dispatcher stops polling it when the tool ends.
     pub(crate) async fn recv(&self) -> ProgressUpdate {
         loop {
-            if let Some(update) = self.queue.lock().pop_front() {
+            if let Some(update) = self.queue.lock().queued.pop_front() {
                 return update;
             }
             self.queue.arrived.notified().await;
         }
     }
 
-    /// Refuses every later update and hands back those still queued, in order.
-    pub(crate) fn close(self) -> VecDeque<ProgressUpdate> {
+    /// Refuses every later update and hands back those still queued, in order, with the count
+    /// of those dropped.
+    pub(crate) fn close(self) -> Updates {
         match self.queue.state.swap(CLOSED, Ordering::AcqRel) {
             OPEN_QUEUED => std::mem::take(&mut *self.queue.lock()),
-            _ => VecDeque::new(),
+            _ => Updates::default(),
         }
     }
 }
@@ -112,12 +149,14 @@ impl Drop for ProgressReceiver {
     }
 }
 
-/// A queue holding at most `capacity` undelivered updates.
-pub(crate) fn progress_queue(capacity: usize) -> (ProgressSender, ProgressReceiver) {
+/// A queue holding at most `limits.progress_capacity` undelivered updates, each nested at most
+/// `limits.max_output_depth` deep.
+pub(crate) fn progress_queue(limits: &Limits) -> (ProgressSender, ProgressReceiver) {
     let queue = Arc::new(Queue {
-        capacity,
+        capacity: limits.progress_capacity,
+        max_depth: limits.max_output_depth,
         state: AtomicU8::new(OPEN_EMPTY),
-        updates: Mutex::new(VecDeque::new()),
+        updates: Mutex::new(Updates::default()),
         arrived: Notify::new(),
     });
     (
@@ -131,6 +170,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn queue(capacity: usize) -> (ProgressSender, ProgressReceiver) {
+        progress_queue(&Limits {
+            progress_capacity: capacity,
+            max_output_depth: 2,
+            ..Limits::default()
+        })
+    }
+
     fn update(n: u64) -> ProgressUpdate {
         ProgressUpdate {
             progress: json!(n),
@@ -140,25 +187,46 @@ mod tests {
 
     #[test]
     fn full_queues_drop_new_updates_and_closed_queues_refuse_all() {
-        let (sender, receiver) = progress_queue(2);
+        let (sender, receiver) = queue(2);
         assert!(sender.try_send(update(1)));
         assert!(sender.try_send(update(2)));
         assert!(!sender.try_send(update(3)));
-        let drained: Vec<_> = receiver.close().into_iter().map(|u| u.progress).collect();
+        let closed = receiver.close();
+        let drained: Vec<_> = closed.queued.into_iter().map(|u| u.progress).collect();
         assert_eq!(drained, [json!(1), json!(2)]);
+        assert_eq!(closed.dropped, 1);
         assert!(!sender.try_send(update(4)));
     }
 
     #[test]
+    fn updates_nested_too_deep_are_dropped_and_counted() {
+        let (sender, receiver) = queue(8);
+        let deep = |value| ProgressUpdate {
+            progress: json!(1),
+            metadata: Some(value),
+        };
+        assert!(sender.try_send(deep(json!([[1]]))));
+        assert!(!sender.try_send(deep(json!([[[1]]]))));
+        assert_eq!(receiver.close().dropped, 1);
+    }
+
+    #[test]
+    fn drops_while_nothing_is_queued_are_counted_too() {
+        let (sender, receiver) = queue(0);
+        assert!(!sender.try_send(update(1)));
+        assert_eq!(receiver.close().dropped, 1);
+    }
+
+    #[test]
     fn closing_an_unused_queue_refuses_later_updates() {
-        let (sender, receiver) = progress_queue(8);
-        assert!(receiver.close().is_empty());
+        let (sender, receiver) = queue(8);
+        assert!(receiver.close().queued.is_empty());
         assert!(!sender.try_send(update(1)));
     }
 
     #[test]
     fn dropping_the_receiver_closes_the_queue() {
-        let (sender, receiver) = progress_queue(8);
+        let (sender, receiver) = queue(8);
         drop(receiver);
         assert!(!sender.try_send(update(1)));
     }
@@ -168,7 +236,7 @@ mod tests {
         use std::future::Future;
         use std::task::{Context, Poll, Waker};
 
-        let (sender, receiver) = progress_queue(8);
+        let (sender, receiver) = queue(8);
         let mut waiting = std::pin::pin!(receiver.recv());
         let mut cx = Context::from_waker(Waker::noop());
         assert!(waiting.as_mut().poll(&mut cx).is_pending());

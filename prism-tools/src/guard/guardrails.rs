@@ -292,13 +292,24 @@ impl StringMatcher {
     }
 }
 
+/// Whether `test` holds for any string or object key in `value`. The walk keeps its pending
+/// containers on the heap, so a value of any depth is walked without exhausting the stack.
 fn any_string(value: &Value, test: &dyn Fn(&str) -> bool) -> bool {
-    match value {
-        Value::String(text) => test(text),
-        Value::Array(items) => items.iter().any(|item| any_string(item, test)),
-        Value::Object(map) => map
-            .iter()
-            .any(|(key, item)| test(key) || any_string(item, test)),
-        _ => false,
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::String(text) if test(text) => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => {
+                for (key, item) in map {
+                    if test(key) {
+                        return true;
+                    }
+                    pending.push(item);
+                }
+            }
+            _ => {}
+        }
     }
+    false
 }

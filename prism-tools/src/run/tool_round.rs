@@ -248,7 +248,9 @@ impl RunDriver<'_> {
     }
 
     /// Does this call wait for a decision? Only calls that could run at all are asked about:
-    /// unknown, denied and malformed calls are refused by the dispatcher as usual.
+    /// unknown, denied and malformed calls, and calls with arguments over the dispatcher's
+    /// limits, are refused by the dispatcher as usual (so no approval store keeps such
+    /// arguments, and no policy walks them).
     fn plan_call(&self, planned: &PlannedCall, ctx: &ToolExecutionContext) -> Plan {
         let call = &planned.call;
         if planned.middleware_failure.is_some() || call.arguments_error.is_some() {
@@ -269,6 +271,9 @@ impl RunDriver<'_> {
         let Some(tool) = agent.dispatcher.registry().get(&call.name) else {
             return Plan::Run;
         };
+        if !agent.dispatcher.within_limits(&call.arguments) {
+            return Plan::Run;
+        }
         let asked = tool.requires_approval()
             || agent.approval_policy.as_ref().is_some_and(|policy| {
                 // A panicking policy asks for approval: fail closed.

@@ -33,12 +33,6 @@ impl RowColumns {
     }
 }
 
-/// Reads a row back from its JSON text.
-pub(crate) fn decode_row(seq: i64, record: &str) -> Result<ToolCallRecord, LedgerError> {
-    serde_json::from_str(record)
-        .map_err(|error| LedgerError(format!("ledger row {seq} cannot be read: {error}")))
-}
-
 /// `WHERE a = ?1 AND b = ?2 …` over the query's set columns, with placeholders made by
 /// `placeholder(position)`; empty when the query selects everything.
 pub(crate) fn where_clause(

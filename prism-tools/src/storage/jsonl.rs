@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
 use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::query::decode_row;
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
 /// When a [`JsonlLedger`] asks the operating system to put its rows on the disk (fsync).
@@ -168,13 +169,10 @@ impl LedgerSink for JsonlSink {
         let mut rows = Vec::new();
         for (index, line) in BufReader::new(file).lines().enumerate() {
             let line = line.map_err(|error| self.io_error("read", error))?;
-            let row: ToolCallRecord = serde_json::from_str(&line).map_err(|error| {
-                LedgerError(format!(
-                    "line {} of {} is not a ledger row: {error}",
-                    index + 1,
-                    self.path.display()
-                ))
-            })?;
+            let place = format_args!("line {} of {}", index + 1, self.path.display());
+            let Some(row) = decode_row(place, &line) else {
+                continue;
+            };
             if query.matches(&row) {
                 rows.push(row);
             }

@@ -1,6 +1,8 @@
 //! Reading a ledger back: [`RecordQuery`] selects rows by run, session and call id;
 //! [`LedgerReader`] returns them in the order they were appended.
 
+use std::fmt;
+
 use crate::dispatch::{InMemoryLedger, LedgerError, ToolCallRecord};
 use crate::effects::BoxFuture;
 
@@ -103,10 +105,32 @@ impl RecordQuery {
 pub trait LedgerReader: Send + Sync + 'static {
     /// The rows `query` selects, oldest first. Rows appended before this call are included, even
     /// if no flush happened in between.
+    ///
+    /// A stored row that cannot be decoded (written by a newer library, edited by hand, or
+    /// nested deeper than serde_json reads, 128 levels) is left out, with an error logged
+    /// through `tracing` that says where it is and why; it never hides the rows around it. Rows
+    /// the dispatcher writes always read back: its depth limits stay under that bound
+    /// ([`Limits::MAX_DEPTH`](crate::Limits::MAX_DEPTH)). An `Err` means the ledger itself could
+    /// not be read.
     fn read<'a>(
         &'a self,
         query: &'a RecordQuery,
     ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>>;
+}
+
+/// Decodes one stored row from its JSON text, or leaves it out: a row that cannot be decoded is
+/// logged with its `place` (e.g. `row 12`) and why, and the read goes on without it.
+pub(crate) fn decode_row(place: impl fmt::Display, text: &str) -> Option<ToolCallRecord> {
+    match serde_json::from_str(text) {
+        Ok(row) => Some(row),
+        Err(error) => {
+            tracing::error!(
+                target: "prism_tools",
+                "ledger {place} cannot be read and is left out: {error}"
+            );
+            None
+        }
+    }
 }
 
 impl LedgerReader for InMemoryLedger {

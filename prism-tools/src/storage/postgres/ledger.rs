@@ -10,8 +10,9 @@ use tokio_postgres::{Client, Config, NoTls};
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
 use crate::storage::batch::{BatchWriter, LedgerSink};
-use crate::storage::columns::{RowColumns, decode_row, where_clause};
+use crate::storage::columns::{RowColumns, where_clause};
 use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
+use crate::storage::query::decode_row;
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
 /// A [`RunLedger`] in PostgreSQL. Any number of processes may append to one table; each
@@ -181,8 +182,12 @@ impl LedgerSink for PostgresSink {
             .runtime
             .block_on(client.query(&sql, &params))
             .map_err(|error| LedgerError(postgres_error(&error)))?;
-        rows.iter()
-            .map(|row| decode_row(row.get(0), row.get(1)))
-            .collect()
+        Ok(rows
+            .iter()
+            .filter_map(|row| {
+                let seq: i64 = row.get(0);
+                decode_row(format_args!("row {seq}"), row.get(1))
+            })
+            .collect())
     }
 }

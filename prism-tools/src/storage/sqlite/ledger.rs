@@ -8,7 +8,8 @@ use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
 use crate::storage::batch::{BatchWriter, LedgerSink};
-use crate::storage::columns::{RowColumns, decode_row, where_clause};
+use crate::storage::columns::{RowColumns, where_clause};
+use crate::storage::query::decode_row;
 use crate::storage::sqlite::{SqliteOptions, open_connection};
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
@@ -136,7 +137,7 @@ impl LedgerSink for SqliteSink {
         while let Some(row) = rows.next().map_err(sqlite_error)? {
             let seq: i64 = row.get(0).map_err(sqlite_error)?;
             let record: String = row.get(1).map_err(sqlite_error)?;
-            records.push(decode_row(seq, &record)?);
+            records.extend(decode_row(format_args!("row {seq}"), &record));
         }
         Ok(records)
     }
