@@ -11,8 +11,8 @@ use prism::run::{
     ScriptedProvider, SessionState, approval_fn, round_gate_fn,
 };
 use prism::{
-    BlockReason, Dispatcher, ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry,
-    before_execute_fn, permission_fn, trust_fn, validator_fn,
+    BlockReason, Dispatcher, ErrorCode, ErrorInfo, ToolAnnotations, ToolCall, ToolDefinition,
+    ToolRegistry, ToolResult, before_execute_fn, permission_fn, trust_fn, validator_fn,
 };
 use run_support::{named, summary, tool_rows};
 use serde_json::{Value, json};
@@ -291,6 +291,50 @@ async fn a_sequential_batch_resumes_its_unstarted_calls_in_call_order_after_a_re
             ("c1".to_owned(), "ok".to_owned()),
             ("c2".to_owned(), "ok".to_owned()),
             ("c3".to_owned(), "ok".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_state_stored_with_not_dispatched_rows_for_unstarted_calls_still_resumes() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            wipe_call("c1", "/a"),
+            ToolCall::new("c2", "read", json!({})),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+
+    // Earlier versions stored a call after the waiting one as a settled not-dispatched row.
+    let mut state = serde_json::to_value(session.state()).unwrap();
+    let held = &mut state["suspended"]["calls"][1];
+    assert_eq!(held["status"], "unstarted");
+    let row = ToolResult::error(
+        "c2".into(),
+        "read",
+        ErrorInfo::new(
+            ErrorCode::ToolCallNotDispatched,
+            "The batch stopped at a call waiting for approval before this call started; it did not run",
+        ),
+    );
+    *held = json!({"status": "settled", "result": row});
+    let state: SessionState = serde_json::from_value(state).unwrap();
+
+    let mut restored = fixture.agent(&provider).restore(state);
+    let outcome = restored
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(
+        summary(&tool_rows(restored.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "tool_call_not_dispatched".to_owned()),
         ]
     );
 }
