@@ -11,8 +11,8 @@ use prism::run::{
     ScriptedProvider, SessionState, approval_fn, round_gate_fn,
 };
 use prism::{
-    BlockReason, Dispatcher, ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry,
-    permission_fn, trust_fn, validator_fn,
+    BlockReason, Dispatcher, ErrorCode, ErrorInfo, ToolAnnotations, ToolCall, ToolDefinition,
+    ToolRegistry, ToolResult, before_execute_fn, permission_fn, trust_fn, validator_fn,
 };
 use run_support::{named, summary, tool_rows};
 use serde_json::{Value, json};
@@ -164,37 +164,35 @@ async fn an_approval_for_one_call_does_not_cover_another_call_of_the_same_tool()
     ]);
     let mut session = fixture.agent(&provider).session("s1");
     let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
-    let keys: Vec<_> = outcome
-        .pending_approvals()
-        .iter()
-        .map(|pending| pending.key.clone())
-        .collect();
+    let first = outcome.pending_approvals()[0].key.clone();
     assert_eq!(
-        keys.len(),
-        2,
-        "same tool, same arguments, two calls: two approvals"
+        outcome.pending_approvals().len(),
+        1,
+        "one call at a time: the second is asked about when it would run"
     );
+    assert_eq!(first.call_id.as_str(), "c1");
 
     let outcome = session
-        .resume([ApprovalDecision::approve(&keys[0])])
+        .resume([ApprovalDecision::approve(&first)])
         .await
         .unwrap();
-    assert_eq!(outcome.pending_approvals().len(), 1);
-    assert_eq!(outcome.pending_approvals()[0].key, keys[1]);
+    assert_eq!(fixture.wipes(), 1, "the approved call ran");
+    let second = outcome.pending_approvals()[0].key.clone();
     assert_eq!(
-        fixture.wipes(),
-        0,
-        "nothing runs until every pending call is decided"
+        second.call_id.as_str(),
+        "c2",
+        "same tool, same arguments, another call: another approval"
     );
+    assert_ne!(second, first);
 
     // Deciding the first call again is refused; the second is refused by the person.
-    let again = session.resume([ApprovalDecision::approve(&keys[0])]).await;
+    let again = session.resume([ApprovalDecision::approve(&first)]).await;
     assert_eq!(
         again.unwrap_err(),
-        RunError::Approval(ApprovalStoreError::AlreadyDecided)
+        RunError::Approval(ApprovalStoreError::AlreadyConsumed)
     );
     let outcome = session
-        .resume([ApprovalDecision::refuse(&keys[1], "not twice")])
+        .resume([ApprovalDecision::refuse(&second, "not twice")])
         .await
         .unwrap();
     assert_eq!(outcome.end, RunEnd::Completed);
@@ -215,13 +213,13 @@ async fn an_approval_for_one_call_does_not_cover_another_call_of_the_same_tool()
 
     // A decision is consumed once: it cannot run its call a second time.
     assert_eq!(
-        fixture.store.consume(&keys[0]).await.unwrap_err(),
+        fixture.store.consume(&first).await.unwrap_err(),
         ApprovalStoreError::AlreadyConsumed
     );
 }
 
 #[tokio::test]
-async fn other_calls_of_the_batch_follow_the_not_started_rule() {
+async fn calls_after_a_waiting_call_run_when_the_run_resumes() {
     let fixture = Fixture::new();
     let provider = ScriptedProvider::new([
         ProviderResponse::calls([
@@ -242,7 +240,7 @@ async fn other_calls_of_the_batch_follow_the_not_started_rule() {
         .iter()
         .map(|pending| pending.key.clone())
         .collect();
-    assert_eq!(keys.len(), 2);
+    assert_eq!(keys.len(), 2, "both wipes were claimed together");
 
     session
         .resume(keys.iter().map(ApprovalDecision::approve))
@@ -253,11 +251,186 @@ async fn other_calls_of_the_batch_follow_the_not_started_rule() {
         [
             ("c1".to_owned(), "ok".to_owned()),
             ("c2".to_owned(), "ok".to_owned()),
-            ("c3".to_owned(), "tool_call_not_dispatched".to_owned()),
+            ("c3".to_owned(), "ok".to_owned()),
             ("c4".to_owned(), "ok".to_owned()),
         ]
     );
     assert_eq!(fixture.wipes(), 2);
+}
+
+#[tokio::test]
+async fn a_sequential_batch_resumes_its_unstarted_calls_in_call_order_after_a_restore() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            wipe_call("c1", "/a"),
+            ToolCall::new("c2", "read", json!({})),
+            ToolCall::new("c3", "read", json!({})),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    assert!(tool_rows(session.transcript()).is_empty());
+
+    // The calls that never started travel with the stored state.
+    let stored = serde_json::to_string(&session.state()).unwrap();
+    let state: SessionState = serde_json::from_str(&stored).unwrap();
+    let mut restored = fixture.agent(&provider).restore(state);
+    let outcome = restored
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(fixture.wipes(), 1);
+    assert_eq!(
+        summary(&tool_rows(restored.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "ok".to_owned()),
+            ("c3".to_owned(), "ok".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_state_stored_with_not_dispatched_rows_for_unstarted_calls_still_resumes() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            wipe_call("c1", "/a"),
+            ToolCall::new("c2", "read", json!({})),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+
+    // Earlier versions stored a call after the waiting one as a settled not-dispatched row.
+    let mut state = serde_json::to_value(session.state()).unwrap();
+    let held = &mut state["suspended"]["calls"][1];
+    assert_eq!(held["status"], "unstarted");
+    let row = ToolResult::error(
+        "c2".into(),
+        "read",
+        ErrorInfo::new(
+            ErrorCode::ToolCallNotDispatched,
+            "The batch stopped at a call waiting for approval before this call started; it did not run",
+        ),
+    );
+    *held = json!({"status": "settled", "result": row});
+    let state: SessionState = serde_json::from_value(state).unwrap();
+
+    let mut restored = fixture.agent(&provider).restore(state);
+    let outcome = restored
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(
+        summary(&tool_rows(restored.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "tool_call_not_dispatched".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_call_that_policy_refuses_gets_its_refusal_and_no_pending_approval() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            wipe_call("c1", "/"),
+            wipe_call("c2", "/etc"),
+            wipe_call("c3", "/tmp"),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let dispatcher = Dispatcher::builder(fixture.registry.clone())
+        .permission(permission_fn(
+            |_tool, args: &Value, _ctx| match args["path"].as_str() {
+                Some("/") => Err("not the root".to_owned()),
+                _ => Ok(()),
+            },
+        ))
+        .before_execute(before_execute_fn(|_tool, args: &Value, _ctx| {
+            match args["path"].as_str() {
+                Some("/etc") => Err("not the system".to_owned()),
+                _ => Ok(()),
+            }
+        }))
+        .build();
+    let agent = Agent::new(dispatcher, provider)
+        .with_approvals(Arc::clone(&fixture.store))
+        .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
+    let mut session = agent.session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+
+    let asked: Vec<_> = outcome
+        .pending_approvals()
+        .iter()
+        .map(|pending| pending.key.call_id.as_str().to_owned())
+        .collect();
+    assert_eq!(asked, ["c3"], "only the call that would run is asked about");
+    assert_eq!(fixture.store.pending("s1").await.unwrap().len(), 1);
+
+    let key = outcome.pending_approvals()[0].key.clone();
+    session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    let rows = tool_rows(session.transcript());
+    assert_eq!(rows[0].block_reason(), Some(BlockReason::PermissionDenied));
+    assert_eq!(rows[0].error_info().unwrap().message, "not the root");
+    assert_eq!(rows[1].block_reason(), Some(BlockReason::ExecutionDenied));
+    assert!(rows[2].is_success());
+    assert_eq!(fixture.wipes(), 1);
+}
+
+#[tokio::test]
+async fn an_approved_call_is_checked_again_when_the_run_resumes() {
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/tmp")]),
+        ProviderResponse::text("done"),
+    ]);
+    let allowed = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let dispatcher = Dispatcher::builder(fixture.registry.clone())
+        .permission(permission_fn({
+            let allowed = Arc::clone(&allowed);
+            move |_tool, _args: &Value, _ctx| {
+                if allowed.load(Ordering::SeqCst) {
+                    Ok(())
+                } else {
+                    Err("wiping was switched off".to_owned())
+                }
+            }
+        }))
+        .build();
+    let agent = Agent::new(dispatcher, provider)
+        .with_approvals(Arc::clone(&fixture.store))
+        .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
+    let mut session = agent.session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+
+    allowed.store(false, Ordering::SeqCst);
+    let outcome = session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(
+        fixture.wipes(),
+        0,
+        "the policy changed while the call waited"
+    );
+    let rows = tool_rows(session.transcript());
+    assert_eq!(rows[0].block_reason(), Some(BlockReason::PermissionDenied));
 }
 
 #[tokio::test]

@@ -212,6 +212,44 @@ async fn activation_survives_a_suspended_run_stored_and_resumed() {
 }
 
 #[tokio::test]
+async fn a_search_tools_call_after_a_waiting_call_runs_when_the_run_resumes() {
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "send_email", json!({})),
+            ToolCall::new("c2", "search_tools", json!({"query": "stock price"})),
+        ]),
+        ProviderResponse::text("Sent."),
+    ]);
+    let agent = agent(&provider)
+        .with_config(AgentConfig::new().tools_disclosure(search(2)))
+        .with_approvals(InMemoryApprovalStore::new())
+        .with_approval_policy(approval_fn(|_, _| true));
+    let mut session = agent.session("s");
+    let outcome = session
+        .run("Mail my broker", RunOptions::new())
+        .await
+        .unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+
+    // `search_tools` never started before the run suspended: the resumed run still reaches it.
+    let stored = serde_json::to_string(&session.state()).unwrap();
+    let mut restored = agent.restore(serde_json::from_str(&stored).unwrap());
+    restored
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(
+        summary(&tool_rows(restored.transcript())),
+        [("c1".into(), "ok".into()), ("c2".into(), "ok".into())]
+    );
+    assert_eq!(
+        described(&provider.requests())[1],
+        ["stock_quote", "search_tools"],
+        "what it found is activated"
+    );
+}
+
+#[tokio::test]
 async fn activated_names_are_inert_and_the_oldest_is_evicted_at_128() {
     let provider = ScriptedProvider::new([
         call("c1", "ghost_0", json!({})),

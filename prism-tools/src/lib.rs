@@ -23,6 +23,7 @@
 //!  6  trust, then permission      permission_denied
 //!  7  validators, then decoding   validation_failed / invalid_arguments (field path named)
 //!  8  before_execute              execution_denied
+//!     run approval                inside a run: a call needing approval waits here, unclaimed
 //!  9  effect claim                replay a recorded outcome; refuse in-flight or unknown
 //! 10  started                     event + ledger row (arguments redacted)
 //! 11  execute                     progress events/rows (dropped ones counted on the terminal

@@ -5,6 +5,7 @@
 //! produces exactly one [`ToolResult`] for the call id, and every refusal happens before the
 //! tool's body is awaited.
 
+mod approval_gate;
 mod builder;
 mod effect_gate;
 mod events;
@@ -39,6 +40,7 @@ use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::scope::ToolScope;
 
+pub(crate) use approval_gate::{Approval, ApprovalGate};
 pub use builder::{
     BeforeExecuteAllowed, DispatchBuilder, EffectsAllowed, FilterAllowed, GuardrailsAllowed,
     MiddlewareAllowed, PermissionAllowed, PermissionGiven, SecureBuildError, SecureDispatcher,
@@ -164,18 +166,6 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
-    /// True when `arguments` are within the size and depth limits (step 2 refuses them
-    /// otherwise).
-    pub(crate) fn within_limits(&self, arguments: &Value) -> bool {
-        let limits = &self.pipeline.limits;
-        check_value(
-            arguments,
-            limits.max_argument_bytes,
-            limits.max_argument_depth,
-        )
-        .is_ok()
-    }
-
     /// True when the builder's filters let `name` through.
     pub(crate) fn filters_allow(&self, name: &str) -> bool {
         self.pipeline.filters.allows(name)
@@ -194,7 +184,7 @@ impl Dispatcher {
         ctx: &'a ToolExecutionContext,
     ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
         // Not an `async fn` wrapping the pipeline's future: one future, moved once, not two.
-        self.run_pipeline(call, Step1::Pending, ctx)
+        self.run_pipeline(call, Step1::Pending, None, ctx)
     }
 
     /// Step 1 alone: runs `tool_call` middleware over `call`. The run layer plans a turn's batch
@@ -226,17 +216,19 @@ impl Dispatcher {
         None
     }
 
-    /// Steps 2 to 14 on a call that already went through [`plan`](Self::plan).
-    pub(crate) fn dispatch_planned<'a>(
+    /// Steps 2 to 14 on a call that already went through [`plan`](Self::plan). With a `gate`,
+    /// a call it holds ends as the gate's `H` instead of a result (see [`ApprovalGate`]).
+    pub(crate) fn dispatch_planned<'a, H: From<Tripwire> + Send + 'a>(
         &'a self,
         planned: PlannedCall,
         ctx: &'a ToolExecutionContext,
-    ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
+        gate: Option<&'a dyn ApprovalGate<H>>,
+    ) -> impl Future<Output = Result<ToolResult, H>> + Send + 'a {
         let PlannedCall {
             call,
             middleware_failure,
         } = planned;
-        self.run_pipeline(call, Step1::Done(middleware_failure), ctx)
+        self.run_pipeline(call, Step1::Done(middleware_failure), gate, ctx)
     }
 
     /// The pipeline, steps 1 to 14 (step 1 only for a call that was not planned yet).
@@ -248,12 +240,13 @@ impl Dispatcher {
         clippy::manual_async_fn,
         reason = "an async fn would copy the call once more"
     )]
-    fn run_pipeline<'a>(
+    fn run_pipeline<'a, H: From<Tripwire> + Send + 'a>(
         &'a self,
         mut call: ToolCall,
         step1: Step1,
+        gate: Option<&'a dyn ApprovalGate<H>>,
         ctx: &'a ToolExecutionContext,
-    ) -> impl Future<Output = Result<ToolResult, Tripwire>> + Send + 'a {
+    ) -> impl Future<Output = Result<ToolResult, H>> + Send + 'a {
         async move {
             let p = &*self.pipeline;
             // 1. tool_call middleware: may rewrite the name and arguments, never the id.
@@ -427,6 +420,19 @@ impl Dispatcher {
             }
             if ctx.is_cancelled() {
                 return Ok(observe.error(name, ToolError::cancelled().into_info()));
+            }
+            // The run's approval, asked only now that every check let the call through.
+            if let Some(gate) = gate {
+                match gate.check(observe.id(), tool, arguments) {
+                    Approval::Proceed => {}
+                    Approval::Wait => {
+                        let held = ToolCall::new(observe.id().clone(), call.name, call.arguments);
+                        return Err(gate.hold(held));
+                    }
+                    Approval::Refuse(refusal) => {
+                        return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+                    }
+                }
             }
             // The snapshot is never held across an await: a slow tool must not pin an old registry.
             let effect_policy = tool.effect().cloned();
@@ -619,9 +625,9 @@ fn guardrail_refusal(
 }
 
 /// A call's ending: its result, or, when a guardrail tripped, the tripwire that carries it.
-fn settle(result: ToolResult, tripwire: bool) -> Result<ToolResult, Tripwire> {
+fn settle<H: From<Tripwire>>(result: ToolResult, tripwire: bool) -> Result<ToolResult, H> {
     if tripwire {
-        Err(Tripwire { result })
+        Err(Tripwire { result }.into())
     } else {
         Ok(result)
     }

@@ -8,9 +8,12 @@
 //! exact arguments. A decision answers one key. Changed arguments are a different key, and an
 //! approval for one call never covers another call of the same tool.
 //!
-//! An approval adds a check; it removes none. Only calls that could run at all are asked about
-//! (unknown, hidden and malformed calls are refused by the dispatcher as usual), and an approved
-//! call still goes through trust, permission, validation and every other guard when it runs.
+//! An approval adds a check; it removes none. The question is asked inside the dispatch pipeline,
+//! once guardrails, lookup, scope, trust, permission, validation and `before_execute` have all let
+//! the call through, right before its effect is claimed: a call any of them refuses gets that
+//! refusal and is never put to anyone. In a batch, the call that waits stops the batch claiming
+//! more calls; the calls after it run when the run resumes (and may wait in turn). An approved
+//! call goes through every guard again when the run resumes, since policy may have changed.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

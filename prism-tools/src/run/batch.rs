@@ -12,6 +12,11 @@
 //! that never started is answered `tool_call_not_dispatched` (with an `error` ledger row and no
 //! event). Side effects of claimed calls are not rolled back.
 //!
+//! In a run, a call can also stop the batch by waiting for approval (see
+//! [`ApprovalGate`](crate::dispatch::ApprovalGate)). That is not a failure: nothing new is
+//! claimed, claimed calls settle, and the calls that never started are handed back to the run,
+//! which dispatches them once the run resumes.
+//!
 //! The calls run as futures on the caller's task (no spawning): concurrency, not parallelism. A
 //! tool that burns CPU should move that work to `spawn_blocking`, as any async code would.
 
@@ -20,7 +25,7 @@ use futures_util::stream::FuturesUnordered;
 
 use crate::call::{CallId, ErrorCode, ErrorInfo, ToolCall, ToolResult};
 use crate::context::ToolExecutionContext;
-use crate::dispatch::{Dispatcher, PlannedCall, Tripwire};
+use crate::dispatch::{ApprovalGate, Dispatcher, PlannedCall, Tripwire};
 
 /// Runs the calls of one response.
 ///
@@ -118,56 +123,89 @@ impl BatchExecutor {
         planned: Vec<PlannedCall>,
         ctx: &ToolExecutionContext,
     ) -> BatchOutcome {
-        let limit = self.limit_for(dispatcher, &planned);
-        if limit == 1 {
-            return run_sequentially(dispatcher, planned, ctx).await;
-        }
-        let mut slots: Vec<Slot> = planned.into_iter().map(Slot::Waiting).collect();
-        let stopped = run_concurrently(dispatcher, &mut slots, ctx, limit).await;
-        let results = slots
+        let gated = self.run_gated(dispatcher, planned, ctx, None).await;
+        let results = gated
+            .answers
             .into_iter()
-            .map(|slot| match slot {
-                Slot::Done(result) => result,
-                Slot::Waiting(planned) => {
+            .map(|answer| match answer {
+                Answer::Done(result) => result,
+                // Without a run to resume them, calls that did not start are not dispatched.
+                Answer::Unstarted(planned) => {
                     dispatcher.settle_unstarted(&planned.call, not_dispatched(), ctx)
                 }
-                // Every claimed call is awaited before the batch returns, so this arm only keeps
-                // the one-result-per-id promise should that ever change.
-                Slot::Claimed(id) => ToolResult::error(id, "", not_dispatched()),
+                Answer::Held(call) => dispatcher.settle_unstarted(&call, not_dispatched(), ctx),
             })
             .collect();
-        BatchOutcome { results, stopped }
+        BatchOutcome {
+            results,
+            stopped: gated.stopped,
+        }
+    }
+
+    /// Runs calls that already went through middleware, asking `gate` before each executes. The
+    /// batch stops claiming calls at the first failure or the first call the gate holds.
+    pub(crate) async fn run_gated(
+        &self,
+        dispatcher: &Dispatcher,
+        planned: Vec<PlannedCall>,
+        ctx: &ToolExecutionContext,
+        gate: Option<&dyn ApprovalGate<Halt>>,
+    ) -> GatedBatch {
+        let limit = self.limit_for(dispatcher, &planned);
+        let mut slots: Vec<Slot> = planned.into_iter().map(Slot::Waiting).collect();
+        let batch = Batch {
+            dispatcher,
+            ctx,
+            gate,
+        };
+        let stopped = if limit == 1 {
+            batch.run_sequentially(&mut slots).await
+        } else {
+            batch.run_concurrently(&mut slots, limit).await
+        };
+        let answers = slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Done(result) => Answer::Done(result),
+                Slot::Held(call) => Answer::Held(call),
+                Slot::Waiting(planned) => Answer::Unstarted(planned),
+                // Every claimed call is awaited before the batch returns, so this arm only keeps
+                // the one-result-per-id promise should that ever change.
+                Slot::Claimed(id) => Answer::Done(ToolResult::error(id, "", not_dispatched())),
+            })
+            .collect();
+        GatedBatch { answers, stopped }
     }
 }
 
-/// One call at a time, in call order: the default, and every batch with an exclusive tool.
-async fn run_sequentially(
-    dispatcher: &Dispatcher,
-    planned: Vec<PlannedCall>,
-    ctx: &ToolExecutionContext,
-) -> BatchOutcome {
-    let mut results = Vec::with_capacity(planned.len());
-    let mut stopped = None;
-    let mut calls = planned.into_iter();
-    for planned in calls.by_ref() {
-        if ctx.is_cancelled() {
-            results.push(dispatcher.settle_unstarted(&planned.call, not_dispatched(), ctx));
-            stopped = Some(BatchStop::Cancelled);
-            break;
-        }
-        match dispatcher.dispatch_planned(planned, ctx).await {
-            Ok(result) => results.push(result),
-            Err(tripwire) => {
-                results.push(tripwire.result().clone());
-                stopped = Some(BatchStop::Tripwire(tripwire));
-                break;
-            }
-        }
+/// What the pipeline hands a run's batch instead of a result.
+pub(crate) enum Halt {
+    /// A guardrail tripped.
+    Tripwire(Tripwire),
+    /// The call waits for approval; it is the call as middleware left it.
+    Held(ToolCall),
+}
+
+impl From<Tripwire> for Halt {
+    fn from(tripwire: Tripwire) -> Self {
+        Self::Tripwire(tripwire)
     }
-    results.extend(
-        calls.map(|planned| dispatcher.settle_unstarted(&planned.call, not_dispatched(), ctx)),
-    );
-    BatchOutcome { results, stopped }
+}
+
+/// A gated batch: where each call ended, in call order, and the failure that stopped it, if any.
+pub(crate) struct GatedBatch {
+    pub(crate) answers: Vec<Answer>,
+    pub(crate) stopped: Option<BatchStop>,
+}
+
+/// Where one call of a gated batch ended.
+pub(crate) enum Answer {
+    /// It has its result.
+    Done(ToolResult),
+    /// It waits for approval.
+    Held(ToolCall),
+    /// It never started.
+    Unstarted(PlannedCall),
 }
 
 /// One call's place in the batch.
@@ -178,6 +216,18 @@ enum Slot {
     Claimed(CallId),
     /// Settled.
     Done(ToolResult),
+    /// Waiting for approval.
+    Held(ToolCall),
+}
+
+/// What settling a call means for the rest of the batch.
+enum Next {
+    /// Claim on.
+    Continue,
+    /// Claim nothing more: a call waits for approval.
+    Hold,
+    /// Claim nothing more: the batch failed.
+    Stop(BatchStop),
 }
 
 impl Slot {
@@ -192,50 +242,85 @@ impl Slot {
         }
     }
 
-    fn settle(&mut self, outcome: Result<ToolResult, Tripwire>) -> Option<Tripwire> {
+    fn settle(&mut self, outcome: Result<ToolResult, Halt>) -> Next {
         match outcome {
             Ok(result) => {
                 *self = Slot::Done(result);
-                None
+                Next::Continue
             }
-            Err(tripwire) => {
+            Err(Halt::Tripwire(tripwire)) => {
                 *self = Slot::Done(tripwire.result().clone());
-                Some(tripwire)
+                Next::Stop(BatchStop::Tripwire(tripwire))
+            }
+            Err(Halt::Held(call)) => {
+                *self = Slot::Held(call);
+                Next::Hold
             }
         }
     }
 }
 
-async fn run_concurrently(
-    dispatcher: &Dispatcher,
-    slots: &mut [Slot],
-    ctx: &ToolExecutionContext,
-    limit: usize,
-) -> Option<BatchStop> {
-    let mut stopped = None;
-    let mut next = 0;
-    let mut in_flight = FuturesUnordered::new();
-    loop {
-        // Claim in call order until `limit` calls are in flight.
-        while stopped.is_none() && in_flight.len() < limit && next < slots.len() {
-            if ctx.is_cancelled() {
-                stopped = Some(BatchStop::Cancelled);
-                break;
+/// What every call of one batch is dispatched with.
+struct Batch<'a> {
+    dispatcher: &'a Dispatcher,
+    ctx: &'a ToolExecutionContext,
+    gate: Option<&'a dyn ApprovalGate<Halt>>,
+}
+
+impl Batch<'_> {
+    /// One call at a time, in call order: the default, and every batch with an exclusive tool.
+    async fn run_sequentially(&self, slots: &mut [Slot]) -> Option<BatchStop> {
+        for slot in slots {
+            if self.ctx.is_cancelled() {
+                return Some(BatchStop::Cancelled);
             }
-            if let Some(planned) = slots[next].claim() {
-                let index = next;
-                in_flight
-                    .push(async move { (index, dispatcher.dispatch_planned(planned, ctx).await) });
+            let Some(planned) = slot.claim() else {
+                continue;
+            };
+            let outcome = self
+                .dispatcher
+                .dispatch_planned(planned, self.ctx, self.gate)
+                .await;
+            match slot.settle(outcome) {
+                Next::Continue => {}
+                Next::Hold => return None,
+                Next::Stop(stop) => return Some(stop),
             }
-            next += 1;
         }
-        let Some((index, outcome)) = in_flight.next().await else {
-            return stopped;
-        };
-        if let Some(tripwire) = slots[index].settle(outcome)
-            && stopped.is_none()
-        {
-            stopped = Some(BatchStop::Tripwire(tripwire));
+        None
+    }
+
+    async fn run_concurrently(&self, slots: &mut [Slot], limit: usize) -> Option<BatchStop> {
+        let mut stopped = None;
+        let mut held = false;
+        let mut next = 0;
+        let mut in_flight = FuturesUnordered::new();
+        loop {
+            // Claim in call order until `limit` calls are in flight.
+            while stopped.is_none() && !held && in_flight.len() < limit && next < slots.len() {
+                if self.ctx.is_cancelled() {
+                    stopped = Some(BatchStop::Cancelled);
+                    break;
+                }
+                if let Some(planned) = slots[next].claim() {
+                    let index = next;
+                    let dispatched = self
+                        .dispatcher
+                        .dispatch_planned(planned, self.ctx, self.gate);
+                    in_flight.push(async move { (index, dispatched.await) });
+                }
+                next += 1;
+            }
+            let Some((index, outcome)) = in_flight.next().await else {
+                return stopped;
+            };
+            match slots[index].settle(outcome) {
+                Next::Continue => {}
+                Next::Hold => held = true,
+                Next::Stop(stop) => {
+                    stopped.get_or_insert(stop);
+                }
+            }
         }
     }
 }

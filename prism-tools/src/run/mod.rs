@@ -58,6 +58,7 @@
 
 mod agent;
 mod approval;
+mod approval_gate;
 mod approval_store;
 mod artifact;
 mod artifact_step;

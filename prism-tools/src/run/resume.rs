@@ -3,19 +3,26 @@
 //! Decisions are recorded in the agent's [`ApprovalStore`](crate::run::ApprovalStore) first; a
 //! decision whose key does not match a pending call exactly (another tool, other arguments, an
 //! unknown call) is refused there and nothing runs. Until every pending call has a decision the
-//! run stays suspended. Then each decision is consumed (so it acts once), approved calls run as
-//! one batch through the dispatcher with the suspended turn's scope, refused calls get a
-//! `permission_denied` row, the held batch reaches the transcript in call order, and the run
-//! goes on from the turn it stopped at.
+//! run stays suspended. Then each decision is consumed (so it acts once) and the held batch goes
+//! on with the suspended turn's scope: refused calls get a `permission_denied` row, and the
+//! approved calls and the calls that never started go through the whole pipeline again, in call
+//! order (every guard checks them anew; an approval only answers the approval gate). A call
+//! further on may wait for approval in turn, which suspends the run again; otherwise the held
+//! batch reaches the transcript in call order and the run goes on from the turn it stopped at.
 
+use std::sync::Arc;
+
+use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
+use crate::run::approval_gate::RunApprovals;
+use crate::run::batch::Answer;
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::HeldCall;
-use crate::run::tool_round::stop_error;
 use crate::run::{
     ApprovalDecision, ApprovalState, ApprovalStoreError, ApprovalVerdict, BatchExecutor, Message,
-    RunEnd, RunError, RunEventKind, RunOptions, RunOutcome, Session,
+    RunEnd, RunError, RunEventKind, RunOptions, RunOutcome, Session, SuspendedRun,
 };
+use crate::search::SEARCH_TOOLS_NAME;
 
 impl Session {
     /// Records `decisions` and, once every pending call has one, finishes the suspended batch and
@@ -54,63 +61,106 @@ impl Session {
             }
         }
 
-        let driver = RunDriver::resume(self, &suspended, options)?;
+        let mut driver = RunDriver::resume(self, &suspended, options)?;
         if !waiting.is_empty() {
             return Ok(driver.outcome(RunEnd::Suspended { pending: waiting }, None));
         }
         driver.session.suspended = None;
         let dispatcher = driver.session.agent.dispatcher.clone();
-        // A suspended batch never holds `search_tools` (it does not wait for approval), so the
-        // resumed calls need no generated tool.
-        let ctx = driver.scoped_context(&suspended.visible_grant(), None);
+        let visible = suspended.visible_grant();
+        let search_tool = driver.resumed_search_tool(&suspended);
+        let ctx = driver.scoped_context(&visible, search_tool.as_ref());
 
-        let mut rows = Vec::with_capacity(suspended.calls.len());
+        let mut batch = Vec::with_capacity(suspended.calls.len());
+        let mut keys = Vec::new();
         let mut approved = Vec::new();
         let mut refused = Vec::new();
-        let mut to_run = Vec::new();
         for held in suspended.calls {
-            match held {
-                HeldCall::Settled { result } => rows.push(Some(result)),
+            batch.push(match held {
+                HeldCall::Settled { result } => Answer::Done(result),
+                HeldCall::Unstarted {
+                    call,
+                    middleware_failure,
+                } => Answer::Unstarted(PlannedCall {
+                    call,
+                    middleware_failure,
+                }),
                 HeldCall::Pending { call, approval } => {
-                    match store.consume(&approval.key).await {
-                        Ok(ApprovalVerdict::Approved) => {
+                    let refusal = match store.consume(&approval.key).await {
+                        Ok(ApprovalVerdict::Approved) => None,
+                        Ok(ApprovalVerdict::Refused { reason }) => Some(match reason {
+                            Some(reason) => format!("The call was not approved: {reason}"),
+                            None => "The call was not approved".to_owned(),
+                        }),
+                        // A decision that cannot be confirmed runs nothing.
+                        Err(error) => Some(format!("The approval could not be confirmed: {error}")),
+                    };
+                    match refusal {
+                        None => {
                             approved.push(call.id.clone());
-                            rows.push(None);
-                            to_run.push(PlannedCall {
+                            keys.push(approval.key);
+                            Answer::Unstarted(PlannedCall {
                                 call,
                                 middleware_failure: None,
-                            });
+                            })
                         }
-                        Ok(ApprovalVerdict::Refused { reason }) => {
+                        Some(message) => {
                             refused.push(call.id.clone());
-                            let message = match reason {
-                                Some(reason) => format!("The call was not approved: {reason}"),
-                                None => "The call was not approved".to_owned(),
-                            };
-                            rows.push(Some(dispatcher.settle_refused(&call, message, &ctx)));
-                        }
-                        // A decision that cannot be confirmed runs nothing.
-                        Err(error) => {
-                            refused.push(call.id.clone());
-                            let message = format!("The approval could not be confirmed: {error}");
-                            rows.push(Some(dispatcher.settle_refused(&call, message, &ctx)));
+                            Answer::Done(dispatcher.settle_refused(&call, message, &ctx))
                         }
                     }
                 }
-            }
+            });
         }
         driver.emit(RunEventKind::RunResumed { approved, refused });
 
+        let agent = driver.session.agent.clone();
+        let session_id = Arc::clone(&driver.session.id);
+        let run_tool = search_tool.as_ref().map(ToolDefinition::name);
+        let gate = RunApprovals::new(&agent, &session_id, run_tool).approved(keys);
         let executor = BatchExecutor::new(driver.settings.tool_concurrency);
-        let outcome = executor.run_planned(&dispatcher, to_run, &ctx).await;
-        let mut ran = outcome.results.into_iter();
-        let rows = rows
-            .into_iter()
-            .filter_map(|row| row.or_else(|| ran.next()));
-        driver.session.transcript.extend(rows.map(Message::tool));
-        if let Err(error) = stop_error(outcome.stopped) {
-            return Err(driver.fail(error));
+        match driver
+            .run_batch(batch, &gate, &visible, &ctx, executor)
+            .await
+        {
+            Ok(end) => match driver.round_outcome(end) {
+                Some(outcome) => Ok(outcome),
+                None => driver.drive().await,
+            },
+            Err(error) => Err(driver.fail(error)),
         }
-        driver.drive().await
+    }
+}
+
+impl RunDriver<'_> {
+    /// The suspended turn's `search_tools`, built again over that turn's visible tools when a
+    /// call to it never started: only then can the resumed batch need it.
+    fn resumed_search_tool(&self, suspended: &SuspendedRun) -> Option<ToolDefinition> {
+        let needed = suspended.calls.iter().any(|held| {
+            matches!(held, HeldCall::Unstarted { call, .. } if call.name == SEARCH_TOOLS_NAME)
+        });
+        if !needed {
+            return None;
+        }
+        let visible = suspended.visible_grant();
+        let tools: Vec<ToolDefinition> = self
+            .tools
+            .tools()
+            .iter()
+            .filter(|tool| visible.allows(tool.name()))
+            .cloned()
+            .collect();
+        let latest_input = self
+            .session
+            .transcript
+            .iter()
+            .rev()
+            .find_map(|row| match row {
+                Message::User { content } => Some(content.as_str()),
+                _ => None,
+            });
+        self.disclosure
+            .describe(suspended.turn, latest_input, &tools)
+            .search_tool
     }
 }

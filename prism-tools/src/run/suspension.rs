@@ -1,15 +1,18 @@
 //! [`SuspendedRun`]: a run waiting for approvals, as stored in the session's state.
 //!
-//! When a batch reaches a call that needs approval, the run stops claiming calls, lets the
-//! claimed ones settle, and keeps the whole batch here in call order: settled results (including
-//! `tool_call_not_dispatched` for calls that never started) and the calls waiting for a decision.
-//! No row of the batch reaches the transcript until the run resumes, so the rows still appear in
-//! call order and every call id gets its real result. The state is plain serde data, so a
-//! suspended session can be stored, restored in another process, and resumed there.
+//! When a call of a batch waits for approval, the run stops claiming calls, lets the claimed ones
+//! settle, and keeps the whole batch here in call order: settled results, the calls waiting for a
+//! decision, and the calls that never started. Waiting is not a failure, so those last calls are
+//! not answered `tool_call_not_dispatched`: once the run resumes they go through the pipeline, in
+//! call order, with the approved calls. No row of the batch reaches the transcript until then, so
+//! the rows still appear in call order and every call id gets its real result. The state is plain
+//! serde data, so a suspended session can be stored, restored in another process, and resumed
+//! there. (States stored before unstarted calls were kept hold `tool_call_not_dispatched` rows for
+//! them instead, and still resume.)
 
 use serde::{Deserialize, Serialize};
 
-use crate::call::{ToolCall, ToolResult};
+use crate::call::{ErrorInfo, ToolCall, ToolResult};
 use crate::grant::ToolGrant;
 use crate::run::PendingApproval;
 
@@ -38,6 +41,13 @@ pub(crate) enum HeldCall {
         call: ToolCall,
         approval: PendingApproval,
     },
+    /// Never started; dispatched when the run resumes. `call` is the call after `tool_call`
+    /// middleware, and `middleware_failure` what that middleware failed with, if it did.
+    Unstarted {
+        call: ToolCall,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        middleware_failure: Option<Box<ErrorInfo>>,
+    },
 }
 
 impl SuspendedRun {
@@ -50,7 +60,7 @@ impl SuspendedRun {
     pub fn pending(&self) -> impl Iterator<Item = &PendingApproval> {
         self.calls.iter().filter_map(|held| match held {
             HeldCall::Pending { approval, .. } => Some(approval),
-            HeldCall::Settled { .. } => None,
+            HeldCall::Settled { .. } | HeldCall::Unstarted { .. } => None,
         })
     }
 

@@ -3,15 +3,16 @@
 //! ```text
 //! count the round ─► past the limit? tool_round_limit rows, fail
 //! ─► round gate (before anything starts) ─► refused? not-dispatched rows, stop cleanly
-//! ─► plan after middleware ─► classify each call: run, wait for approval, refuse
-//! ─► no approvals needed: one batch, rows in call order
-//! ─► approvals needed: run the calls before the first one that waits, then suspend, holding
-//!    every row of the batch until the run resumes
+//! ─► plan after middleware ─► one batch through the dispatcher, with the run's approval gate
+//! ─► no call waits: rows in call order
+//! ─► a call waits (asked only once every guard let it through): nothing new is claimed,
+//!    claimed calls settle, and the run suspends holding every call of the batch, the ones that
+//!    never started included, until it resumes
 //! ```
 
 use std::sync::Arc;
 
-use crate::call::{ErrorCode, ErrorInfo, ToolCall, ToolResult};
+use crate::call::{ErrorCode, ErrorInfo, ToolCall};
 use crate::clock::now_or_system;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolDefinition;
@@ -19,7 +20,8 @@ use crate::dispatch::{Dispatcher, PlannedCall};
 use crate::error::Refusal;
 use crate::grant::ToolGrant;
 use crate::panic::guarded;
-use crate::run::batch::not_dispatched;
+use crate::run::approval_gate::RunApprovals;
+use crate::run::batch::{Answer, not_dispatched};
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::{HeldCall, stored_visible};
 use crate::run::turn::TurnTools;
@@ -37,13 +39,6 @@ pub(crate) enum RoundEnd {
     Refused(String),
     /// Calls wait for approval; the batch is held in the session's state.
     Suspended(Vec<PendingApproval>),
-}
-
-/// What to do with one planned call.
-enum Plan {
-    Run,
-    AwaitApproval,
-    Refuse(String),
 }
 
 impl RunDriver<'_> {
@@ -94,104 +89,104 @@ impl RunDriver<'_> {
             calls: planned.len(),
             concurrency: executor.limit_for(&dispatcher, &planned),
         });
-        let plans: Vec<Plan> = planned
-            .iter()
-            .map(|call| self.plan_call(call, &ctx))
-            .collect();
-        let first_wait = plans
-            .iter()
-            .position(|plan| matches!(plan, Plan::AwaitApproval));
-        let Some(first_wait) = first_wait else {
-            let (results, stopped) = execute(&dispatcher, executor, planned, plans, &ctx).await;
-            self.session
-                .transcript
-                .extend(results.into_iter().map(Message::tool));
-            return stop_error(stopped).map(|()| RoundEnd::Done);
-        };
-
-        // Claim in call order up to the first call that waits: run what comes before it.
-        let mut tail_planned = planned;
-        let head_planned: Vec<PlannedCall> = tail_planned.drain(..first_wait).collect();
-        let mut tail_plans = plans;
-        let head_plans: Vec<Plan> = tail_plans.drain(..first_wait).collect();
-        let (head, stopped) = execute(&dispatcher, executor, head_planned, head_plans, &ctx).await;
-        if stopped.is_some() {
-            // The batch failed before reaching the approval: the usual failure rows.
-            let not_dispatched = not_dispatched();
-            let mut rows = head;
-            for (planned, plan) in tail_planned.iter().zip(&tail_plans) {
-                rows.push(match plan {
-                    Plan::Refuse(message) => {
-                        dispatcher.settle_refused(&planned.call, message.clone(), &ctx)
-                    }
-                    _ => dispatcher.settle_unstarted(&planned.call, not_dispatched.clone(), &ctx),
-                });
-            }
-            self.session
-                .transcript
-                .extend(rows.into_iter().map(Message::tool));
-            return stop_error(stopped).map(|()| RoundEnd::Done);
-        }
-        self.suspend(
-            &dispatcher,
-            head,
-            tail_planned,
-            tail_plans,
-            &turn_tools.visible,
-            &ctx,
-        )
-        .await
+        let agent = self.session.agent.clone();
+        let session_id = Arc::clone(&self.session.id);
+        let run_tool = turn_tools.search_tool.as_ref().map(ToolDefinition::name);
+        let gate = RunApprovals::new(&agent, &session_id, run_tool);
+        let batch = planned.into_iter().map(Answer::Unstarted).collect();
+        self.run_batch(batch, &gate, &turn_tools.visible, &ctx, executor)
+            .await
     }
 
-    /// Holds the batch: settled rows, calls waiting for approval, and not-dispatched rows for
-    /// the other calls after the first that waits.
+    /// Dispatches the calls of `batch` that have not started, in call order, through `gate`; then
+    /// writes every row of the batch, or, when calls wait for approval, holds the batch.
+    pub(crate) async fn run_batch(
+        &mut self,
+        batch: Vec<Answer>,
+        gate: &RunApprovals<'_>,
+        visible: &ToolGrant,
+        ctx: &ToolExecutionContext,
+        executor: BatchExecutor,
+    ) -> Result<RoundEnd, RunError> {
+        let dispatcher = self.session.agent.dispatcher.clone();
+        let mut to_run = Vec::new();
+        let slots: Vec<Option<Answer>> = batch
+            .into_iter()
+            .map(|answer| match answer {
+                Answer::Unstarted(planned) => {
+                    to_run.push(planned);
+                    None
+                }
+                answered => Some(answered),
+            })
+            .collect();
+        let gated = executor
+            .run_gated(&dispatcher, to_run, ctx, Some(gate))
+            .await;
+        let mut ran = gated.answers.into_iter();
+        let answers: Vec<Answer> = slots
+            .into_iter()
+            .filter_map(|slot| slot.or_else(|| ran.next()))
+            .collect();
+        let waiting = answers
+            .iter()
+            .any(|answer| matches!(answer, Answer::Held(_)));
+        if waiting && gated.stopped.is_none() {
+            return self.suspend(&dispatcher, answers, visible, ctx).await;
+        }
+        // Every call has its row now; in a failed batch, the calls that did not start (or were
+        // to wait) are not dispatched.
+        let rows = answers.into_iter().map(|answer| match answer {
+            Answer::Done(result) => result,
+            Answer::Held(call) => dispatcher.settle_unstarted(&call, not_dispatched(), ctx),
+            Answer::Unstarted(planned) => {
+                dispatcher.settle_unstarted(&planned.call, not_dispatched(), ctx)
+            }
+        });
+        self.session.transcript.extend(rows.map(Message::tool));
+        stop_error(gated.stopped).map(|()| RoundEnd::Done)
+    }
+
+    /// Holds the batch: settled rows, calls waiting for approval (each recorded in the approval
+    /// store) and calls that never started.
     async fn suspend(
         &mut self,
         dispatcher: &Dispatcher,
-        head: Vec<ToolResult>,
-        tail: Vec<PlannedCall>,
-        plans: Vec<Plan>,
+        answers: Vec<Answer>,
         visible: &ToolGrant,
         ctx: &ToolExecutionContext,
     ) -> Result<RoundEnd, RunError> {
+        let mut pending = Vec::new();
+        let calls: Vec<HeldCall> = answers
+            .into_iter()
+            .map(|answer| match answer {
+                Answer::Done(result) => HeldCall::Settled { result },
+                Answer::Held(call) => {
+                    let approval = self.pending_approval(dispatcher, &call);
+                    pending.push(approval.clone());
+                    HeldCall::Pending { call, approval }
+                }
+                Answer::Unstarted(PlannedCall {
+                    call,
+                    middleware_failure,
+                }) => HeldCall::Unstarted {
+                    call,
+                    middleware_failure,
+                },
+            })
+            .collect();
+        // The gate holds calls only when the agent has a store.
         let Some(store) = self.session.agent.approvals.clone() else {
+            self.write_held_refused(dispatcher, calls, ctx, "this agent has no approval store");
             return Err(RunError::NoApprovalStore);
         };
-        let mut calls: Vec<HeldCall> = head
-            .into_iter()
-            .map(|result| HeldCall::Settled { result })
-            .collect();
-        let mut pending = Vec::new();
-        for (planned, plan) in tail.into_iter().zip(plans) {
-            let held = match plan {
-                Plan::AwaitApproval => {
-                    let approval = self.pending_approval(dispatcher, &planned.call);
-                    if let Err(error) = store.request(&approval).await {
-                        // Without a durable record there is no approval to wait for: refuse
-                        // every waiting call, write the whole batch, and fail.
-                        self.write_held_refused(dispatcher, calls, ctx, &error.to_string());
-                        return Err(RunError::Approval(error));
-                    }
-                    pending.push(approval.clone());
-                    HeldCall::Pending {
-                        call: planned.call,
-                        approval,
-                    }
-                }
-                Plan::Refuse(message) => HeldCall::Settled {
-                    result: dispatcher.settle_refused(&planned.call, message, ctx),
-                },
-                Plan::Run => {
-                    let error = ErrorInfo::new(
-                        ErrorCode::ToolCallNotDispatched,
-                        "The batch stopped at a call waiting for approval before this call started; it did not run",
-                    );
-                    HeldCall::Settled {
-                        result: dispatcher.settle_unstarted(&planned.call, error, ctx),
-                    }
-                }
-            };
-            calls.push(held);
+        for approval in &pending {
+            if let Err(error) = store.request(approval).await {
+                // Without a durable record there is no approval to wait for: refuse every
+                // waiting call, write the whole batch, and fail.
+                self.write_held_refused(dispatcher, calls, ctx, &error.to_string());
+                return Err(RunError::Approval(error));
+            }
         }
         self.emit(RunEventKind::RunSuspended {
             pending: pending.iter().map(|p| p.key.call_id.clone()).collect(),
@@ -208,7 +203,8 @@ impl RunDriver<'_> {
         Ok(RoundEnd::Suspended(pending))
     }
 
-    /// Writes a held batch to the transcript, refusing the calls that were waiting.
+    /// Writes a held batch to the transcript, refusing the calls that were waiting; the calls that
+    /// never started are not dispatched.
     pub(crate) fn write_held_refused(
         &mut self,
         dispatcher: &Dispatcher,
@@ -224,6 +220,9 @@ impl RunDriver<'_> {
                     format!("The call needs an approval that could not be recorded: {why}"),
                     ctx,
                 ),
+                HeldCall::Unstarted { call, .. } => {
+                    dispatcher.settle_unstarted(&call, not_dispatched(), ctx)
+                }
             };
             self.session.transcript.push(Message::tool(row));
         }
@@ -244,48 +243,6 @@ impl RunDriver<'_> {
             run_id: self.run_id.to_string(),
             arguments,
             requested_at: now_or_system(&*self.session.agent.clock),
-        }
-    }
-
-    /// Does this call wait for a decision? Only calls that could run at all are asked about:
-    /// unknown, denied and malformed calls, and calls with arguments over the dispatcher's
-    /// limits, are refused by the dispatcher as usual (so no approval store keeps such
-    /// arguments, and no policy walks them).
-    fn plan_call(&self, planned: &PlannedCall, ctx: &ToolExecutionContext) -> Plan {
-        let call = &planned.call;
-        if planned.middleware_failure.is_some() || call.arguments_error.is_some() {
-            return Plan::Run;
-        }
-        if ctx.scope().is_some_and(|scope| !scope.allows(&call.name)) {
-            return Plan::Run;
-        }
-        // The run's own `search_tools` reads the index and activates names (which grants
-        // nothing): it never waits for approval.
-        if ctx
-            .scope()
-            .is_some_and(|scope| scope.run_tool(&call.name).is_some())
-        {
-            return Plan::Run;
-        }
-        let agent = &self.session.agent;
-        let Some(tool) = agent.dispatcher.registry().get(&call.name) else {
-            return Plan::Run;
-        };
-        if !agent.dispatcher.within_limits(&call.arguments) {
-            return Plan::Run;
-        }
-        let asked = tool.requires_approval()
-            || agent.approval_policy.as_ref().is_some_and(|policy| {
-                // A panicking policy asks for approval: fail closed.
-                guarded(|| policy.requires_approval(&tool, &call.arguments)).unwrap_or(true)
-            });
-        match (asked, &agent.approvals) {
-            (false, _) => Plan::Run,
-            (true, Some(_)) => Plan::AwaitApproval,
-            (true, None) => Plan::Refuse(format!(
-                "Tool {} needs an approval, and this agent has no approval store to ask for one",
-                call.name
-            )),
         }
     }
 
@@ -337,36 +294,6 @@ impl RunDriver<'_> {
             self.session.transcript.push(Message::tool(row));
         }
     }
-}
-
-/// Runs the calls planned to run as one batch and refuses the others, rows in call order.
-async fn execute(
-    dispatcher: &Dispatcher,
-    executor: BatchExecutor,
-    planned: Vec<PlannedCall>,
-    plans: Vec<Plan>,
-    ctx: &ToolExecutionContext,
-) -> (Vec<ToolResult>, Option<BatchStop>) {
-    let mut rows: Vec<Option<ToolResult>> = Vec::with_capacity(planned.len());
-    let mut to_run = Vec::with_capacity(planned.len());
-    for (planned, plan) in planned.into_iter().zip(plans) {
-        match plan {
-            Plan::Refuse(message) => {
-                rows.push(Some(dispatcher.settle_refused(&planned.call, message, ctx)))
-            }
-            _ => {
-                rows.push(None);
-                to_run.push(planned);
-            }
-        }
-    }
-    let outcome = executor.run_planned(dispatcher, to_run, ctx).await;
-    let mut ran = outcome.results.into_iter();
-    let results = rows
-        .into_iter()
-        .filter_map(|row| row.or_else(|| ran.next()))
-        .collect();
-    (results, outcome.stopped)
 }
 
 /// The run-level error for a batch that stopped early.
