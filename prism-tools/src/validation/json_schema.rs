@@ -28,10 +28,9 @@ use super::cache::{ContentKey, SchemaCache};
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind, Violation};
 use super::limits::ValidationLimits;
 use super::references::check_references;
+use super::violations::{MESSAGE_LIMIT, violation};
 use crate::redact::truncate_at_char_boundary;
 
-/// Bound on one violation or schema error message, in bytes.
-const MESSAGE_LIMIT: usize = 200;
 /// Backtracking steps one `pattern` match may take.
 const PATTERN_BACKTRACK_LIMIT: usize = 1_000_000;
 /// Bound on a compiled `pattern`, in bytes.
@@ -235,17 +234,6 @@ impl fmt::Debug for JsonSchemaValidator {
             .field("assert_formats", &self.assert_formats)
             .field("cached_schemas", &self.cache.len())
             .finish()
-    }
-}
-
-/// A violation for the model: argument values are masked, the message bounded.
-fn violation(error: &ValidationError<'_>) -> Violation {
-    let mut message = error.masked().to_string();
-    truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
-    Violation {
-        instance_path: error.instance_path().as_str().to_owned(),
-        keyword: error.kind().keyword().to_owned(),
-        message,
     }
 }
 
