@@ -131,6 +131,7 @@ fn the_redactor_finds_a_secret_in_every_form_a_message_writes() {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[expect(dead_code, reason = "only decoding these arguments matters")]
 struct Typed {
     count: Option<u32>,
     mode: Option<Mode>,

@@ -26,10 +26,10 @@ const LIST_TAIL: usize = 40;
 const LISTING_BUDGET: usize = 1 << 18;
 
 /// The one violation reported when even the first would cost too much to find.
-pub(super) const NOT_LISTED: &str = "the value does not match the schema (for arguments and a schema this large, violations are not listed)";
+const NOT_LISTED: &str = "the value does not match the schema (for arguments and a schema this large, violations are not listed)";
 
 /// The note after the first violation when no other was looked for.
-pub(super) const NOT_LOOKED_FOR: &str =
+const NOT_LOOKED_FOR: &str =
     "further violations, if any, were not looked for (the arguments are too large)";
 
 /// What listing a schema's violations can cost, measured when it is compiled.
@@ -129,7 +129,7 @@ fn values_in(value: &Value) -> usize {
 }
 
 /// A violation for the model: argument values are masked, the message bounded.
-pub(super) fn violation(error: &ValidationError<'_>) -> Violation {
+fn violation(error: &ValidationError<'_>) -> Violation {
     let message = match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             unexpected_keys("Additional", unexpected)
