@@ -496,6 +496,39 @@ async fn search_failures_describe_every_tool_and_say_so() {
     assert_eq!(full_disclosures(&log)[0].1, "too_many_tools");
 }
 
+/// A scorer whose long message ends in a secret, across the message bound.
+struct Verbose;
+
+impl ToolScorer for Verbose {
+    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+        Err(ScoreError::new(format!(
+            "{} sk-straddling-secret",
+            "x".repeat(190)
+        )))
+    }
+}
+
+#[tokio::test]
+async fn a_scorer_message_is_redacted_before_it_is_cut() {
+    let log = RunEventLog::new();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter(catalog()))
+        .redactor(SecretRedactor::new(["sk-straddling-secret"]))
+        .build();
+    let options = RunOptions::new()
+        .tools_disclosure(search(2))
+        .tool_search(SearchConfig::default().with_scorer(Verbose));
+    let provider = ScriptedProvider::new([ProviderResponse::text("ok")]);
+    Agent::new(dispatcher, provider)
+        .with_events(log.clone())
+        .session("s")
+        .run("weather", options)
+        .await
+        .unwrap();
+    let message = &full_disclosures(&log)[0].2;
+    assert!(!message.contains("sk-strad"), "{message}");
+    assert!(message.len() < 300, "the message is bounded: {message}");
+}
+
 #[tokio::test]
 async fn search_disclosure_is_deterministic_and_runs_on_any_task() {
     let mut recorded = Vec::new();

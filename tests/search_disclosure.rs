@@ -336,7 +336,7 @@ impl ToolScorer for Verbose {
 }
 
 #[test]
-fn a_scorer_message_is_bounded() {
+fn a_scorer_message_reaches_the_host_whole() {
     let tools = catalog();
     let search = SearchConfig::default().with_scorer(Verbose).index(&tools);
     let turn = search.disclose(&tools, "email", &SharedActivatedTools::default());
@@ -346,5 +346,6 @@ fn a_scorer_message_is_bounded() {
             turn.full_disclosure_reason()
         );
     };
-    assert_eq!(message.len(), prism::search::MAX_SCORER_MESSAGE_BYTES);
+    // A run cuts it only once redacted, so that a cut secret cannot slip past the redactor.
+    assert_eq!(&**message, "é".repeat(1000));
 }

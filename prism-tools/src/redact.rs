@@ -35,6 +35,10 @@ pub const REDACTED: &str = "[REDACTED]";
 
 /// Replaces known secret values with [`REDACTED`].
 ///
+/// A secret is also found in the escaped forms messages write it in: as a JSON pointer segment
+/// (`a/b` as `a~1b`), inside a JSON string and through Rust's `{:?}` (`"` as `\"`, a zero-width
+/// joiner as `\u{200d}`).
+///
 /// ```
 /// use prism_tools::SecretRedactor;
 ///
@@ -60,11 +64,13 @@ impl SecretRedactor {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let secrets: Vec<String> = secrets
+        let mut secrets: Vec<String> = secrets
             .into_iter()
-            .map(|secret| secret.as_ref().to_owned())
-            .filter(|secret| !secret.is_empty())
+            .filter(|secret| !secret.as_ref().is_empty())
+            .flat_map(|secret| written_forms(secret.as_ref()))
             .collect();
+        secrets.sort_unstable();
+        secrets.dedup();
         if secrets.is_empty() {
             return Self::default();
         }
@@ -300,6 +306,31 @@ pub fn truncate_at_char_boundary(text: &mut String, max_bytes: usize) {
         let cut = text.floor_char_boundary(max_bytes);
         text.truncate(cut);
     }
+}
+
+/// Every form in which a message may write `secret`, so that each is redacted: as is, as a JSON
+/// pointer segment (`~` as `~0`, `/` as `~1`), inside a JSON string, and through Rust's `{:?}`
+/// (which escapes quotes, backslashes, invisible and combining characters), the last two also
+/// applied to the pointer form. Each escape works character by character, so a secret escaped
+/// inside a longer text reads the same as escaped alone.
+fn written_forms(secret: &str) -> [String; 6] {
+    let pointer = secret.replace('~', "~0").replace('/', "~1");
+    let json = |text: &str| {
+        let quoted = Value::from(text).to_string();
+        quoted[1..quoted.len() - 1].to_owned()
+    };
+    let debug = |text: &str| {
+        let quoted = format!("{text:?}");
+        quoted[1..quoted.len() - 1].to_owned()
+    };
+    [
+        secret.to_owned(),
+        json(secret),
+        debug(secret),
+        json(&pointer),
+        debug(&pointer),
+        pointer,
+    ]
 }
 
 #[cfg(test)]

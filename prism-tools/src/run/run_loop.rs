@@ -234,7 +234,7 @@ impl<'s> RunDriver<'s> {
             });
         }
         if let Some(reason) = &turn_tools.full_disclosure {
-            let message = redactor.redact_str(&reason.to_string()).into_owned();
+            let message = reason.redacted_message(redactor);
             self.emit(RunEventKind::ToolsFullyDisclosed {
                 turn: self.turn,
                 reason: reason.code().to_owned(),

@@ -20,12 +20,13 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::definition::ToolDefinition;
+use crate::redact::SecretRedactor;
 
 use super::activated::SharedActivatedTools;
 use super::index::IndexError;
-use super::limits::MAX_INDEXED_TOOLS;
+use super::limits::{MAX_INDEXED_TOOLS, cut_at_char_boundary};
 use super::search_tool::{SEARCH_TOOLS_NAME, search_tools_definition};
-use super::tool_search::{Eligible, ToolSearch};
+use super::tool_search::{Eligible, MAX_SCORER_MESSAGE_BYTES, ToolSearch};
 
 /// Why a turn disclosed its whole input list instead of a ranked subset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,8 +43,8 @@ pub enum FullDisclosureReason {
     NotIndexed(Arc<str>),
     /// The input list contains a tool named `search_tools`.
     ReservedName,
-    /// The scorer returned an error (its message, cut to
-    /// [`MAX_SCORER_MESSAGE_BYTES`](super::MAX_SCORER_MESSAGE_BYTES)).
+    /// The scorer returned an error (its message, whole: a run reports it redacted, then cut
+    /// to [`MAX_SCORER_MESSAGE_BYTES`](super::MAX_SCORER_MESSAGE_BYTES)).
     ScorerFailed(Box<str>),
     /// The scorer panicked.
     ScorerPanicked,
@@ -63,6 +64,24 @@ impl FullDisclosureReason {
             Self::ScorerPanicked => "scorer_panicked",
             Self::InvalidScore => "invalid_score",
         }
+    }
+}
+
+impl FullDisclosureReason {
+    /// The message a run reports: redacted, the scorer's message cut to
+    /// [`MAX_SCORER_MESSAGE_BYTES`] only once redacted, so that a cut secret cannot slip past.
+    pub(crate) fn redacted_message(&self, redactor: &SecretRedactor) -> String {
+        let bounded;
+        let reason = match self {
+            Self::ScorerFailed(message) => {
+                let redacted = redactor.redact_str(message);
+                let (cut, _) = cut_at_char_boundary(&redacted, MAX_SCORER_MESSAGE_BYTES);
+                bounded = Self::ScorerFailed(cut.into());
+                &bounded
+            }
+            other => other,
+        };
+        redactor.redact_str(&reason.to_string()).into_owned()
     }
 }
 

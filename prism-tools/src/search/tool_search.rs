@@ -16,12 +16,13 @@ use super::bm25::Bm25;
 use super::disclosure::FullDisclosureReason;
 use super::index::ToolIndex;
 use super::index_builder::FieldWeights;
-use super::limits::{SearchLimits, cut_at_char_boundary};
+use super::limits::SearchLimits;
 use super::query::Query;
 use super::scorer::ToolScorer;
 use super::tokenizer::Tokenizer;
 
-/// The most bytes of a scorer's error message kept in a [`FullDisclosureReason`].
+/// The most bytes of a scorer's error message a run reports, cut once redacted (the
+/// [`FullDisclosureReason`] itself keeps it whole).
 pub const MAX_SCORER_MESSAGE_BYTES: usize = 200;
 
 /// How a snapshot is indexed and scored. Cheap to clone; one per agent is typical.
@@ -267,10 +268,7 @@ impl ToolSearch {
         let scorer = &self.inner.scorer;
         guarded(|| scorer.score(index, query, &mut scores))
             .map_err(|_| FullDisclosureReason::ScorerPanicked)?
-            .map_err(|error| {
-                let (message, _) = cut_at_char_boundary(error.message(), MAX_SCORER_MESSAGE_BYTES);
-                FullDisclosureReason::ScorerFailed(message.into())
-            })?;
+            .map_err(|error| FullDisclosureReason::ScorerFailed(error.message().into()))?;
         if scores.iter().any(|score| !score.is_finite()) {
             return Err(FullDisclosureReason::InvalidScore);
         }

@@ -25,13 +25,12 @@ use serde_json::Value;
 
 use super::argument::ToolArgumentValidator;
 use super::cache::{ContentKey, SchemaCache};
-use super::error::{ArgumentError, SchemaError, SchemaErrorKind, Violation};
+use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
 use super::limits::ValidationLimits;
 use super::references::check_references;
+use super::violations::{ListingCost, MESSAGE_LIMIT, collect};
 use crate::redact::truncate_at_char_boundary;
 
-/// Bound on one violation or schema error message, in bytes.
-const MESSAGE_LIMIT: usize = 200;
 /// Backtracking steps one `pattern` match may take.
 const PATTERN_BACKTRACK_LIMIT: usize = 1_000_000;
 /// Bound on a compiled `pattern`, in bytes.
@@ -41,6 +40,7 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 #[derive(Clone)]
 pub struct CompiledSchema {
     validator: Arc<jsonschema::Validator>,
+    cost: ListingCost,
 }
 
 impl CompiledSchema {
@@ -69,6 +69,11 @@ impl fmt::Debug for CompiledSchema {
 ///   [`with_format_assertion(true)`](Self::with_format_assertion) asserts the known formats.
 /// - `pattern`: 1 MiB per compiled pattern, one million backtracking steps per match (a match
 ///   over the limit is a violation).
+/// - Refused arguments get every violation listed, up to
+///   [`max_violations`](ValidationLimits::max_violations), while the arguments are small for
+///   the schema (their values times its keywords at most 262,144). Past that, listing could
+///   cost seconds (an `anyOf` error holds every branch's errors), so the refusal names only the
+///   first violation, or, when the schema has `anyOf` or `oneOf`, none.
 ///
 /// ```
 /// use prism_tools::validation::{ArgumentError, JsonSchemaValidator, ToolArgumentValidator};
@@ -151,27 +156,7 @@ impl JsonSchemaValidator {
     #[inline(never)]
     fn violations(&self, compiled: &CompiledSchema, value: &Value) -> ArgumentError {
         let max = self.limits.max_violations();
-        let mut violations = Vec::new();
-        let mut omitted = 0;
-        for error in compiled.validator.iter_errors(value) {
-            if violations.len() < max {
-                violations.push(violation(&error));
-            } else {
-                omitted += 1;
-            }
-        }
-        if violations.is_empty() {
-            // `is_valid` and `iter_errors` disagree only if the engine does; fail closed.
-            violations.push(Violation {
-                instance_path: String::new(),
-                keyword: String::new(),
-                message: "the value does not match the schema".to_owned(),
-            });
-        }
-        ArgumentError::Invalid {
-            violations,
-            omitted,
-        }
+        collect(&compiled.validator, compiled.cost, value, max)
     }
 
     fn compile_uncached(&self, schema: &Value) -> Result<CompiledSchema, SchemaError> {
@@ -188,6 +173,7 @@ impl JsonSchemaValidator {
             .map_err(|error| compile_error(&error))?;
         Ok(CompiledSchema {
             validator: Arc::new(validator),
+            cost: ListingCost::of(schema),
         })
     }
 }
@@ -235,17 +221,6 @@ impl fmt::Debug for JsonSchemaValidator {
             .field("assert_formats", &self.assert_formats)
             .field("cached_schemas", &self.cache.len())
             .finish()
-    }
-}
-
-/// A violation for the model: argument values are masked, the message bounded.
-fn violation(error: &ValidationError<'_>) -> Violation {
-    let mut message = error.masked().to_string();
-    truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
-    Violation {
-        instance_path: error.instance_path().as_str().to_owned(),
-        keyword: error.kind().keyword().to_owned(),
-        message,
     }
 }
 

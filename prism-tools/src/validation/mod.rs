@@ -50,6 +50,8 @@ mod cache;
 mod json_schema;
 #[cfg(feature = "json-schema")]
 mod references;
+#[cfg(feature = "json-schema")]
+mod violations;
 
 pub use argument::ToolArgumentValidator;
 pub use error::{ArgumentError, SchemaError, SchemaErrorKind, ToolSchemaError, Violation};
