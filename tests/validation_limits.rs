@@ -355,6 +355,61 @@ fn references_that_leave_the_document_are_refused_with_their_pointer() {
 }
 
 #[test]
+fn forbidden_keys_in_schemas_are_refused_with_their_pointer() {
+    let validator = JsonSchemaValidator::new();
+    for (schema, pointer) in [
+        (
+            json!({"type": "object", "properties": {"__proto__": {"type": "string"}}}),
+            "/properties/__proto__",
+        ),
+        (json!({"type": "object", "constructor": {}}), "/constructor"),
+        (
+            json!({"$defs": {"prototype": {}}, "$ref": "#/$defs/prototype"}),
+            "/$defs/prototype",
+        ),
+        (
+            json!({"items": [{"patternProperties": {"^a/b": {"prototype": true}}}]}),
+            "/items/0/patternProperties/^a~1b/prototype",
+        ),
+        (json!({"default": {"__proto__": {}}}), "/default/__proto__"),
+    ] {
+        let error = refused(&validator, &schema);
+        assert_eq!(
+            (error.kind.as_str(), error.pointer.as_str()),
+            ("forbidden_key", pointer),
+            "{schema}"
+        );
+    }
+    // As values (names listed, enum members, text) they are only data.
+    let schema = json!({
+        "enum": ["__proto__", "constructor"],
+        "propertyNames": {"not": {"const": "prototype"}},
+        "description": "prototype"
+    });
+    assert!(compile(&validator, &schema).is_ok());
+}
+
+#[test]
+fn forbidden_keys_in_arguments_are_refused_with_their_path() {
+    let validator = JsonSchemaValidator::new();
+    for key in ["__proto__", "constructor", "prototype"] {
+        let arguments = json!({"a": [{"b": {key: {"admin": true}}}]});
+        assert_eq!(
+            validator.validate(&json!({}), &arguments),
+            Err(ArgumentError::ForbiddenKey {
+                path: "/a/0/b".into(),
+                key: key.into()
+            })
+        );
+    }
+    assert!(
+        validator
+            .validate(&json!({}), &json!({"a": ["__proto__"]}))
+            .is_ok()
+    );
+}
+
+#[test]
 fn local_references_in_every_form_are_accepted() {
     let validator = JsonSchemaValidator::new();
     let schema = json!({
