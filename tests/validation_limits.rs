@@ -163,6 +163,21 @@ fn violations_are_bounded_and_counted() {
 }
 
 #[test]
+fn schema_problems_listed_in_one_error_are_bounded_and_counted() {
+    let limits = ValidationLimits::default().with_max_violations(2).unwrap();
+    let validator = JsonSchemaValidator::new().with_limits(limits);
+    let properties: Map<String, Value> = (0..5)
+        .map(|i| (format!("p{i}"), json!({"type": "x".repeat(1000)})))
+        .collect();
+    let error = refused(&validator, &json!({ "properties": properties }));
+    assert_eq!(error.pointer, "/properties/p0/type");
+    assert!(error.message.contains("also at /properties/p1/type"));
+    assert!(!error.message.contains("/properties/p2/type"));
+    assert!(error.message.ends_with("; and 3 more"), "{}", error.message);
+    assert!(error.message.len() < 1000, "{}", error.message);
+}
+
+#[test]
 fn every_limit_refuses_zero_and_values_over_its_ceiling() {
     type Setter =
         fn(ValidationLimits, usize) -> Result<ValidationLimits, prism::validation::LimitError>;

@@ -27,6 +27,7 @@ use super::argument::ToolArgumentValidator;
 use super::cache::{ContentKey, SchemaCache};
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind, Violation};
 use super::limits::ValidationLimits;
+use super::meta_schema::meta_schema_error;
 use super::references::check_references;
 use crate::redact::truncate_at_char_boundary;
 
@@ -69,6 +70,9 @@ impl fmt::Debug for CompiledSchema {
 ///   [`with_format_assertion(true)`](Self::with_format_assertion) asserts the known formats.
 /// - `pattern`: 1 MiB per compiled pattern, one million backtracking steps per match (a match
 ///   over the limit is a violation).
+/// - A schema that breaks its meta-schema is refused with every offending keyword (up to
+///   [`max_violations`](ValidationLimits::max_violations)), each with its pointer and a hint
+///   that names [`normalize_tool`](super::normalize_tool) where normalising fixes it.
 ///
 /// ```
 /// use prism_tools::validation::{ArgumentError, JsonSchemaValidator, ToolArgumentValidator};
@@ -185,7 +189,10 @@ impl JsonSchemaValidator {
             .should_validate_formats(self.assert_formats)
             .with_pattern_options(patterns)
             .build(schema)
-            .map_err(|error| compile_error(&error))?;
+            .map_err(|error| {
+                meta_schema_error(schema, self.limits.max_violations(), MESSAGE_LIMIT)
+                    .unwrap_or_else(|| compile_error(&error))
+            })?;
         Ok(CompiledSchema {
             validator: Arc::new(validator),
         })

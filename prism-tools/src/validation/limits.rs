@@ -36,7 +36,7 @@ fn is_forbidden_key(key: &str) -> bool {
 /// | compiled schemas kept in the cache | 256 | 4,096 |
 /// | argument size (bytes, counted as [`Limits`](crate::Limits) does) | 1 MiB | 16 MiB |
 /// | argument depth | 64 | 128 |
-/// | violations listed in one error | 16 | 128 |
+/// | violations (or schema problems) listed in one error | 16 | 128 |
 ///
 /// Two more bounds are fixed: references and in-place applicators may not fan out to more than
 /// 100,000 subschemas applied to one value, and a compiled `pattern` may not exceed 1 MiB.
@@ -135,7 +135,7 @@ limits! {
     max_argument_depth, with_max_argument_depth, default = 64, ceiling = 128,
         "deepest nesting of arrays and objects in an argument value";
     max_violations, with_max_violations, default = 16, ceiling = 128,
-        "most violations listed in one error";
+        "most violations (or schema problems) listed in one error";
 }
 
 impl ValidationLimits {
