@@ -7,6 +7,8 @@
 //! [`normalize_tool`](super::normalize_tool) rewrites, so the host gets the whole list at once,
 //! each entry saying whether normalising fixes it.
 
+use std::collections::{HashMap, HashSet};
+
 use jsonschema::meta::MetaValidator;
 use jsonschema::{Draft, ValidationError};
 use serde_json::Value;
@@ -31,53 +33,54 @@ pub(crate) fn meta_schema_error(
         return None;
     }
     let meta = jsonschema::meta::validator_for(schema).ok()?;
-    let mut pointers: Vec<String> = Vec::new();
-    let mut parts: Vec<String> = Vec::new();
-    let mut fixes: Option<Vec<Rewrite>> = None;
+    let mut seen: HashSet<String> = HashSet::new();
+    // (pointer, what is wrong there and the hint)
+    let mut listed: Vec<(String, String)> = Vec::new();
+    let mut fixes: Option<HashMap<String, Rewrite>> = None;
     for error in meta.iter_errors(schema) {
         let pointer = error.instance_path().as_str();
         // One entry per keyword: a meta-schema may check the same value in several places.
-        if pointers.iter().any(|seen| seen == pointer) {
+        if !seen.insert(pointer.to_owned()) || listed.len() == max_listed {
             continue;
         }
-        pointers.push(pointer.to_owned());
-        if parts.len() < max_listed {
-            let fixes = fixes.get_or_insert_with(|| normalizing_fixes(&meta, schema));
-            parts.push(explain(&error, fixes, part_limit));
-        }
+        let fixes = fixes.get_or_insert_with(|| normalizing_fixes(&meta, schema));
+        listed.push((pointer.to_owned(), explain(&error, fixes, part_limit)));
     }
-    let first = pointers.first()?;
+    let (first, _) = listed.first()?;
     let mut message = String::new();
-    for (index, part) in parts.iter().enumerate() {
+    for (index, (pointer, part)) in listed.iter().enumerate() {
         if index > 0 {
             message.push_str("; also at ");
-            message.push_str(&pointers[index]);
+            message.push_str(pointer);
             message.push_str(": ");
         }
         message.push_str(part);
     }
-    let omitted = pointers.len() - parts.len();
+    let omitted = seen.len() - listed.len();
     if omitted > 0 {
         message.push_str(&format!("; and {omitted} more"));
     }
     Some(SchemaError::new(SchemaErrorKind::Invalid, first, message))
 }
 
-/// The rewrites of [`normalize_dialect`] that leave their keyword valid.
-fn normalizing_fixes(meta: &MetaValidator<'_>, schema: &Value) -> Vec<Rewrite> {
+/// The rewrites of [`normalize_dialect`] that leave their keyword valid, by pointer.
+fn normalizing_fixes(meta: &MetaValidator<'_>, schema: &Value) -> HashMap<String, Rewrite> {
     let mut normalized = schema.clone();
-    let mut rewrites = normalize_dialect(&mut normalized).rewrites;
-    let still_invalid: Vec<String> = meta
+    let rewrites = normalize_dialect(&mut normalized).rewrites;
+    let still_invalid: HashSet<String> = meta
         .iter_errors(&normalized)
         .map(|error| error.instance_path().as_str().to_owned())
         .collect();
-    rewrites.retain(|rewrite| !still_invalid.contains(&rewrite.pointer));
     rewrites
+        .into_iter()
+        .filter(|rewrite| !still_invalid.contains(&rewrite.pointer))
+        .map(|rewrite| (rewrite.pointer.clone(), rewrite))
+        .collect()
 }
 
 /// What is wrong at one keyword, and a hint: how [`normalize_dialect`] fixes it, the type names
 /// for a type it cannot fix, or that it does not help.
-fn explain(error: &ValidationError<'_>, fixes: &[Rewrite], limit: usize) -> String {
+fn explain(error: &ValidationError<'_>, fixes: &HashMap<String, Rewrite>, limit: usize) -> String {
     let is_type = error.schema_path().as_str().ends_with(TYPE_CHECK);
     let mut what = if is_type {
         format!("{} is not a JSON Schema type", error.instance())
@@ -86,7 +89,7 @@ fn explain(error: &ValidationError<'_>, fixes: &[Rewrite], limit: usize) -> Stri
     };
     truncate_at_char_boundary(&mut what, limit);
     let pointer = error.instance_path().as_str();
-    let mut hint = match fixes.iter().find(|fix| fix.pointer == pointer) {
+    let mut hint = match fixes.get(pointer) {
         Some(Rewrite {
             after: Some(after), ..
         }) => format!("normalize_tool rewrites it to {after}"),
