@@ -165,6 +165,39 @@ fn broken_schemas_fail_the_build_with_tool_and_pointer() {
 }
 
 #[test]
+fn every_bad_keyword_of_a_schema_is_reported_with_its_pointer_and_a_hint() {
+    let registry = ToolRegistry::from_iter([tool_with(
+        "lookup",
+        json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "int"},
+                "ratio": {"type": ["float", "null"]},
+                "when": {"type": "datetime"},
+                "flag": {"type": "boolean", "required": true},
+                "both": {"type": ["int", "datetime"]}
+            }
+        }),
+    )]);
+    let error = Dispatcher::builder(registry)
+        .validate(schema_validator())
+        .try_build()
+        .unwrap_err();
+    assert_eq!(error.invalid_schemas.len(), 1);
+    let text = error.to_string();
+    for expected in [
+        "/properties/id/type: \"int\" is not a JSON Schema type (normalize_tool rewrites it to \"integer\")",
+        "/properties/ratio/type: [\"float\",\"null\"] is not a JSON Schema type (normalize_tool rewrites it to [\"number\",\"null\"])",
+        "/properties/when/type: \"datetime\" is not a JSON Schema type (the types are array, boolean,",
+        "/properties/flag/required: true is not of type \"array\" (normalize_tool moves it into the parent's \"required\" list)",
+        "/properties/both/type: [\"int\",\"datetime\"] is not a JSON Schema type (the types are",
+    ] {
+        assert!(text.contains(expected), "{expected}\nnot in\n{text}");
+    }
+    assert!(!text.contains("anyOf"), "{text}");
+}
+
+#[test]
 fn build_secure_names_tools_without_a_schema_and_with_a_broken_one() {
     let registry = ToolRegistry::from_iter([
         ToolDefinition::builder("bare").run_sync(|_, _| Ok(Value::Null)),

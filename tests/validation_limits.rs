@@ -163,6 +163,21 @@ fn violations_are_bounded_and_counted() {
 }
 
 #[test]
+fn schema_problems_listed_in_one_error_are_bounded_and_counted() {
+    let limits = ValidationLimits::default().with_max_violations(2).unwrap();
+    let validator = JsonSchemaValidator::new().with_limits(limits);
+    let properties: Map<String, Value> = (0..5)
+        .map(|i| (format!("p{i}"), json!({"type": "x".repeat(1000)})))
+        .collect();
+    let error = refused(&validator, &json!({ "properties": properties }));
+    assert_eq!(error.pointer, "/properties/p0/type");
+    assert!(error.message.contains("also at /properties/p1/type"));
+    assert!(!error.message.contains("/properties/p2/type"));
+    assert!(error.message.ends_with("; and 3 more"), "{}", error.message);
+    assert!(error.message.len() < 1000, "{}", error.message);
+}
+
+#[test]
 fn every_limit_refuses_zero_and_values_over_its_ceiling() {
     type Setter =
         fn(ValidationLimits, usize) -> Result<ValidationLimits, prism::validation::LimitError>;
@@ -352,6 +367,61 @@ fn references_that_leave_the_document_are_refused_with_their_pointer() {
             "{schema}"
         );
     }
+}
+
+#[test]
+fn forbidden_keys_in_schemas_are_refused_with_their_pointer() {
+    let validator = JsonSchemaValidator::new();
+    for (schema, pointer) in [
+        (
+            json!({"type": "object", "properties": {"__proto__": {"type": "string"}}}),
+            "/properties/__proto__",
+        ),
+        (json!({"type": "object", "constructor": {}}), "/constructor"),
+        (
+            json!({"$defs": {"prototype": {}}, "$ref": "#/$defs/prototype"}),
+            "/$defs/prototype",
+        ),
+        (
+            json!({"items": [{"patternProperties": {"^a/b": {"prototype": true}}}]}),
+            "/items/0/patternProperties/^a~1b/prototype",
+        ),
+        (json!({"default": {"__proto__": {}}}), "/default/__proto__"),
+    ] {
+        let error = refused(&validator, &schema);
+        assert_eq!(
+            (error.kind.as_str(), error.pointer.as_str()),
+            ("forbidden_key", pointer),
+            "{schema}"
+        );
+    }
+    // As values (names listed, enum members, text) they are only data.
+    let schema = json!({
+        "enum": ["__proto__", "constructor"],
+        "propertyNames": {"not": {"const": "prototype"}},
+        "description": "prototype"
+    });
+    assert!(compile(&validator, &schema).is_ok());
+}
+
+#[test]
+fn forbidden_keys_in_arguments_are_refused_with_their_path() {
+    let validator = JsonSchemaValidator::new();
+    for key in ["__proto__", "constructor", "prototype"] {
+        let arguments = json!({"a": [{"b": {key: {"admin": true}}}]});
+        assert_eq!(
+            validator.validate(&json!({}), &arguments),
+            Err(ArgumentError::ForbiddenKey {
+                path: "/a/0/b".into(),
+                key: key.into()
+            })
+        );
+    }
+    assert!(
+        validator
+            .validate(&json!({}), &json!({"a": ["__proto__"]}))
+            .is_ok()
+    );
 }
 
 #[test]

@@ -137,6 +137,9 @@ pub enum SchemaErrorKind {
     RefCycle,
     /// The schema does not compile (it breaks its meta-schema, has a bad regular expression…).
     Invalid,
+    /// One of the [`FORBIDDEN_KEYS`](super::FORBIDDEN_KEYS) is a key somewhere in the schema (a
+    /// property name, a keyword, a definition name…).
+    ForbiddenKey,
 }
 
 impl SchemaErrorKind {
@@ -151,6 +154,7 @@ impl SchemaErrorKind {
             Self::UnresolvableRef => "unresolvable_ref",
             Self::RefCycle => "ref_cycle",
             Self::Invalid => "invalid",
+            Self::ForbiddenKey => "forbidden_key",
         }
     }
 }

@@ -27,6 +27,7 @@ use super::argument::ToolArgumentValidator;
 use super::cache::{ContentKey, SchemaCache};
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
 use super::limits::ValidationLimits;
+use super::meta_schema::meta_schema_error;
 use super::references::check_references;
 use super::violations::{ListingCost, MESSAGE_LIMIT, collect};
 use crate::redact::truncate_at_char_boundary;
@@ -74,6 +75,9 @@ impl fmt::Debug for CompiledSchema {
 ///   the schema (their values times its keywords at most 262,144). Past that, listing could
 ///   cost seconds (an `anyOf` error holds every branch's errors), so the refusal names only the
 ///   first violation, or, when the schema has `anyOf` or `oneOf`, none.
+/// - A schema that breaks its meta-schema is refused with every offending keyword (up to
+///   [`max_violations`](ValidationLimits::max_violations)), each with its pointer and a hint
+///   that names [`normalize_tool`](super::normalize_tool) where normalising fixes it.
 ///
 /// ```
 /// use prism_tools::validation::{ArgumentError, JsonSchemaValidator, ToolArgumentValidator};
@@ -170,7 +174,10 @@ impl JsonSchemaValidator {
             .should_validate_formats(self.assert_formats)
             .with_pattern_options(patterns)
             .build(schema)
-            .map_err(|error| compile_error(&error))?;
+            .map_err(|error| {
+                meta_schema_error(schema, self.limits.max_violations(), MESSAGE_LIMIT)
+                    .unwrap_or_else(|| compile_error(&error))
+            })?;
         Ok(CompiledSchema {
             validator: Arc::new(validator),
             cost: ListingCost::of(schema),

@@ -14,9 +14,16 @@ use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
 use super::keywords::push_segment;
 use crate::limits::Widest;
 
-/// Object keys never accepted in arguments: in JavaScript they reach an object's prototype, and
-/// arguments are often handed on to JavaScript tools or services.
+/// Object keys never accepted in arguments or schemas: in JavaScript they reach an object's
+/// prototype, and arguments and schemas are often handed on to JavaScript tools or services.
 pub const FORBIDDEN_KEYS: [&str; 3] = ["__proto__", "constructor", "prototype"];
+
+/// True for the [`FORBIDDEN_KEYS`]. A `match` on the literals (kept equal to the constant)
+/// compiles to a length switch, cheaper than three comparisons per key.
+#[inline]
+fn is_forbidden_key(key: &str) -> bool {
+    matches!(key, "__proto__" | "constructor" | "prototype")
+}
 
 /// Bounds enforced before a schema is compiled or arguments are checked.
 ///
@@ -29,7 +36,7 @@ pub const FORBIDDEN_KEYS: [&str; 3] = ["__proto__", "constructor", "prototype"];
 /// | compiled schemas kept in the cache | 256 | 4,096 |
 /// | argument size (bytes, counted as [`Limits`](crate::Limits) does) | 1 MiB | 16 MiB |
 /// | argument depth | 64 | 128 |
-/// | violations listed in one error | 16 | 128 |
+/// | violations (or schema problems) listed in one error | 16 | 128 |
 ///
 /// Two more bounds are fixed: references and in-place applicators may not fan out to more than
 /// 100,000 subschemas applied to one value, and a compiled `pattern` may not exceed 1 MiB.
@@ -128,7 +135,7 @@ limits! {
     max_argument_depth, with_max_argument_depth, default = 64, ceiling = 128,
         "deepest nesting of arrays and objects in an argument value";
     max_violations, with_max_violations, default = 16, ceiling = 128,
-        "most violations listed in one error";
+        "most violations (or schema problems) listed in one error";
 }
 
 impl ValidationLimits {
@@ -181,9 +188,7 @@ impl ValidationLimits {
                 }
                 bound.add_container(value);
                 for (key, item) in map {
-                    // A `match` on the literals (kept equal to FORBIDDEN_KEYS) compiles to a
-                    // length switch, cheaper than three comparisons per key.
-                    if matches!(key.as_str(), "__proto__" | "constructor" | "prototype") {
+                    if is_forbidden_key(key) {
                         return Err(ArgumentRefusal::ForbiddenKey {
                             key: key.clone(),
                             reversed_path: Vec::new(),
@@ -199,9 +204,11 @@ impl ValidationLimits {
         Ok(())
     }
 
-    /// Checks a schema's depth and keyword count, without recursing past the depth bound (so
-    /// even a schema nested ten thousand levels deep is refused in bounded stack). The error
-    /// points at the first place over a bound. Schema engines call it before compiling.
+    /// Checks a schema's depth, keyword count and keys, without recursing past the depth bound
+    /// (so even a schema nested ten thousand levels deep is refused in bounded stack). The error
+    /// points at the first place over a bound, or at the first of the [`FORBIDDEN_KEYS`], which
+    /// are refused wherever they are keys: property names, keywords, definition names, data.
+    /// Schema engines call it before compiling.
     ///
     /// ```
     /// use prism_tools::validation::{SchemaErrorKind, ValidationLimits};
@@ -211,6 +218,8 @@ impl ValidationLimits {
     /// assert!(limits.check_schema_shape(&json!({"items": {}})).is_ok());
     /// let error = limits.check_schema_shape(&json!({"items": {"items": {}}})).unwrap_err();
     /// assert_eq!((error.kind, error.pointer.as_str()), (SchemaErrorKind::TooDeep, "/items/items"));
+    /// let error = limits.check_schema_shape(&json!({"$defs": {"__proto__": {}}})).unwrap_err();
+    /// assert_eq!((error.kind, error.pointer.as_str()), (SchemaErrorKind::ForbiddenKey, "/$defs/__proto__"));
     /// ```
     pub fn check_schema_shape(&self, schema: &Value) -> Result<(), SchemaError> {
         let mut keywords = 0;
@@ -224,6 +233,10 @@ impl ValidationLimits {
                     SchemaErrorKind::TooDeep => {
                         format!("nests deeper than {} levels", self.max_schema_depth)
                     }
+                    SchemaErrorKind::ForbiddenKey => format!(
+                        "the key {:?} is not accepted in schemas",
+                        reversed_path.first().map_or("", String::as_str)
+                    ),
                     _ => format!(
                         "has more than {} keywords and properties",
                         self.max_schema_keywords
@@ -261,9 +274,12 @@ impl ValidationLimits {
                 })
         };
         match value {
-            Value::Object(map) => map
-                .iter()
-                .try_for_each(|(key, item)| below(item, &|| key.clone())),
+            Value::Object(map) => map.iter().try_for_each(|(key, item)| {
+                if is_forbidden_key(key) {
+                    return Err((SchemaErrorKind::ForbiddenKey, vec![key.clone()]));
+                }
+                below(item, &|| key.clone())
+            }),
             Value::Array(items) => items
                 .iter()
                 .enumerate()

@@ -49,6 +49,8 @@ mod cache;
 #[cfg(feature = "json-schema")]
 mod json_schema;
 #[cfg(feature = "json-schema")]
+mod meta_schema;
+#[cfg(feature = "json-schema")]
 mod references;
 #[cfg(feature = "json-schema")]
 mod violations;

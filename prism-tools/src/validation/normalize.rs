@@ -81,11 +81,13 @@ impl fmt::Display for DialectReport {
 /// | `type`: `int`, `long`, `Integer` | `integer` |
 /// | `type`: `tuple`, `list`, `ArrayList`, `Array` | `array` |
 /// | `type`: `bool`, `Boolean` | `boolean` |
-/// | `type`: `str`, `String` | `string` |
+/// | `type`: `str`, `String`, `char` | `string` |
 /// | `type`: `none`, `Null` | `null` |
 /// | `type`: `any` or `""` (or a list containing one) | no `type` constraint |
 /// | a property's `optional: true` / `required: false` | dropped; the name leaves the parent's `required` |
 /// | a property's `optional: false` / `required: true` | dropped; the name joins the parent's `required` |
+/// | those flags as strings (`"true"`, `"False"`…) | as the booleans |
+/// | `enum` of non-array values on an array schema | moved into `items` (each item is one of them), unless `items` already has an `enum` |
 ///
 /// Type names not in the table are left alone, so the engine still reports them. Schemas
 /// deeper than the hard depth ceiling are only rewritten down to it (the validator refuses them
@@ -180,6 +182,7 @@ fn plan_schema(
             after,
         });
     }
+    plan_items_enum(schema, pointer, plan);
     plan_optional_properties(schema, pointer, plan);
     for child in children(schema) {
         if let Value::Object(sub) = child.schema {
@@ -191,7 +194,47 @@ fn plan_schema(
     }
 }
 
-/// Moves per-property `optional` / boolean `required` flags into the parent's `required` list.
+/// Moves an array schema's `enum` into its `items` when no member is an array: no array equals
+/// such a member, so as written the schema accepts nothing, and what the catalogue means is
+/// "each item is one of these".
+fn plan_items_enum(schema: &Map<String, Value>, pointer: &str, plan: &mut Vec<Edit>) {
+    let Some(Value::Array(members)) = schema.get("enum") else {
+        return;
+    };
+    let type_name = schema.get("type").and_then(Value::as_str);
+    if type_name.and_then(standard_name).as_deref() != Some("array")
+        || members.is_empty()
+        || members.iter().any(Value::is_array)
+    {
+        return;
+    }
+    let members = Value::Array(members.clone());
+    let (parent, key, after) = match schema.get("items") {
+        None => (
+            pointer.to_owned(),
+            "items",
+            Value::Object(Map::from_iter([("enum".to_owned(), members)])),
+        ),
+        Some(Value::Object(items)) if !items.contains_key("enum") => {
+            let mut parent = pointer.to_owned();
+            push_segment(&mut parent, "items");
+            (parent, "enum", members)
+        }
+        _ => return,
+    };
+    plan.push(Edit {
+        parent: pointer.to_owned(),
+        key: "enum".into(),
+        after: None,
+    });
+    plan.push(Edit {
+        parent,
+        key: key.into(),
+        after: Some(after),
+    });
+}
+
+/// Moves per-property `optional` / `required` flags (booleans, or `"true"` / `"false"`) into the parent's `required` list.
 fn plan_optional_properties(schema: &Map<String, Value>, pointer: &str, plan: &mut Vec<Edit>) {
     let Some(Value::Object(properties)) = schema.get("properties") else {
         return;
@@ -206,7 +249,7 @@ fn plan_optional_properties(schema: &Map<String, Value>, pointer: &str, plan: &m
             continue;
         };
         for (flag, optional_when) in [("optional", true), ("required", false)] {
-            let Some(Value::Bool(value)) = property.get(flag) else {
+            let Some(value) = property.get(flag).and_then(flag_value) else {
                 continue;
             };
             let mut parent = pointer.to_owned();
@@ -218,7 +261,7 @@ fn plan_optional_properties(schema: &Map<String, Value>, pointer: &str, plan: &m
                 after: None,
             });
             let entry = Value::String(name.clone());
-            if *value == optional_when {
+            if value == optional_when {
                 required.retain(|existing| existing != &entry);
             } else if !required.contains(&entry) {
                 required.push(entry);
@@ -232,6 +275,24 @@ fn plan_optional_properties(schema: &Map<String, Value>, pointer: &str, plan: &m
             after: (!required.is_empty() || schema.contains_key("required"))
                 .then_some(Value::Array(required)),
         });
+    }
+}
+
+/// A flag's truth value: a boolean, or `"true"` / `"false"` in any case.
+fn flag_value(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(value) => Some(*value),
+        Value::String(text) => {
+            let text = text.trim();
+            if text.eq_ignore_ascii_case("true") {
+                Some(true)
+            } else if text.eq_ignore_ascii_case("false") {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
     }
 }
 
@@ -269,7 +330,7 @@ fn standard_name(name: &str) -> Option<String> {
         "int" | "long" | "integer" => "integer",
         "tuple" | "list" | "arraylist" | "array" => "array",
         "bool" | "boolean" => "boolean",
-        "str" | "string" => "string",
+        "str" | "string" | "char" => "string",
         "none" | "null" => "null",
         _ => return Some(name.to_owned()),
     };
@@ -328,6 +389,82 @@ mod tests {
                 "/properties/tags/type",
                 "/required",
             ]
+        );
+    }
+
+    #[test]
+    fn char_is_a_string() {
+        let mut schema =
+            json!({"properties": {"c": {"type": "char"}, "d": {"type": ["Char", "null"]}}});
+        normalize_dialect(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"properties": {"c": {"type": "string"}, "d": {"type": ["string", "null"]}}})
+        );
+    }
+
+    #[test]
+    fn an_enum_of_scalars_on_an_array_constrains_its_items() {
+        let mut schema = json!({
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "str"}, "enum": ["a", "b"]},
+                "bare": {"type": "list", "enum": ["x"]},
+                "pairs": {"type": "array", "enum": [["a", "b"], []]},
+                "both": {"type": "array", "items": {"enum": ["a"]}, "enum": ["b"]}
+            }
+        });
+        let report = normalize_dialect(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                    "bare": {"type": "array", "items": {"enum": ["x"]}},
+                    "pairs": {"type": "array", "enum": [["a", "b"], []]},
+                    "both": {"type": "array", "items": {"enum": ["a"]}, "enum": ["b"]}
+                }
+            })
+        );
+        let mut pointers: Vec<&str> = report.rewrites.iter().map(|r| r.pointer.as_str()).collect();
+        pointers.sort_unstable();
+        assert_eq!(
+            pointers,
+            [
+                "/properties/bare/enum",
+                "/properties/bare/items",
+                "/properties/bare/type",
+                "/properties/tags/enum",
+                "/properties/tags/items/enum",
+                "/properties/tags/items/type",
+            ]
+        );
+    }
+
+    #[test]
+    fn string_flags_count_like_boolean_ones() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "optional": "true"},
+                "b": {"type": "string", "required": " True "},
+                "c": {"type": "string", "optional": "FALSE"},
+                "d": {"type": "string", "optional": "maybe"}
+            },
+            "required": ["a"]
+        });
+        normalize_dialect(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string"},
+                    "b": {"type": "string"},
+                    "c": {"type": "string"},
+                    "d": {"type": "string", "optional": "maybe"}
+                },
+                "required": ["b", "c"]
+            })
         );
     }
 
