@@ -216,6 +216,20 @@ impl Notes {
     }
 }
 
+/// Fields declared out of alphabetical order.
+#[derive(Deserialize, JsonSchema)]
+struct Unsorted {
+    zeta: bool,
+    alpha: bool,
+    mid: bool,
+}
+
+/// Parameters declared out of alphabetical order.
+#[tool]
+fn declaration_order(zeta: String, alpha: u32, mid: Unsorted) -> usize {
+    zeta.len() + alpha as usize + usize::from(mid.zeta && mid.alpha && mid.mid)
+}
+
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
@@ -299,6 +313,29 @@ fn derived_tool() {
 fn impl_block_tool() {
     let definitions = Arc::new(Notes).tools();
     check("append_note.json", definitions.into_iter().next().unwrap());
+}
+
+/// Models read a schema in the order it is written: parameters and struct fields keep the order
+/// of their declaration, in the JSON text as in the value.
+#[test]
+fn properties_keep_declaration_order() {
+    let schema = declaration_order::definition()
+        .parameters()
+        .unwrap()
+        .clone();
+    let keys =
+        |object: &Value| -> Vec<String> { object.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&schema["properties"]), ["zeta", "alpha", "mid"]);
+    assert_eq!(schema["required"], json!(["zeta", "alpha", "mid"]));
+    let unsorted = &schema["$defs"]["Unsorted"];
+    assert_eq!(keys(&unsorted["properties"]), ["zeta", "alpha", "mid"]);
+    assert_eq!(unsorted["required"], json!(["zeta", "alpha", "mid"]));
+
+    let text = serde_json::to_string(&schema).unwrap();
+    let at = |needle: &str| text.find(needle).unwrap();
+    assert!(at("\"zeta\":") < at("\"alpha\":") && at("\"alpha\":") < at("\"mid\":"));
+    // The root keeps schemars' order, "properties" before "required".
+    assert!(at("\"properties\":") < at("\"required\":"));
 }
 
 /// The settings every parameter schema follows, whatever the types: checked on all of them so a

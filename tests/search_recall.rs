@@ -46,7 +46,8 @@ fn data_dir() -> Option<PathBuf> {
 
 fn load(dir: &std::path::Path) -> MetaTool {
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect("readable data file");
-    let descriptions: serde_json::Map<String, Value> =
+    // In name order, whatever order serde_json keeps object keys in: ties rank in snapshot order.
+    let descriptions: std::collections::BTreeMap<String, Value> =
         serde_json::from_str(&read("plugin_des.json")).expect("plugin_des.json is an object");
     let tools = descriptions
         .iter()

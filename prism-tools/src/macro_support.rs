@@ -172,7 +172,8 @@ impl<S: ?Sized, T: ToolArgument> JsonSchema for WholeArguments<S, T> {
 pub fn derived_parameters<T: JsonSchema>() -> Value {
     let mut schema = crate::schema::parameters_for::<T>();
     if let Value::Object(root) = &mut schema {
-        root.remove("description");
+        // Shifted out, not swapped: the keys after it keep their order.
+        root.shift_remove("description");
     }
     schema
 }

@@ -5,6 +5,16 @@
 //! `Option<T>` fields not required, and an object at the root, because tool arguments are always
 //! a JSON object. Add `#[serde(deny_unknown_fields)]` to an argument type to get
 //! `additionalProperties: false`; `#[tool]` does so for the argument structs it generates.
+//!
+//! Properties are listed in the order their parameters or fields are declared, and `required`
+//! too: a model reads the schema as text, top to bottom, and the author's order (the subject
+//! first, options last) is the one that reads best. This needs serde_json's `preserve_order`
+//! feature, which this crate turns on; Cargo then turns it on for every crate of the build,
+//! which is what most programs that send schemas to models do anyway (rmcp and rig do). With
+//! it, a `serde_json::Map` is an insertion-ordered hash map instead of a sorted tree: key order
+//! is kept in every JSON value, and nothing in this crate depends on sorted keys. Digests of JSON
+//! values (effect keys, approval keys, `ids_hash`) use the canonical form of RFC 8785, which
+//! sorts keys itself, so they are the same whichever order a value's keys arrived in.
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -48,7 +58,8 @@ fn schema_for<T: JsonSchema>() -> Value {
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     if let Value::Object(root) = &mut schema {
-        root.remove("title");
+        // Shifted out, not swapped: the keys after it keep their order.
+        root.shift_remove("title");
     }
     schema
 }

@@ -24,6 +24,7 @@
 //! | --- | --- | --- |
 //! | [`Tokenizer`] | `tokenizer.rs` | Unicode words, identifier splitting, lowercasing, stop words, Snowball stems |
 //! | (word finding) | `words.rs` | Unicode word boundaries (with an ASCII fast path), identifier seams |
+//! | (unspaced scripts) | `unspaced.rs` | Chinese, Japanese, Korean, Thai…: characters and overlapping pairs |
 //! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
 //! | (interning) | `interner.rs` | distinct words and stems numbered once, stored end to end in one buffer |
 //! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields as flat postings; query analysis |
@@ -74,6 +75,7 @@ mod search_tool;
 mod stem_memo;
 mod tokenizer;
 mod tool_search;
+mod unspaced;
 mod words;
 
 pub use activated::{ActivatedTools, SharedActivatedTools};

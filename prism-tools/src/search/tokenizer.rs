@@ -4,6 +4,9 @@
 //!
 //! - Words are found with the Unicode word-boundary rules (UAX #29), so accented and non-Latin
 //!   text splits where a reader would split it, and punctuation never sticks to a word.
+//! - Scripts written without spaces between words (Chinese, Japanese, Korean, Thai…) have no
+//!   boundaries to find: a run of them yields each character and each overlapping pair of
+//!   characters, so "天气预报" meets "天气" and "预报" without a dictionary.
 //! - Identifiers are split as well: `getWeather`, `read_file`, `fs.read` and `mp3` also yield
 //!   `get` + `weather`, `read` + `file`, `fs` + `read`, `mp` + `3`. The whole word is kept too, so
 //!   a query that writes `youtube` still meets a description that writes `YouTube`.
@@ -234,7 +237,32 @@ mod tests {
         let tokenizer = Tokenizer::english();
         assert_eq!(
             words(&tokenizer, "Prévisions météo — Москва, 東京"),
-            ["prévisions", "météo", "москва", "東", "京"]
+            ["prévisions", "météo", "москва", "東", "東京", "京"]
+        );
+    }
+
+    #[test]
+    fn unspaced_scripts_give_characters_and_overlapping_pairs() {
+        let tokenizer = Tokenizer::english();
+        // Han and kana run on across the word boundaries the Unicode rules put between them.
+        assert_eq!(
+            words(&tokenizer, "東京の天気"),
+            ["東", "東京", "京", "京の", "の", "の天", "天", "天気", "気"]
+        );
+        // A space ends a run; a Korean word is split into its syllables and their pairs.
+        assert_eq!(
+            words(&tokenizer, "날씨를 봐"),
+            ["날", "날씨", "씨", "씨를", "를", "봐"]
+        );
+        // Thai vowel and tone marks stay with their consonant.
+        assert_eq!(
+            words(&tokenizer, "ค้นหา"),
+            ["ค\u{e49}", "ค\u{e49}น", "น", "นห", "ห", "หา", "า"]
+        );
+        // Latin letters inside a word are a word of their own, lowercased and split as usual.
+        assert_eq!(
+            words(&tokenizer, "API키 readFile云盘"),
+            ["api", "키", "readfile", "read", "file", "云", "云盘", "盘"]
         );
     }
 

@@ -1,8 +1,9 @@
 //! Finding words: Unicode word boundaries, identifier seams, lowercasing.
 //!
 //! Words are found with the Unicode word-boundary rules (UAX #29) of the `unicode-segmentation`
-//! crate, so accented and non-Latin text splits where a reader would split it. Inside a word,
-//! identifier seams (`getWeather`, `read_file`, `mp3`) are found here too.
+//! crate, so accented and non-Latin text splits where a reader would split it; text in scripts
+//! written without spaces is read as characters and pairs instead (`unspaced.rs`). Inside a
+//! word, identifier seams (`getWeather`, `read_file`, `mp3`) are found here too.
 //!
 //! Tool text is nearly always ASCII, and finding words is most of the cost of reading it, so
 //! ASCII text takes a fast path: one pass over the bytes that applies the same rules (a test
@@ -12,16 +13,54 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::unspaced::{for_each_gram, for_each_piece, is_unspaced};
+
 /// Calls `each` with every word of `text`, in order, by the Unicode word-boundary rules, and
-/// whether the word is plain: lowercase ASCII letters only.
+/// whether the word is plain: it needs neither lowercasing nor splitting (lowercase ASCII
+/// letters only, or a character or pair of a script written without spaces).
+///
+/// A run of such a script is read as its characters and overlapping pairs (see
+/// [`unspaced`](super::unspaced)); the run goes on across the boundaries the rules put between
+/// Han and kana characters, and ends at anything else, a space included.
 pub(crate) fn for_each_unicode_word<'t>(text: &'t str, mut each: impl FnMut(&'t str, bool)) {
     if text.is_ascii() {
         for_each_ascii_word(text, each);
-    } else {
-        for word in text.unicode_words() {
-            each(word, word.bytes().all(|b| b.is_ascii_lowercase()));
-        }
+        return;
     }
+    // The byte range of the run of unspaced script being read, until something else ends it.
+    let mut run: Option<(usize, usize)> = None;
+    let end_run = |run: &mut Option<(usize, usize)>, each: &mut dyn FnMut(&'t str, bool)| {
+        if let Some((start, end)) = run.take() {
+            for_each_gram(&text[start..end], |gram| each(gram, true));
+        }
+    };
+    for (at, word) in text.unicode_word_indices() {
+        if !word.chars().any(is_unspaced) {
+            end_run(&mut run, &mut each);
+            each(word, is_plain(word));
+            continue;
+        }
+        for_each_piece(word, |offset, piece, unspaced| {
+            let (start, end) = (at + offset, at + offset + piece.len());
+            match &mut run {
+                Some((_, run_end)) if unspaced && *run_end == start => *run_end = end,
+                _ => {
+                    end_run(&mut run, &mut each);
+                    if unspaced {
+                        run = Some((start, end));
+                    } else {
+                        each(piece, is_plain(piece));
+                    }
+                }
+            }
+        });
+    }
+    end_run(&mut run, &mut each);
+}
+
+/// True when `word` is lowercase ASCII letters only.
+fn is_plain(word: &str) -> bool {
+    word.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Bits of [`ASCII_CLASS`]: what an ASCII byte is to the word rules.
