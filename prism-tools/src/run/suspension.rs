@@ -31,6 +31,9 @@ pub struct SuspendedRun {
 }
 
 /// One call of the suspended batch.
+// A suspended batch holds a few of these once, to be stored: boxing the larger variant would
+// save nothing worth an allocation per held call.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub(crate) enum HeldCall {
