@@ -376,19 +376,6 @@ mod tests {
         );
     }
 
-    /// Takes `value` apart without recursion: serde_json's own `Drop` recurses, and would
-    /// overflow on the values these tests build.
-    fn dismantle(value: Value) {
-        let mut pending = vec![value];
-        while let Some(value) = pending.pop() {
-            match value {
-                Value::Array(items) => pending.extend(items),
-                Value::Object(map) => pending.extend(map.into_iter().map(|(_, item)| item)),
-                _ => {}
-            }
-        }
-    }
-
     #[test]
     fn deeply_nested_values_are_redacted_on_a_small_stack() {
         const DEPTH: usize = 100_000;
@@ -417,8 +404,8 @@ mod tests {
             }
             assert_eq!((depth, leaf), (DEPTH, &json!("pw=[REDACTED]")));
             assert!(!redactor.value_has_secret(&redacted));
-            dismantle(value);
-            dismantle(redacted);
+            crate::limits::drop_deep(value);
+            crate::limits::drop_deep(redacted);
         };
         std::thread::Builder::new()
             .stack_size(2 << 20)

@@ -199,8 +199,6 @@ fn quoted_within(items: &[impl AsRef<str>], room: usize) -> (String, usize) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
-
     use serde_json::{Value, json};
 
     use super::*;
@@ -253,14 +251,9 @@ mod tests {
                 .with_max_violations(max)
                 .unwrap();
             let validator = JsonSchemaValidator::new().with_limits(limits);
-            let started = Instant::now();
+            // The engine's own listing took 7 s in release builds, 60 s in debug; the bare
+            // refusal below is only ever written when the engine was not asked to list.
             let error = validator.validate(&schema, &value).unwrap_err();
-            // Generous: the engine's own listing took 7 s in release builds, 60 s in debug.
-            assert!(
-                started.elapsed() < Duration::from_secs(2),
-                "{:?}",
-                started.elapsed()
-            );
             let ArgumentError::Invalid {
                 violations,
                 omitted,
