@@ -13,7 +13,8 @@ use std::sync::{Arc, LazyLock};
 use serde_json::Value;
 
 use crate::call::{CallId, JsonObject};
-use crate::dispatch::ProgressSender;
+use crate::progress::ProgressSender;
+pub use crate::progress::ProgressUpdate;
 use crate::scope::ToolScope;
 
 /// A cancellation signal shared by a run and every call it makes.
@@ -97,15 +98,6 @@ impl fmt::Debug for CancellationToken {
             .field("cancelled", &self.is_cancelled())
             .finish()
     }
-}
-
-/// One progress report from a running tool.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProgressUpdate {
-    /// What the tool reported, e.g. `{"done": 3, "of": 10}`.
-    pub progress: Value,
-    /// Optional extra detail.
-    pub metadata: Option<Value>,
 }
 
 #[derive(Clone, Default)]

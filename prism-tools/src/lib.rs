@@ -156,6 +156,7 @@ pub mod limits;
 #[doc(hidden)]
 pub mod macro_support;
 mod panic;
+mod progress;
 pub mod redact;
 pub mod registry;
 pub mod run;

@@ -226,3 +226,6 @@ impl fmt::Debug for CollectingSink {
             .finish()
     }
 }
+
+// A sink is given to the builder like a guard: itself, an `Arc` of one, or an `Option`.
+crate::guard::impl_into_guard!(EventSink);

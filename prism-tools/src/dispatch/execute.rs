@@ -12,11 +12,11 @@ use futures_util::future::CatchUnwind;
 use serde_json::Value;
 
 use super::observe::Observe;
-use super::progress::ProgressReceiver;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolFuture;
 use crate::error::ToolError;
 use crate::panic::{DropGuarded, payload_message};
+use crate::progress::ProgressReceiver;
 
 pub(super) enum Executed {
     Returned(Result<Value, ToolError>),

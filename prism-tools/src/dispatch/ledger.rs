@@ -308,3 +308,6 @@ impl fmt::Debug for InMemoryLedger {
             .finish()
     }
 }
+
+// A ledger is given to the builder like a guard: itself, an `Arc` of one, or an `Option`.
+crate::guard::impl_into_guard!(RunLedger);

@@ -13,7 +13,6 @@ mod execute;
 mod ledger;
 mod observe;
 mod prepare;
-mod progress;
 mod register;
 mod tripwire;
 
@@ -36,6 +35,7 @@ use crate::guard::{
 };
 use crate::limits::{Exceeded, Limits, check_value, drop_deep};
 use crate::panic::guarded;
+use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::scope::ToolScope;
@@ -57,8 +57,6 @@ pub use tripwire::Tripwire;
 use effect_gate::{EffectGate, claim_effect, record_effect};
 use execute::{Executed, execute, guard_body};
 use observe::Observe;
-pub(crate) use progress::ProgressSender;
-use progress::progress_queue;
 
 /// Bound on guardrail and panic messages, and on the parser message quoted for unparsable
 /// arguments, after redaction.

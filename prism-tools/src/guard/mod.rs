@@ -18,7 +18,6 @@ mod validate;
 
 use std::sync::Arc;
 
-use crate::dispatch::{EventSink, RunLedger};
 use crate::effects::EffectStore;
 
 pub use before_execute::{BeforeExecute, before_execute_fn};
@@ -85,22 +84,25 @@ impl<G: ?Sized, T: IntoGuard<G>> IntoGuard<G> for Option<T> {
     }
 }
 
+/// Implements [`IntoGuard`] for every implementor of each trait named, and for an `Arc` of its
+/// trait object. Slots above this layer (sinks, ledgers) invoke it where their trait is defined.
 macro_rules! impl_into_guard {
     ($($guard:ident),* $(,)?) => {$(
-        impl<T: $guard> IntoGuard<dyn $guard> for T {
-            type Presence = Given;
-            fn into_guard(self) -> Option<Arc<dyn $guard>> {
-                Some(Arc::new(self))
+        impl<T: $guard> $crate::guard::IntoGuard<dyn $guard> for T {
+            type Presence = $crate::guard::Given;
+            fn into_guard(self) -> Option<::std::sync::Arc<dyn $guard>> {
+                Some(::std::sync::Arc::new(self))
             }
         }
-        impl IntoGuard<dyn $guard> for Arc<dyn $guard> {
-            type Presence = Given;
-            fn into_guard(self) -> Option<Arc<dyn $guard>> {
+        impl $crate::guard::IntoGuard<dyn $guard> for ::std::sync::Arc<dyn $guard> {
+            type Presence = $crate::guard::Given;
+            fn into_guard(self) -> Option<::std::sync::Arc<dyn $guard>> {
                 Some(self)
             }
         }
     )*};
 }
+pub(crate) use impl_into_guard;
 
 impl_into_guard!(
     ToolMiddleware,
@@ -110,6 +112,4 @@ impl_into_guard!(
     ToolValidator,
     BeforeExecute,
     EffectStore,
-    EventSink,
-    RunLedger,
 );

@@ -13,10 +13,19 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::context::ProgressUpdate;
 use crate::limits::{Limits, check_value, drop_deep};
+
+/// One progress report from a running tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgressUpdate {
+    /// What the tool reported, e.g. `{"done": 3, "of": 10}`.
+    pub progress: Value,
+    /// Optional extra detail.
+    pub metadata: Option<Value>,
+}
 
 /// Nothing was ever queued: closing needs no lock.
 const OPEN_EMPTY: u8 = 0;
