@@ -26,7 +26,6 @@ use crate::panic::{guarded, payload_message};
 use crate::run::config::Resolved;
 use crate::run::run_disclosure::RunDisclosure;
 use crate::run::snapshot::RunTools;
-use crate::run::tool_round::RoundEnd;
 use crate::run::turn::{TurnInput, TurnTools, assemble};
 use crate::run::{
     LoopStrategy, Message, ProviderError, ProviderRequest, ProviderResponse, RunEnd, RunError,
@@ -166,15 +165,6 @@ impl<'s> RunDriver<'s> {
         let concurrency = self.settings.tool_concurrency;
         let end = self.run_tool_round(calls, turn_tools, concurrency).await?;
         Ok(self.round_outcome(end))
-    }
-
-    /// What a tool round means for the run: go on, or end here.
-    pub(crate) fn round_outcome(&mut self, end: RoundEnd) -> Option<RunOutcome> {
-        match end {
-            RoundEnd::Done => None,
-            RoundEnd::Refused(reason) => Some(self.outcome(RunEnd::Stopped { reason }, None)),
-            RoundEnd::Suspended(pending) => Some(self.outcome(RunEnd::Suspended { pending }, None)),
-        }
     }
 
     pub(crate) fn finish(&mut self, artifact: Option<Value>) -> RunOutcome {

@@ -26,8 +26,8 @@ use crate::run::run_loop::RunDriver;
 use crate::run::suspension::{HeldCall, stored_visible};
 use crate::run::turn::TurnTools;
 use crate::run::{
-    ApprovalKey, BatchExecutor, BatchStop, Message, PendingApproval, RoundCharge, RunError,
-    RunEventKind, SuspendedRun,
+    ApprovalKey, BatchExecutor, BatchStop, Message, PendingApproval, RoundCharge, RunEnd, RunError,
+    RunEventKind, RunOutcome, SuspendedRun,
 };
 use crate::scope::ToolScope;
 
@@ -42,6 +42,15 @@ pub(crate) enum RoundEnd {
 }
 
 impl RunDriver<'_> {
+    /// What a tool round means for the run: go on, or end here.
+    pub(crate) fn round_outcome(&mut self, end: RoundEnd) -> Option<RunOutcome> {
+        match end {
+            RoundEnd::Done => None,
+            RoundEnd::Refused(reason) => Some(self.outcome(RunEnd::Stopped { reason }, None)),
+            RoundEnd::Suspended(pending) => Some(self.outcome(RunEnd::Suspended { pending }, None)),
+        }
+    }
+
     pub(crate) async fn run_tool_round(
         &mut self,
         calls: Vec<ToolCall>,
