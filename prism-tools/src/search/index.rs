@@ -22,20 +22,9 @@ use crate::definition::ToolDefinition;
 
 use super::index_builder::{FieldWeights, SnapshotWords, read_snapshot};
 use super::limits::MAX_INDEXED_TOOLS;
+use super::posting::{Posting, TermId};
 use super::query::{Query, QueryTerm, TermMatch};
 use super::tokenizer::Tokenizer;
-
-/// Identifies a term of a [`ToolIndex`].
-pub type TermId = u32;
-
-/// One tool that contains a term, with the term's weighted frequency in that tool.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Posting {
-    /// The tool's position in the snapshot.
-    pub tool: u32,
-    /// The summed field weights of the term's occurrences in the tool.
-    pub frequency: f32,
-}
 
 /// The index could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use crate::definition::ToolDefinition;
 
-use super::index::{Posting, TermId};
 use super::interner::Interner;
 use super::limits::{MAX_FIELD_BYTES, cut_at_char_boundary};
+use super::posting::{Posting, TermId};
 use super::stem_memo::{RememberedStems, Stemming};
 use super::tokenizer::Tokenizer;
 

@@ -65,11 +65,14 @@
 mod activated;
 mod bm25;
 mod disclosure;
+mod full_disclosure;
 mod index;
 mod index_builder;
 mod interner;
 mod limits;
+mod posting;
 mod query;
+mod reserved_name;
 mod scorer;
 mod search_tool;
 mod stem_memo;
@@ -80,23 +83,21 @@ mod words;
 
 pub use activated::{ActivatedTools, SharedActivatedTools};
 pub use bm25::Bm25;
-pub use disclosure::{Disclosure, FullDisclosureReason};
+pub use disclosure::Disclosure;
+pub use full_disclosure::{FullDisclosureReason, MAX_SCORER_MESSAGE_BYTES};
 pub use index::{
-    IndexError, MAX_RELATED_TERMS, MIN_RELATED_PREFIX, Posting, RELATED_TERM_WEIGHT, TermId,
-    ToolIndex,
+    IndexError, MAX_RELATED_TERMS, MIN_RELATED_PREFIX, RELATED_TERM_WEIGHT, ToolIndex,
 };
 pub use index_builder::FieldWeights;
 pub use limits::{
     CutQuery, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, MAX_ACTIVATED_TOOLS, MAX_FIELD_BYTES,
     MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SearchLimits,
 };
+pub use posting::{Posting, TermId};
 pub use query::{Query, QueryTerm, TermMatch};
+pub use reserved_name::{ReservedToolName, SEARCH_TOOLS_NAME, check_reserved_name};
 pub use scorer::{BlendedScorer, ScoreError, ToolScorer};
-pub use search_tool::{
-    ReservedToolName, SEARCH_TOOLS_NAME, SHORT_DESCRIPTION_BYTES, check_reserved_name,
-};
+pub use search_tool::SHORT_DESCRIPTION_BYTES;
 pub use stem_memo::MAX_MEMO_WORDS;
 pub use tokenizer::Tokenizer;
-pub use tool_search::{
-    MAX_SCORER_MESSAGE_BYTES, SearchConfig, SearchHit, SearchResults, ToolSearch,
-};
+pub use tool_search::{SearchConfig, SearchHit, SearchResults, ToolSearch};

@@ -30,7 +30,6 @@
 //! [`ToolScope`](crate::ToolScope) (every dispatch guard after the lookup still applies), and
 //! refuses a host tool of the same name at start, with [`check_reserved_name`].
 
-use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use schemars::JsonSchema;
@@ -44,10 +43,8 @@ use crate::tool::decode_arguments;
 
 use super::activated::SharedActivatedTools;
 use super::limits::{MAX_TOP_K, cut_at_char_boundary};
+use super::reserved_name::SEARCH_TOOLS_NAME;
 use super::tool_search::{Eligible, SearchResults, ToolSearch};
-
-/// The reserved name of the generated tool.
-pub const SEARCH_TOOLS_NAME: &str = "search_tools";
 
 /// The most bytes of a description a result line shows.
 pub const SHORT_DESCRIPTION_BYTES: usize = 160;
@@ -69,42 +66,6 @@ struct SearchToolsArgs {
 
 static PARAMETERS: LazyLock<Value> =
     LazyLock::new(crate::schema::parameters_for::<SearchToolsArgs>);
-
-/// A host tool took the name reserved for the generated search tool.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReservedToolName;
-
-impl fmt::Display for ReservedToolName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "The tool name `{SEARCH_TOOLS_NAME}` is reserved when tools are disclosed by search; \
-             rename the host tool"
-        )
-    }
-}
-
-impl std::error::Error for ReservedToolName {}
-
-/// Refuses a tool list that contains a tool named `search_tools`. A search-mode run calls this
-/// on its snapshot before the first provider turn and fails with the error.
-///
-/// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::check_reserved_name;
-/// use serde_json::Value;
-///
-/// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));
-/// assert!(check_reserved_name(&[tool("weather")]).is_ok());
-/// let error = check_reserved_name(&[tool("weather"), tool("search_tools")]).unwrap_err();
-/// assert!(error.to_string().contains("reserved"));
-/// ```
-pub fn check_reserved_name(tools: &[ToolDefinition]) -> Result<(), ReservedToolName> {
-    match tools.iter().any(|tool| tool.name() == SEARCH_TOOLS_NAME) {
-        true => Err(ReservedToolName),
-        false => Ok(()),
-    }
-}
 
 /// The `search_tools` definition bound to one turn's input list.
 pub(crate) fn search_tools_definition(

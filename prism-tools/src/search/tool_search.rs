@@ -13,17 +13,13 @@ use crate::definition::ToolDefinition;
 use crate::panic::guarded;
 
 use super::bm25::Bm25;
-use super::disclosure::FullDisclosureReason;
+use super::full_disclosure::FullDisclosureReason;
 use super::index::ToolIndex;
 use super::index_builder::FieldWeights;
 use super::limits::SearchLimits;
 use super::query::Query;
 use super::scorer::ToolScorer;
 use super::tokenizer::Tokenizer;
-
-/// The most bytes of a scorer's error message a run reports, cut once redacted (the
-/// [`FullDisclosureReason`] itself keeps it whole).
-pub const MAX_SCORER_MESSAGE_BYTES: usize = 200;
 
 /// How a snapshot is indexed and scored. Cheap to clone; one per agent is typical.
 ///
