@@ -28,6 +28,7 @@
 //! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
 //! | (interning) | `interner.rs` | distinct words and stems numbered once, stored end to end in one buffer |
 //! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields as flat postings; query analysis |
+//! | [`Posting`], [`TermId`] | `posting.rs` | the entries of the inverted lists, shared by the index and its builder |
 //! | [`FieldWeights`] | `index_builder.rs` | reading a snapshot: name x3, description, parameter names and descriptions |
 //! | [`Query`] | `query.rs` | a query analysed by the index, surface words kept for `[matched: …]` |
 //! | [`ToolScorer`], [`BlendedScorer`] | `scorer.rs` | the pluggable scorer, and a blend of several |
@@ -39,9 +40,11 @@
 //! | piece | file | what it does |
 //! | --- | --- | --- |
 //! | [`SearchLimits`] | `limits.rs` | top-k 16 (cap 64), 1024 indexed tools, query 4096 bytes (cap 65536), 128 activated |
-//! | [`Disclosure`], [`FullDisclosureReason`] | `disclosure.rs` | one turn's decision; fails closed to the whole input list |
+//! | [`Disclosure`] | `disclosure.rs` | one turn's decision; fails closed to the whole input list |
+//! | [`FullDisclosureReason`] | `full_disclosure.rs` | why a turn showed its whole input list |
 //! | [`ActivatedTools`], [`SharedActivatedTools`] | `activated.rs` | names only, bounded, serialisable session state |
-//! | `search_tools`, [`check_reserved_name`] | `search_tool.rs` | the generated tool and the reserved name |
+//! | `search_tools` | `search_tool.rs` | the generated tool |
+//! | [`SEARCH_TOOLS_NAME`], [`check_reserved_name`] | `reserved_name.rs` | the reserved name, refused in a host's tool list |
 //!
 //! ## For the run layer
 //!
