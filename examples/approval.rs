@@ -22,12 +22,12 @@ fn agent(
 ) -> Result<Agent, Box<dyn std::error::Error>> {
     // Trust, permission and a validator are required by the type of `build_secure`.
     let dispatcher = Dispatcher::builder(registry.clone())
-        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
         .validate(validator_fn(|_tool, args: &Value| {
             match args.get("path").and_then(Value::as_str) {
                 Some(path) if path.starts_with("/srv/") => Ok(()),
-                _ => Err("paths must be under /srv/"),
+                _ => Err("paths must be under /srv/".into()),
             }
         }))
         .build_secure()?;

@@ -164,12 +164,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             if tool.description().is_some() {
                 Ok(())
             } else {
-                Err("undocumented tools are not trusted")
+                Err("undocumented tools are not trusted".into())
             }
         }))
         .permission(permission_fn(|tool, _args, ctx| {
             if tool.name() == "fetch_invoice" && ctx.metadata().get("billing").is_none() {
-                Err("this run has no billing access")
+                Err("this run has no billing access".into())
             } else {
                 Ok(())
             }
@@ -177,14 +177,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .validate(validator_fn(|tool, args| {
             match (tool.name(), args.get("text")) {
                 ("word_count", Some(Value::String(text))) if text.is_empty() => {
-                    Err("text must not be empty")
+                    Err("text must not be empty".into())
                 }
                 _ => Ok(()),
             }
         }))
         .before_execute(before_execute_fn(|_tool, _args, ctx| {
             if ctx.is_cancelled() {
-                Err("the run is shutting down")
+                Err("the run is shutting down".into())
             } else {
                 Ok(())
             }

@@ -204,7 +204,7 @@ async fn dispatch_refusing(refuse: &[Stage]) -> (ToolResult, Vec<String>) {
         move || {
             trace.push(entry);
             if refuse {
-                Err(format!("{entry} says no"))
+                Err(format!("{entry} says no").into())
             } else {
                 Ok(())
             }
@@ -335,7 +335,7 @@ async fn guards_of_one_stage_run_in_the_order_added_and_the_first_no_ends_the_ca
         let trace = trace.clone();
         permission_fn(move |_, _, _| {
             trace.push(label);
-            if allow { Ok(()) } else { Err(label) }
+            if allow { Ok(()) } else { Err(label.into()) }
         })
     };
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("tool")]))

@@ -166,7 +166,7 @@ impl Case {
     fn dispatcher(&self, runs: &Runs, watch: &Watch) -> Dispatcher {
         let answer = |verdict: &Option<String>| {
             let verdict = verdict.clone();
-            move || verdict.clone().map_or(Ok(()), Err)
+            move || verdict.clone().map_or(Ok(()), |no| Err(no.into()))
         };
         let (trust, permission) = (answer(&self.trust), answer(&self.permission));
         let (validator, before_execute) = (answer(&self.validator), answer(&self.before_execute));

@@ -331,14 +331,14 @@ async fn refused_calls_claim_nothing() {
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
         .validate(validator_fn(|_, args| {
             if args.get("bad").is_some() {
-                Err("bad")
+                Err("bad".into())
             } else {
                 Ok(())
             }
         }))
         .before_execute(before_execute_fn(|_, args, _| {
             if args.get("late").is_some() {
-                Err("no")
+                Err("no".into())
             } else {
                 Ok(())
             }

@@ -141,7 +141,7 @@ async fn blocked_calls_emit_only_the_blocked_event() {
     let watch = Watch::new();
     let dispatcher = watch
         .attach(Dispatcher::builder(ToolRegistry::from_iter([echo("e")])))
-        .validate(validator_fn(|_, _| Err("no")))
+        .validate(validator_fn(|_, _| Err("no".into())))
         .build();
     run(&dispatcher, ToolCall::new("c", "e", json!({}))).await;
     assert_eq!(watch.event_types(), ["tool_execution_blocked"]);

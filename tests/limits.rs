@@ -118,7 +118,7 @@ async fn oversized_arguments_are_refused_before_any_guard_sees_them() {
         }))
         .trust(trust_fn(move |_, _| {
             seen.push("trust");
-            Ok::<_, String>(())
+            Ok(())
         }))
         .limits(argument_bytes(100))
         .build();

@@ -188,14 +188,14 @@ fn validators_run_before_decoding_and_before_execute_after_it() {
     ))]))
     .validate(validator_fn(|_tool, args: &Value| {
         if args.get("a") == Some(&json!(13)) {
-            Err("thirteen is refused")
+            Err("thirteen is refused".into())
         } else {
             Ok(())
         }
     }))
     .before_execute(before_execute_fn(move |_tool, _args, _ctx| {
         seen.fetch_add(1, Ordering::SeqCst);
-        Ok::<(), &str>(())
+        Ok(())
     }))
     .build();
     let runtime = runtime();

@@ -102,7 +102,7 @@ async fn trust_and_permission_judge_the_renamed_tool() {
                 .lock()
                 .unwrap()
                 .push(format!("trust:{}", tool.name()));
-            Ok::<_, String>(())
+            Ok(())
         }))
         .permission(permission_fn(move |tool, _, _| {
             permission_seen
@@ -110,7 +110,7 @@ async fn trust_and_permission_judge_the_renamed_tool() {
                 .unwrap()
                 .push(format!("permission:{}", tool.name()));
             if tool.name() == "admin" {
-                Err("admin needs approval")
+                Err("admin needs approval".into())
             } else {
                 Ok(())
             }
@@ -233,7 +233,7 @@ async fn tool_result_middleware_skips_everything_but_success() {
         .middleware(wrapping(&seen))
         .guardrails(pack)
         .validate(validator_fn(|_, args| match args.get("reject") {
-            Some(_) => Err("rejected"),
+            Some(_) => Err("rejected".into()),
             None => Ok(()),
         }))
         .build();

@@ -268,7 +268,7 @@ async fn typed_decoding_failure_names_the_field() {
 async fn trust_or_permission_refused() {
     let untrusted = |builder: DispatchBuilder| {
         builder
-            .trust(trust_fn(|_, _| Err("untrusted session")))
+            .trust(trust_fn(|_, _| Err("untrusted session".into())))
             .build()
     };
     let message = refused_by(
@@ -281,7 +281,7 @@ async fn trust_or_permission_refused() {
 
     let forbidden = |builder: DispatchBuilder| {
         builder
-            .permission(permission_fn(|_, _, _| Err("not yours")))
+            .permission(permission_fn(|_, _, _| Err("not yours".into())))
             .build()
     };
     let message = refused_by(
@@ -297,7 +297,7 @@ async fn trust_or_permission_refused() {
 async fn validator_refused_with_a_message_or_an_error_info() {
     let with_message = |builder: DispatchBuilder| {
         builder
-            .validate(validator_fn(|_, _| Err("text is required")))
+            .validate(validator_fn(|_, _| Err("text is required".into())))
             .build()
     };
     let message = refused_by(
@@ -315,7 +315,7 @@ async fn validator_refused_with_a_message_or_an_error_info() {
                 Err(ErrorInfo::new(
                     ErrorCode::parse("schema_mismatch"),
                     "text must be a string",
-                ))
+                ).into())
             }))
             .build()
     };
@@ -327,7 +327,7 @@ async fn validator_refused_with_a_message_or_an_error_info() {
 async fn before_execute_refused() {
     let dry_run = |builder: DispatchBuilder| {
         builder
-            .before_execute(before_execute_fn(|_, _, _| Err("dry run")))
+            .before_execute(before_execute_fn(|_, _, _| Err("dry run".into())))
             .build()
     };
     refused_by(

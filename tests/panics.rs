@@ -60,29 +60,29 @@ fn assert_tool_panicked(result: &ToolResult, mentions: &str) {
 async fn guard_panics_refuse_the_call_with_their_own_reason() {
     let runs = Runs::new();
     let (result, _) = survive(
-        with_counted(&runs).trust(trust_fn(|_, _| -> Result<(), String> { panic!("trust") })),
+        with_counted(&runs).trust(trust_fn(|_, _| -> Result<(), Refusal> { panic!("trust") })),
         &ctx(),
     )
     .await;
     assert_blocked(&result, BlockReason::PermissionDenied, &runs);
 
-    let permission = permission_fn(|_, _, _| -> Result<(), String> { panic!("permission") });
+    let permission = permission_fn(|_, _, _| -> Result<(), Refusal> { panic!("permission") });
     let (result, _) = survive(with_counted(&runs).permission(permission), &ctx()).await;
     assert_blocked(&result, BlockReason::PermissionDenied, &runs);
 
-    let validator = validator_fn(|_, _| -> Result<(), String> { panic!("validator") });
+    let validator = validator_fn(|_, _| -> Result<(), Refusal> { panic!("validator") });
     let (result, _) = survive(with_counted(&runs).validate(validator), &ctx()).await;
     assert_blocked(&result, BlockReason::ValidationFailed, &runs);
 
-    let run_validator: Arc<dyn ToolValidator> =
-        Arc::new(validator_fn(|_, _| -> Result<(), String> {
+    let run_validator: Arc<dyn ArgumentValidator> =
+        Arc::new(validator_fn(|_, _| -> Result<(), Refusal> {
             panic!("run validator")
         }));
     let scoped = ctx().with_scope(ToolScope::new(ToolGrant::All).with_validator(run_validator));
     let (result, _) = survive(with_counted(&runs), &scoped).await;
     assert_blocked(&result, BlockReason::ValidationFailed, &runs);
 
-    let policy = before_execute_fn(|_, _, _| -> Result<(), String> { panic!("policy") });
+    let policy = before_execute_fn(|_, _, _| -> Result<(), Refusal> { panic!("policy") });
     let (result, _) = survive(with_counted(&runs).before_execute(policy), &ctx()).await;
     assert_blocked(&result, BlockReason::ExecutionDenied, &runs);
 }
@@ -313,7 +313,7 @@ async fn a_body_that_panics_when_dropped_unpolled_still_ends_refused() {
             Ok(Value::Null)
         }
     });
-    let refuse = before_execute_fn(|_, _, _| Err("not now"));
+    let refuse = before_execute_fn(|_, _, _| Err("not now".into()));
     let (result, _) = survive(with_tool(tool).before_execute(refuse), &ctx()).await;
     assert_eq!(result.block_reason(), Some(BlockReason::ExecutionDenied));
 }

@@ -87,7 +87,7 @@ async fn tool_errors_are_redacted() {
 #[tokio::test]
 async fn validator_messages_are_redacted() {
     let builder = registry(echo("t")).validate(validator_fn(|_, args| {
-        Err(format!("bad password {}", args["pw"]))
+        Err(format!("bad password {}", args["pw"]).into())
     }));
     let (result, _) = dispatch_clean(builder, ToolCall::new("c", "t", json!({"pw": OTHER}))).await;
     assert_eq!(result.block_reason(), Some(BlockReason::ValidationFailed));
@@ -96,17 +96,17 @@ async fn validator_messages_are_redacted() {
 #[tokio::test]
 async fn guard_refusals_with_their_own_codes_are_redacted() {
     let builder = registry(echo("t"))
-        .trust(trust_fn(|_, _| Ok::<_, String>(())))
+        .trust(trust_fn(|_, _| Ok(())))
         .permission(permission_fn(|_, _, _| {
             Err(ErrorInfo::new(
                 ErrorCode::parse("quota"),
                 format!("key {SECRET} over quota"),
-            ))
+            ).into())
         }));
     let (result, _) = dispatch_clean(builder, ToolCall::new("c", "t", json!({}))).await;
     assert_eq!(error_of(&result).code, ErrorCode::parse("quota"));
     let builder = registry(echo("t"))
-        .before_execute(before_execute_fn(|_, _, _| Err(format!("{OTHER} locked"))));
+        .before_execute(before_execute_fn(|_, _, _| Err(format!("{OTHER} locked").into())));
     dispatch_clean(builder, ToolCall::new("c", "t", json!({}))).await;
 }
 
@@ -188,16 +188,16 @@ async fn error_codes_of_tools_and_guards_are_redacted() {
     assert_eq!(error_of(&result).code, ErrorCode::parse("[REDACTED]-quota"));
 
     let validating = registry(echo("t")).validate(validator_fn(|_, _| {
-        Err(ErrorInfo::new(ErrorCode::parse(OTHER), "refused"))
+        Err(ErrorInfo::new(ErrorCode::parse(OTHER), "refused").into())
     }));
     let (result, _) = dispatch_clean(validating, ToolCall::new("c", "t", json!({}))).await;
     assert_eq!(result.block_reason(), Some(BlockReason::ValidationFailed));
     assert_eq!(error_of(&result).code, ErrorCode::parse("[REDACTED]"));
 
     let permitting = registry(echo("t"))
-        .trust(trust_fn(|_, _| Ok::<_, String>(())))
+        .trust(trust_fn(|_, _| Ok(())))
         .permission(permission_fn(|_, _, _| {
-            Err(ErrorInfo::new(ErrorCode::parse(SECRET), "refused"))
+            Err(ErrorInfo::new(ErrorCode::parse(SECRET), "refused").into())
         }));
     dispatch_clean(permitting, ToolCall::new("c", "t", json!({}))).await;
 }

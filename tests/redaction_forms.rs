@@ -96,7 +96,7 @@ fn assert_no_secret(secrets: &[&str], result: &ToolResult, watch: &Watch) {
 async fn refused(
     secrets: &[&str],
     tool: ToolDefinition,
-    validator: Option<Arc<dyn ToolValidator>>,
+    validator: Option<Arc<dyn ArgumentValidator>>,
     arguments: Value,
 ) -> ToolResult {
     let watch = Watch::new();
@@ -179,7 +179,7 @@ mod json_schema {
     use super::*;
     use prism::validation::{JsonSchemaValidator, ToolParameterValidator};
 
-    fn checked(schema: Value) -> (ToolDefinition, Option<Arc<dyn ToolValidator>>) {
+    fn checked(schema: Value) -> (ToolDefinition, Option<Arc<dyn ArgumentValidator>>) {
         let tool = ToolDefinition::builder("t")
             .parameters(schema)
             .run_sync(|_, _| Ok(Value::Null));

@@ -353,13 +353,13 @@ async fn a_call_that_policy_refuses_gets_its_refusal_and_no_pending_approval() {
     let dispatcher = Dispatcher::builder(fixture.registry.clone())
         .permission(permission_fn(
             |_tool, args: &Value, _ctx| match args["path"].as_str() {
-                Some("/") => Err("not the root".to_owned()),
+                Some("/") => Err("not the root".to_owned().into()),
                 _ => Ok(()),
             },
         ))
         .before_execute(before_execute_fn(|_tool, args: &Value, _ctx| {
             match args["path"].as_str() {
-                Some("/etc") => Err("not the system".to_owned()),
+                Some("/etc") => Err("not the system".to_owned().into()),
                 _ => Ok(()),
             }
         }))
@@ -406,7 +406,7 @@ async fn an_approved_call_is_checked_again_when_the_run_resumes() {
                 if allowed.load(Ordering::SeqCst) {
                     Ok(())
                 } else {
-                    Err("wiping was switched off".to_owned())
+                    Err("wiping was switched off".to_owned().into())
                 }
             }
         }))
@@ -575,9 +575,9 @@ async fn a_refusing_gate_executes_nothing_even_when_approvals_would_be_needed() 
 
 fn secure_dispatcher(registry: ToolRegistry) -> prism::SecureDispatcher {
     Dispatcher::builder(registry)
-        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
         .build_secure()
         .unwrap()
 }

@@ -329,7 +329,7 @@ async fn the_dispatchers_guards_apply_to_search_tools() {
     ]);
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter(catalog()))
         .permission(permission_fn(|tool, _, _| match tool.name() {
-            "search_tools" => Err("no searching"),
+            "search_tools" => Err("no searching".into()),
             _ => Ok(()),
         }))
         .build();

@@ -241,7 +241,7 @@ async fn the_dispatchers_validator_always_runs_and_the_run_validator_replaces_th
         validator_fn(move |_tool, args: &Value| {
             calls.lock().unwrap().push(name);
             if args.get(refuse).is_some() {
-                Err(format!("{name} refuses {refuse}"))
+                Err(format!("{name} refuses {refuse}").into())
             } else {
                 Ok(())
             }

@@ -133,7 +133,7 @@ async fn a_refused_search_call_activates_nothing() {
     let ctx = ToolExecutionContext::new();
 
     let refusing = Dispatcher::builder(registry.clone())
-        .permission(permission_fn(|_, _, _| Err("not now")))
+        .permission(permission_fn(|_, _, _| Err("not now".into())))
         .build();
     let result = refusing.dispatch(call(), &ctx).await.unwrap();
     assert!(result.error_info().is_some());

@@ -18,11 +18,11 @@ fn schemaless(name: &str, runs: &Runs) -> ToolDefinition {
 fn secure(registry: ToolRegistry) -> Result<SecureDispatcher, SecureBuildError> {
     Dispatcher::builder(registry)
         .trust(trust_fn(|_, ctx| match ctx.metadata().get("untrusted") {
-            Some(_) => Err("untrusted session"),
+            Some(_) => Err("untrusted session".into()),
             None => Ok(()),
         }))
-        .permission(permission_fn(|_, _, _| Ok::<_, String>(())))
-        .validate(validator_fn(|_, _| Ok::<_, String>(())))
+        .permission(permission_fn(|_, _, _| Ok(())))
+        .validate(validator_fn(|_, _| Ok(())))
         .build_secure()
 }
 

@@ -149,7 +149,7 @@ async fn dispatch(storage: Storage, ending: Ending, explodes: bool) -> (Option<T
     });
     let builder = Dispatcher::builder(ToolRegistry::from_iter([tool])).before_execute(
         before_execute_fn(move |_, _, _| match ending {
-            Ending::RefusedBeforeRun => Err("not now"),
+            Ending::RefusedBeforeRun => Err("not now".into()),
             _ => Ok(()),
         }),
     );

@@ -204,8 +204,8 @@ fn build_secure_names_tools_without_a_schema_and_with_a_broken_one() {
         tool_with("loop", json!({"$ref": "#"})),
     ]);
     let error = Dispatcher::builder(registry)
-        .trust(trust_fn(|_, _| Ok::<_, String>(())))
-        .permission(permission_fn(|_, _, _| Ok::<_, String>(())))
+        .trust(trust_fn(|_, _| Ok(())))
+        .permission(permission_fn(|_, _, _| Ok(())))
         .validate(schema_validator().missing_schema(MissingSchema::Reject))
         .build_secure()
         .unwrap_err();

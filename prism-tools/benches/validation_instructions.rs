@@ -20,7 +20,8 @@
 use std::hint::black_box;
 
 use prism_tools::validation::{JsonSchemaValidator, ToolArgumentValidator, ToolParameterValidator};
-use prism_tools::{ToolDefinition, ToolValidator};
+use prism_tools::guard::Verdict;
+use prism_tools::{ArgumentValidator, ToolDefinition};
 use serde_json::Value;
 
 #[path = "support/schemas.rs"]
@@ -63,9 +64,10 @@ fn main() {
                 .is_ok()
         },
         "adapter" => &|| {
-            adapter
-                .validate(black_box(&tool), black_box(&value))
-                .is_ok()
+            matches!(
+                adapter.validate(black_box(&tool), black_box(&value)),
+                Verdict::Ready(Ok(()))
+            )
         },
         other => {
             println!("unknown step `{other}`");

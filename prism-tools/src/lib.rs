@@ -164,6 +164,7 @@ pub mod schema;
 pub mod scope;
 pub mod search;
 mod shared_log;
+pub mod slot;
 pub mod storage;
 pub mod tool;
 mod tool_future;
@@ -195,7 +196,7 @@ pub use grant::ToolGrant;
 pub use guard::{
     BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, GuardrailHit, GuardrailRule,
     IntoGuard, PermissionPolicy, ResultRewrite, RuleAction, RulePack, ToolMiddleware,
-    ToolValidator, TrustPolicy, before_execute_fn, call_middleware, permission_fn,
+    ArgumentValidator, TrustPolicy, before_execute_fn, call_middleware, permission_fn,
     result_middleware, trust_fn, validator_fn,
 };
 pub use limits::Limits;

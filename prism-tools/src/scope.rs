@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::definition::ToolDefinition;
 use crate::grant::ToolGrant;
-use crate::guard::ToolValidator;
+use crate::guard::ArgumentValidator;
 use crate::registry::RegistrySnapshot;
 
 /// Per-call narrowing: a grant, this turn's visible tools, the run's validator, and optionally the
@@ -29,7 +29,7 @@ use crate::registry::RegistrySnapshot;
 pub struct ToolScope {
     grant: ToolGrant,
     visible: ToolGrant,
-    validator: Option<Arc<dyn ToolValidator>>,
+    validator: Option<Arc<dyn ArgumentValidator>>,
     pinned: Option<Arc<RegistrySnapshot>>,
     /// A tool the run itself provides for one turn (search mode's `search_tools`).
     run_tool: Option<ToolDefinition>,
@@ -81,7 +81,7 @@ impl ToolScope {
     }
 
     /// Adds the run's validator; it runs after the dispatcher's own validators.
-    pub fn with_validator(mut self, validator: Arc<dyn ToolValidator>) -> Self {
+    pub fn with_validator(mut self, validator: Arc<dyn ArgumentValidator>) -> Self {
         self.validator = Some(validator);
         self
     }
@@ -134,7 +134,7 @@ impl ToolScope {
     }
 
     /// The run's validator, if any.
-    pub fn validator(&self) -> Option<&Arc<dyn ToolValidator>> {
+    pub fn validator(&self) -> Option<&Arc<dyn ArgumentValidator>> {
         self.validator.as_ref()
     }
 }

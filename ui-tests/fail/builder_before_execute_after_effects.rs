@@ -4,6 +4,6 @@ use prism::*;
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
         .effects(InMemoryEffectStore::new())
-        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok(())))
         .build();
 }

@@ -3,7 +3,7 @@ use prism::*;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
         .middleware(call_middleware(|_call| {}))
         .build();
 }

@@ -3,10 +3,10 @@ use prism::*;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
-        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
         .permission(Some(permission_fn(
-            |_tool, _args, _ctx| Ok::<_, String>(()),
+            |_tool, _args, _ctx| Ok(()),
         )))
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
         .build_secure();
 }

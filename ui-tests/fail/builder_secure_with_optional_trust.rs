@@ -3,8 +3,8 @@ use prism::*;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
-        .trust(Some(trust_fn(|_tool, _ctx| Ok::<_, String>(()))))
-        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .trust(Some(trust_fn(|_tool, _ctx| Ok(()))))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
         .build_secure();
 }

@@ -4,8 +4,8 @@ use prism::*;
 fn main() {
     let strict = std::env::var("STRICT").is_ok();
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
-        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
-        .validate(strict.then(|| validator_fn(|_tool, _args| Ok::<_, String>(()))))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
+        .validate(strict.then(|| validator_fn(|_tool, _args| Ok(()))))
         .build_secure();
 }

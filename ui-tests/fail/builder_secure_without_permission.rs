@@ -3,7 +3,7 @@ use prism::*;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
-        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
         .build_secure();
 }

@@ -3,7 +3,7 @@ use prism::*;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())
-        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
         .build();
 }

@@ -13,12 +13,12 @@ fn dispatcher(strict: bool) -> Dispatcher {
         .middleware(None::<Arc<dyn ToolMiddleware>>)
         .guardrails(strict.then(|| RulePack::new("pii")))
         .filter(strict.then(|| ToolFilter::deny(["shell"])))
-        .trust(strict.then(|| trust_fn(|_tool, _ctx| Ok::<_, String>(()))))
+        .trust(strict.then(|| trust_fn(|_tool, _ctx| Ok(()))))
         .permission(None::<Arc<dyn PermissionPolicy>>)
         .validate(
             strict.then(|| validator_fn(|_tool, _args| Err("strict mode refuses everything"))),
         )
-        .before_execute(strict.then(|| before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(()))))
+        .before_execute(strict.then(|| before_execute_fn(|_tool, _args, _ctx| Ok(()))))
         .effects(strict.then(InMemoryEffectStore::new))
         .build()
 }

@@ -17,7 +17,7 @@ impl App {
         // Different guard configurations still produce the same field type.
         let dispatcher = if strict {
             builder
-                .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+                .validate(validator_fn(|_tool, _args| Ok(())))
                 .build()
         } else {
             builder.build()

@@ -11,13 +11,13 @@ fn main() {
         .run_sync(|args, _| Ok(args.clone()))]);
     let secure: SecureDispatcher = Dispatcher::builder(registry)
         .trust(None::<Arc<dyn TrustPolicy>>)
-        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
         .permission(None::<Arc<dyn PermissionPolicy>>)
         .validate(
-            Arc::new(validator_fn(|_tool, _args| Ok::<_, String>(()))) as Arc<dyn ToolValidator>
+            Arc::new(validator_fn(|_tool, _args| Ok(()))) as Arc<dyn ArgumentValidator>
         )
-        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok(())))
         .build_secure()
         .expect("every tool has a schema");
 

@@ -6,12 +6,12 @@ fn main() {
         .effects(InMemoryEffectStore::new())
         .build();
     let _only_validation = Dispatcher::builder(ToolRegistry::new())
-        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
-        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
+        .before_execute(before_execute_fn(|_tool, _args, _ctx| Ok(())))
         .build();
     let _middleware_then_permission = Dispatcher::builder(ToolRegistry::new())
         .middleware(call_middleware(|_call| {}))
-        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
         .build();
     let _nothing = Dispatcher::builder(ToolRegistry::new()).build();
 }

@@ -23,11 +23,12 @@ use crate::effects::{EffectKeySecret, EffectStore};
 use crate::filter::{CompiledFilters, ToolFilter};
 use crate::guard::{
     BeforeExecute, Given, Guardrail, IntoGuard, Join, Missing, PermissionPolicy, Presence,
-    ToolMiddleware, ToolValidator, TrustPolicy,
+    ToolMiddleware, ArgumentValidator, TrustPolicy,
 };
 use crate::limits::Limits;
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
+use crate::slot::IntoSlot;
 use crate::validation::ToolSchemaError;
 
 use super::prepare::{BuildError, prepare_tools, write_schema_errors};
@@ -225,10 +226,10 @@ impl std::error::Error for SecureBuildError {}
 /// let strict = true;
 /// let dispatcher = Dispatcher::builder(ToolRegistry::new())
 ///     .filter(ToolFilter::deny(["shell"]))
-///     .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-///     .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+///     .trust(trust_fn(|_tool, _ctx| Ok(())))
+///     .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
 ///     // A conditional guard still advances the stage.
-///     .validate(strict.then(|| validator_fn(|_tool, _args| Ok::<_, String>(()))))
+///     .validate(strict.then(|| validator_fn(|_tool, _args| Ok(()))))
 ///     .ledger(InMemoryLedger::new())
 ///     .redactor(SecretRedactor::new(["sk-123"]))
 ///     .build();
@@ -241,8 +242,8 @@ impl std::error::Error for SecureBuildError {}
 /// use prism_tools::{permission_fn, validator_fn, Dispatcher, ToolRegistry};
 ///
 /// Dispatcher::builder(ToolRegistry::new())
-///     .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
-///     .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(()))) // too late
+///     .validate(validator_fn(|_tool, _args| Ok(())))
+///     .permission(permission_fn(|_tool, _args, _ctx| Ok(()))) // too late
 ///     .build();
 /// ```
 #[must_use = "a builder does nothing until `.build()`"]
@@ -262,7 +263,7 @@ struct Parts {
     filters: CompiledFilters,
     trust: Vec<Arc<dyn TrustPolicy>>,
     permission: Vec<Arc<dyn PermissionPolicy>>,
-    validators: Vec<Arc<dyn ToolValidator>>,
+    validators: Vec<Arc<dyn ArgumentValidator>>,
     before_execute: Vec<Arc<dyn BeforeExecute>>,
     effects: Option<Arc<dyn EffectStore>>,
     effect_key_secret: Option<EffectKeySecret>,
@@ -379,7 +380,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
     ) -> DispatchBuilder<stage::Validate, T, P, <V as Join<G::Presence>>::Output>
     where
         S: ValidateAllowed,
-        G: IntoGuard<dyn ToolValidator>,
+        G: IntoGuard<dyn ArgumentValidator>,
         V: Join<G::Presence>,
     {
         self.parts.validators.extend(validator.into_guard());
@@ -404,21 +405,21 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
     pub fn effects<G>(mut self, store: G) -> DispatchBuilder<stage::Effects, T, P, V>
     where
         S: EffectsAllowed,
-        G: IntoGuard<dyn EffectStore>,
+        G: IntoSlot<dyn EffectStore>,
     {
-        self.parts.effects = store.into_guard();
+        self.parts.effects = store.into_slot();
         self.to()
     }
 
     /// Adds an event sink. Repeatable.
-    pub fn events<G: IntoGuard<dyn EventSink>>(mut self, sink: G) -> Self {
-        self.parts.events.extend(sink.into_guard());
+    pub fn events<G: IntoSlot<dyn EventSink>>(mut self, sink: G) -> Self {
+        self.parts.events.extend(sink.into_slot());
         self
     }
 
     /// Sets the ledger that receives a row per lifecycle transition.
-    pub fn ledger<G: IntoGuard<dyn RunLedger>>(mut self, ledger: G) -> Self {
-        self.parts.ledger = ledger.into_guard();
+    pub fn ledger<G: IntoSlot<dyn RunLedger>>(mut self, ledger: G) -> Self {
+        self.parts.ledger = ledger.into_slot();
         self
     }
 
@@ -462,7 +463,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         self.into_dispatcher(false)
     }
 
-    /// Builds the dispatcher after every validator has [prepared](ToolValidator::prepare) every
+    /// Builds the dispatcher after every validator has [prepared](ArgumentValidator::prepare) every
     /// registered tool; fails with each refused schema, its tool and the offending keyword.
     pub fn try_build(self) -> Result<Dispatcher, BuildError> {
         let invalid_schemas = prepare_tools(&self.parts.registry, &self.parts.validators);

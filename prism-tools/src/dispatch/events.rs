@@ -228,4 +228,4 @@ impl fmt::Debug for CollectingSink {
 }
 
 // A sink is given to the builder like a guard: itself, an `Arc` of one, or an `Option`.
-crate::guard::impl_into_guard!(EventSink);
+crate::slot::impl_into_slot!(EventSink);

@@ -310,4 +310,4 @@ impl fmt::Debug for InMemoryLedger {
 }
 
 // A ledger is given to the builder like a guard: itself, an `Arc` of one, or an `Option`.
-crate::guard::impl_into_guard!(RunLedger);
+crate::slot::impl_into_slot!(RunLedger);

@@ -18,7 +18,7 @@ mod tripwire;
 
 use std::fmt;
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -30,11 +30,11 @@ use crate::effects::{EffectKeySecret, EffectStore};
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
 use crate::guard::{
-    BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, PermissionPolicy, ResultRewrite,
-    ToolMiddleware, ToolValidator, TrustPolicy,
+    ArgumentValidator, BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, PermissionPolicy,
+    ResultRewrite, ToolMiddleware, TrustPolicy, Verdict,
 };
 use crate::limits::{Exceeded, Limits, check_value, drop_deep};
-use crate::panic::guarded;
+use crate::panic::{guarded, guarded_future};
 use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
@@ -73,7 +73,7 @@ pub(crate) struct Pipeline {
     pub(crate) filters: CompiledFilters,
     pub(crate) trust: Vec<Arc<dyn TrustPolicy>>,
     pub(crate) permission: Vec<Arc<dyn PermissionPolicy>>,
-    pub(crate) validators: Vec<Arc<dyn ToolValidator>>,
+    pub(crate) validators: Vec<Arc<dyn ArgumentValidator>>,
     pub(crate) before_execute: Vec<Arc<dyn BeforeExecute>>,
     pub(crate) effects: Option<Arc<dyn EffectStore>>,
     pub(crate) effect_key_secret: Option<EffectKeySecret>,
@@ -353,16 +353,26 @@ impl Dispatcher {
                 return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
             }
 
-            // 6. Trust, then permission.
+            // 6. Trust, then permission. A guard answers now or after an await (a pending
+            //    verdict); only a pending one costs an allocation and a suspension.
             for trust in &p.trust {
-                if let Err(refusal) = run_guard("trust policy", || trust.check(tool, ctx)) {
+                let answer = match run_guard("trust policy", || trust.check(tool, ctx)) {
+                    Verdict::Ready(answer) => answer,
+                    Verdict::Pending(check) => awaited("trust policy", check).await,
+                };
+                if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                 }
             }
             for permission in &p.permission {
-                if let Err(refusal) = run_guard("permission policy", || {
+                let verdict = run_guard("permission policy", || {
                     permission.check(tool, arguments, ctx)
-                }) {
+                });
+                let answer = match verdict {
+                    Verdict::Ready(answer) => answer,
+                    Verdict::Pending(check) => awaited("permission policy", check).await,
+                };
+                if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                 }
             }
@@ -377,8 +387,11 @@ impl Dispatcher {
             }
             let run_validator = ctx.scope().and_then(|scope| scope.validator());
             for validator in p.validators.iter().chain(run_validator) {
-                if let Err(refusal) = run_guard("validator", || validator.validate(tool, arguments))
-                {
+                let answer = match run_guard("validator", || validator.validate(tool, arguments)) {
+                    Verdict::Ready(answer) => answer,
+                    Verdict::Pending(check) => awaited("validator", check).await,
+                };
+                if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
                 }
             }
@@ -410,9 +423,12 @@ impl Dispatcher {
 
             // 8. The execution policy's last word before the side effect.
             for policy in &p.before_execute {
-                if let Err(refusal) =
-                    run_guard("execution policy", || policy.check(tool, arguments, ctx))
-                {
+                let verdict = run_guard("execution policy", || policy.check(tool, arguments, ctx));
+                let answer = match verdict {
+                    Verdict::Ready(answer) => answer,
+                    Verdict::Pending(check) => awaited("execution policy", check).await,
+                };
+                if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
                 }
             }
@@ -575,13 +591,30 @@ enum Step1 {
 }
 
 /// Runs a guard callback; a panic refuses the call (fail closed).
-fn run_guard(kind: &str, check: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
+#[inline]
+fn run_guard<'v>(kind: &str, check: impl FnOnce() -> Verdict<'v>) -> Verdict<'v> {
     match guarded(check) {
         Ok(verdict) => verdict,
-        Err(panic) => Err(Refusal::new(format!(
-            "The call was refused because the {kind} panicked: {panic}"
-        ))),
+        Err(panic) => Verdict::Ready(Err(refused_by_panic(kind, &panic))),
     }
+}
+
+/// Awaits a pending verdict. A panic while it is polled refuses the call, as one in the guard's
+/// callback does, and so does one while it is dropped.
+async fn awaited(
+    kind: &str,
+    check: Pin<Box<dyn Future<Output = Result<(), Refusal>> + Send + '_>>,
+) -> Result<(), Refusal> {
+    match guarded_future(|| check).await {
+        Ok(answer) => answer,
+        Err(panic) => Err(refused_by_panic(kind, &panic)),
+    }
+}
+
+fn refused_by_panic(kind: &str, panic: &str) -> Refusal {
+    Refusal::new(format!(
+        "The call was refused because the {kind} panicked: {panic}"
+    ))
 }
 
 /// Which side of the tool a guardrail checks.

@@ -1,11 +1,11 @@
-//! Checking tools before any call: each validator [prepares](crate::ToolValidator::prepare)
+//! Checking tools before any call: each validator [prepares](crate::ArgumentValidator::prepare)
 //! each tool, so a schema it cannot use is reported to the host with the tool's name and the
 //! offending keyword, when the dispatcher is built or the tool registered through it.
 
 use std::sync::Arc;
 
 use crate::definition::ToolDefinition;
-use crate::guard::ToolValidator;
+use crate::guard::ArgumentValidator;
 use crate::panic::guarded;
 use crate::registry::ToolRegistry;
 use crate::validation::{SchemaError, SchemaErrorKind, ToolSchemaError};
@@ -42,7 +42,7 @@ pub(crate) fn write_schema_errors(
 /// Lets every validator prepare every registered tool; collects what they refuse.
 pub(crate) fn prepare_tools(
     registry: &ToolRegistry,
-    validators: &[Arc<dyn ToolValidator>],
+    validators: &[Arc<dyn ArgumentValidator>],
 ) -> Vec<ToolSchemaError> {
     let tools = registry.snapshot();
     tools
@@ -57,7 +57,7 @@ pub(crate) fn prepare_tools(
 
 /// One validator's verdict on one tool, a panic counting as a refusal.
 pub(crate) fn prepare_tool(
-    validator: &dyn ToolValidator,
+    validator: &dyn ArgumentValidator,
     tool: &ToolDefinition,
 ) -> Option<ToolSchemaError> {
     let verdict = guarded(|| validator.prepare(tool)).unwrap_or_else(|panic| {

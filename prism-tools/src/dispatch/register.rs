@@ -40,7 +40,7 @@ impl std::error::Error for RegisterError {}
 
 impl Dispatcher {
     /// Registers `tool` in this dispatcher's registry after each of its validators has
-    /// [prepared](crate::ToolValidator::prepare) it, so that a schema the validators cannot use
+    /// [prepared](crate::ArgumentValidator::prepare) it, so that a schema the validators cannot use
     /// is reported now rather than at the model's first call.
     ///
     /// ```
@@ -48,7 +48,7 @@ impl Dispatcher {
     /// use serde_json::Value;
     ///
     /// let dispatcher = Dispatcher::builder(ToolRegistry::new())
-    ///     .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+    ///     .validate(validator_fn(|_tool, _args| Ok(())))
     ///     .build();
     /// let tool = ToolDefinition::builder("ping").run_sync(|_, _| Ok(Value::Null));
     /// dispatcher.register(tool).unwrap();

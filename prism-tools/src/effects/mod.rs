@@ -231,3 +231,5 @@ pub trait EffectStore: Send + Sync + 'static {
         key: &'a EffectKey,
     ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>>;
 }
+
+crate::slot::impl_into_slot!(EffectStore);

@@ -7,54 +7,55 @@ use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolDefinition;
-use crate::error::Refusal;
+
+use super::verdict::{IntoVerdict, Verdict};
 
 /// An execution policy consulted immediately before a tool runs.
 pub trait BeforeExecute: Send + Sync + 'static {
-    /// `Ok(())` to run the tool.
-    fn check(
-        &self,
-        tool: &ToolDefinition,
-        arguments: &Value,
-        ctx: &ToolExecutionContext,
-    ) -> Result<(), Refusal>;
+    /// [`Verdict::allow`] to run the tool.
+    fn check<'a>(
+        &'a self,
+        tool: &'a ToolDefinition,
+        arguments: &'a Value,
+        ctx: &'a ToolExecutionContext,
+    ) -> Verdict<'a>;
 }
 
-/// An execution policy from a closure.
+/// An execution policy from a closure returning `Result<(), Refusal>` or a [`Verdict`].
 ///
 /// ```
-/// use prism_tools::before_execute_fn;
+/// use prism::guard::before_execute_fn;
 ///
-/// let office_hours = before_execute_fn(|tool, _args, ctx| {
+/// let dry_run = before_execute_fn(|tool, _args, ctx| {
 ///     if ctx.metadata().get("dry_run").is_some() && tool.annotations().read_only != Some(true) {
-///         Err("dry run: only read-only tools execute")
+///         Err("dry run: only read-only tools execute".into())
 ///     } else {
 ///         Ok(())
 ///     }
 /// });
-/// # let _ = office_hours;
+/// # let _ = dry_run;
 /// ```
-pub fn before_execute_fn<F, E>(check: F) -> impl BeforeExecute
+pub fn before_execute_fn<F, R>(check: F) -> impl BeforeExecute
 where
-    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
     BeforeExecuteFn(check)
 }
 
 struct BeforeExecuteFn<F>(F);
 
-impl<F, E> BeforeExecute for BeforeExecuteFn<F>
+impl<F, R> BeforeExecute for BeforeExecuteFn<F>
 where
-    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
-    fn check(
-        &self,
-        tool: &ToolDefinition,
-        arguments: &Value,
-        ctx: &ToolExecutionContext,
-    ) -> Result<(), Refusal> {
-        (self.0)(tool, arguments, ctx).map_err(Into::into)
+    fn check<'a>(
+        &'a self,
+        tool: &'a ToolDefinition,
+        arguments: &'a Value,
+        ctx: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        (self.0)(tool, arguments, ctx).into_verdict()
     }
 }

@@ -9,18 +9,25 @@
 //! configuration (`builder.validate(strict.then(|| schema_validator))`) needs no branching. Only a
 //! guard that is certainly present counts towards
 //! [`build_secure`](crate::DispatchBuilder::build_secure).
+//!
+//! Trust, permission, validator and before-execute guards answer with a [`Verdict`]: ready now,
+//! or a future the pipeline awaits (boxed only then), so a guard may ask a service without
+//! blocking the runtime while the guards that decide at once cost no more than a `Result`.
+//! [`AllowAll`] and [`DenyAll`] are the two fixed answers.
 
 mod before_execute;
+mod fixed;
 mod guardrails;
 mod middleware;
 mod permission;
+mod presence;
 mod validate;
+mod verdict;
 
 use std::sync::Arc;
 
-use crate::effects::EffectStore;
-
 pub use before_execute::{BeforeExecute, before_execute_fn};
+pub use fixed::{AllowAll, DenyAll};
 pub use guardrails::{
     Guardrail, GuardrailDecision, GuardrailHit, GuardrailRule, RuleAction, RulePack,
 };
@@ -28,40 +35,9 @@ pub use middleware::{
     CallRewrite, ResultRewrite, ToolMiddleware, call_middleware, result_middleware,
 };
 pub use permission::{PermissionPolicy, TrustPolicy, permission_fn, trust_fn};
-pub use validate::{ToolValidator, validator_fn};
-
-/// Type-level marker: a guard certainly given.
-#[derive(Debug)]
-pub enum Given {}
-/// Type-level marker: no guard, or only an `Option` of one.
-#[derive(Debug)]
-pub enum Missing {}
-
-/// Whether a stage certainly has a guard. Implemented by [`Given`] and [`Missing`] only.
-pub trait Presence: sealed::Sealed {}
-impl Presence for Given {}
-impl Presence for Missing {}
-
-/// Combines what a stage already had with what one more call adds.
-pub trait Join<Other: Presence>: Presence {
-    /// [`Given`] when either side is.
-    type Output: Presence;
-}
-impl<Other: Presence> Join<Other> for Given {
-    type Output = Given;
-}
-impl Join<Given> for Missing {
-    type Output = Given;
-}
-impl Join<Missing> for Missing {
-    type Output = Missing;
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for super::Given {}
-    impl Sealed for super::Missing {}
-}
+pub use presence::{Given, Join, Missing, Presence};
+pub use validate::{ArgumentValidator, validator_fn};
+pub use verdict::{IntoVerdict, Verdict};
 
 /// Anything a builder stage accepts for a guard of kind `G`: the guard itself, an `Arc<dyn G>`,
 /// or an `Option` of either (which may be `None`).
@@ -84,32 +60,29 @@ impl<G: ?Sized, T: IntoGuard<G>> IntoGuard<G> for Option<T> {
     }
 }
 
-/// Implements [`IntoGuard`] for every implementor of each trait named, and for an `Arc` of its
-/// trait object. Slots above this layer (sinks, ledgers) invoke it where their trait is defined.
+/// Implements [`IntoGuard`] for every implementor of each guard trait named, and for an `Arc` of
+/// its trait object.
 macro_rules! impl_into_guard {
     ($($guard:ident),* $(,)?) => {$(
-        impl<T: $guard> $crate::guard::IntoGuard<dyn $guard> for T {
-            type Presence = $crate::guard::Given;
-            fn into_guard(self) -> Option<::std::sync::Arc<dyn $guard>> {
-                Some(::std::sync::Arc::new(self))
+        impl<T: $guard> IntoGuard<dyn $guard> for T {
+            type Presence = Given;
+            fn into_guard(self) -> Option<Arc<dyn $guard>> {
+                Some(Arc::new(self))
             }
         }
-        impl $crate::guard::IntoGuard<dyn $guard> for ::std::sync::Arc<dyn $guard> {
-            type Presence = $crate::guard::Given;
-            fn into_guard(self) -> Option<::std::sync::Arc<dyn $guard>> {
+        impl IntoGuard<dyn $guard> for Arc<dyn $guard> {
+            type Presence = Given;
+            fn into_guard(self) -> Option<Arc<dyn $guard>> {
                 Some(self)
             }
         }
     )*};
 }
-pub(crate) use impl_into_guard;
-
 impl_into_guard!(
     ToolMiddleware,
     Guardrail,
     TrustPolicy,
     PermissionPolicy,
-    ToolValidator,
+    ArgumentValidator,
     BeforeExecute,
-    EffectStore,
 );

@@ -2,98 +2,140 @@
 //!
 //! Trust looks at the tool and the context only (is this tool trusted in this session at all?);
 //! permission also sees the arguments. Both run after lookup and filtering and before
-//! validation; a refusal is a blocked `permission_denied` result.
+//! validation; a refusal is a blocked `permission_denied` result. Either may answer later
+//! ([`Verdict::pending`]), for example after asking an authorisation service.
 
 use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolDefinition;
-use crate::error::Refusal;
+
+use super::verdict::{IntoVerdict, Verdict};
 
 /// Decides whether a tool is trusted to run in a context.
 pub trait TrustPolicy: Send + Sync + 'static {
-    /// `Ok(())` to let the call go on.
-    fn check(&self, tool: &ToolDefinition, ctx: &ToolExecutionContext) -> Result<(), Refusal>;
+    /// [`Verdict::allow`] to let the call go on.
+    fn check<'a>(&'a self, tool: &'a ToolDefinition, ctx: &'a ToolExecutionContext)
+    -> Verdict<'a>;
 }
 
 /// Decides whether a call with these arguments is permitted.
+///
+/// ```
+/// use prism::ToolDefinition;
+/// use prism::context::ToolExecutionContext;
+/// use prism::guard::{PermissionPolicy, Verdict};
+/// use serde_json::Value;
+///
+/// /// Asks the host's authorisation service about every call.
+/// struct AskService {
+///     service: std::sync::Arc<dyn Fn(String) -> tokio::sync::oneshot::Receiver<bool> + Send + Sync>,
+/// }
+///
+/// impl PermissionPolicy for AskService {
+///     fn check<'a>(
+///         &'a self,
+///         tool: &'a ToolDefinition,
+///         _arguments: &'a Value,
+///         _ctx: &'a ToolExecutionContext,
+///     ) -> Verdict<'a> {
+///         let answer = (self.service)(tool.name().to_owned());
+///         Verdict::pending(async move {
+///             match answer.await {
+///                 Ok(true) => Ok(()),
+///                 _ => Err(format!("{} is not authorised", tool.name()).into()),
+///             }
+///         })
+///     }
+/// }
+/// ```
 pub trait PermissionPolicy: Send + Sync + 'static {
-    /// `Ok(())` to let the call go on.
-    fn check(
-        &self,
-        tool: &ToolDefinition,
-        arguments: &Value,
-        ctx: &ToolExecutionContext,
-    ) -> Result<(), Refusal>;
+    /// [`Verdict::allow`] to let the call go on.
+    fn check<'a>(
+        &'a self,
+        tool: &'a ToolDefinition,
+        arguments: &'a Value,
+        ctx: &'a ToolExecutionContext,
+    ) -> Verdict<'a>;
 }
 
 /// A trust policy from a closure.
 ///
 /// ```
-/// use prism_tools::trust_fn;
+/// use prism::guard::trust_fn;
 ///
 /// // Only tools that declare themselves read-only are trusted in this deployment.
 /// let trust = trust_fn(|tool, _ctx| match tool.annotations().read_only {
 ///     Some(true) => Ok(()),
-///     _ => Err(format!("{} is not read-only", tool.name())),
+///     _ => Err(format!("{} is not read-only", tool.name()).into()),
 /// });
 /// # let _ = trust;
 /// ```
-pub fn trust_fn<F, E>(check: F) -> impl TrustPolicy
+///
+/// The closure returns `Result<(), Refusal>`, or a [`Verdict`] to answer later; a pending
+/// verdict's future owns what it needs (`'static`).
+pub fn trust_fn<F, R>(check: F) -> impl TrustPolicy
 where
-    F: Fn(&ToolDefinition, &ToolExecutionContext) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &ToolExecutionContext) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
     TrustFn(check)
 }
 
 struct TrustFn<F>(F);
 
-impl<F, E> TrustPolicy for TrustFn<F>
+impl<F, R> TrustPolicy for TrustFn<F>
 where
-    F: Fn(&ToolDefinition, &ToolExecutionContext) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &ToolExecutionContext) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
-    fn check(&self, tool: &ToolDefinition, ctx: &ToolExecutionContext) -> Result<(), Refusal> {
-        (self.0)(tool, ctx).map_err(Into::into)
+    fn check<'a>(
+        &'a self,
+        tool: &'a ToolDefinition,
+        ctx: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        (self.0)(tool, ctx).into_verdict()
     }
 }
 
 /// A permission policy from a closure.
 ///
 /// ```
-/// use prism_tools::permission_fn;
+/// use prism::guard::permission_fn;
 ///
 /// let no_deletes = permission_fn(|tool, _args, _ctx| {
 ///     if tool.annotations().destructive == Some(true) {
-///         Err("destructive tools need a person's approval")
+///         Err("destructive tools need a person's approval".into())
 ///     } else {
 ///         Ok(())
 ///     }
 /// });
 /// # let _ = no_deletes;
 /// ```
-pub fn permission_fn<F, E>(check: F) -> impl PermissionPolicy
+///
+/// The closure returns `Result<(), Refusal>`, or a [`Verdict`] to answer later (see
+/// [`trust_fn`]).
+pub fn permission_fn<F, R>(check: F) -> impl PermissionPolicy
 where
-    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
     PermissionFn(check)
 }
 
 struct PermissionFn<F>(F);
 
-impl<F, E> PermissionPolicy for PermissionFn<F>
+impl<F, R> PermissionPolicy for PermissionFn<F>
 where
-    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &Value, &ToolExecutionContext) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
-    fn check(
-        &self,
-        tool: &ToolDefinition,
-        arguments: &Value,
-        ctx: &ToolExecutionContext,
-    ) -> Result<(), Refusal> {
-        (self.0)(tool, arguments, ctx).map_err(Into::into)
+    fn check<'a>(
+        &'a self,
+        tool: &'a ToolDefinition,
+        arguments: &'a Value,
+        ctx: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        (self.0)(tool, arguments, ctx).into_verdict()
     }
 }

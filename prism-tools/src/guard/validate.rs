@@ -4,20 +4,21 @@
 //! carried by the [`ToolScope`](crate::ToolScope), runs after them. A refusal is a blocked
 //! `validation_failed` result whose message is redacted like every other.
 //!
-//! A validator may also look at each tool ahead of its first call ([`ToolValidator::prepare`]):
+//! A validator may also look at each tool ahead of its first call ([`ArgumentValidator::prepare`]):
 //! the builder calls it for every registered tool, so a schema the validator cannot use is
 //! reported to the host when the dispatcher is built, not to the model at its first call.
 
 use serde_json::Value;
 
 use crate::definition::ToolDefinition;
-use crate::error::Refusal;
 use crate::validation::SchemaError;
 
+use super::verdict::{IntoVerdict, Verdict};
+
 /// Checks a call's arguments before the tool runs.
-pub trait ToolValidator: Send + Sync + 'static {
-    /// `Ok(())` to let the call go on.
-    fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal>;
+pub trait ArgumentValidator: Send + Sync + 'static {
+    /// [`Verdict::allow`] to let the call go on.
+    fn validate<'a>(&'a self, tool: &'a ToolDefinition, arguments: &'a Value) -> Verdict<'a>;
 
     /// Checks a tool before any call: [`DispatchBuilder::try_build`](crate::DispatchBuilder::try_build),
     /// [`build_secure`](crate::DispatchBuilder::build_secure) and
@@ -33,30 +34,32 @@ pub trait ToolValidator: Send + Sync + 'static {
 /// A validator from a closure.
 ///
 /// ```
-/// use prism_tools::validator_fn;
+/// use prism::guard::validator_fn;
 ///
 /// let short_queries = validator_fn(|_tool, args| match args.get("query").and_then(|q| q.as_str()) {
-///     Some(query) if query.len() > 1000 => Err("query too long"),
+///     Some(query) if query.len() > 1000 => Err("query too long".into()),
 ///     _ => Ok(()),
 /// });
 /// # let _ = short_queries;
 /// ```
-pub fn validator_fn<F, E>(validate: F) -> impl ToolValidator
+///
+/// The closure returns `Result<(), Refusal>`, or a [`Verdict`] to answer later.
+pub fn validator_fn<F, R>(validate: F) -> impl ArgumentValidator
 where
-    F: Fn(&ToolDefinition, &Value) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &Value) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
     ValidatorFn(validate)
 }
 
 struct ValidatorFn<F>(F);
 
-impl<F, E> ToolValidator for ValidatorFn<F>
+impl<F, R> ArgumentValidator for ValidatorFn<F>
 where
-    F: Fn(&ToolDefinition, &Value) -> Result<(), E> + Send + Sync + 'static,
-    E: Into<Refusal>,
+    F: Fn(&ToolDefinition, &Value) -> R + Send + Sync + 'static,
+    R: IntoVerdict,
 {
-    fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal> {
-        (self.0)(tool, arguments).map_err(Into::into)
+    fn validate<'a>(&'a self, tool: &'a ToolDefinition, arguments: &'a Value) -> Verdict<'a> {
+        (self.0)(tool, arguments).into_verdict()
     }
 }

@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::context::CancellationToken;
-use crate::guard::ToolValidator;
+use crate::guard::ArgumentValidator;
 use crate::run::{
     ArtifactLoop, ArtifactValidator, DisclosureMode, Skill, ToolNarrowing, ToolRoundGate,
 };
@@ -37,7 +37,7 @@ pub enum LoopStrategy {
 /// The settings both levels share; `None` means "not set here".
 #[derive(Clone, Default)]
 pub(crate) struct Settings {
-    pub(crate) validator: Option<Arc<dyn ToolValidator>>,
+    pub(crate) validator: Option<Arc<dyn ArgumentValidator>>,
     pub(crate) narrowing: Option<Arc<dyn ToolNarrowing>>,
     pub(crate) disclosure: Option<DisclosureMode>,
     pub(crate) tool_search: Option<Arc<SearchConfig>>,
@@ -178,7 +178,7 @@ macro_rules! shared_setters {
 /// use prism_tools::validator_fn;
 ///
 /// let config = AgentConfig::new()
-///     .validator(validator_fn(|_tool, _args| Ok::<_, String>(())))
+///     .validator(validator_fn(|_tool, _args| Ok(())))
 ///     .tool_concurrency(4)
 ///     .max_tool_rounds(8);
 /// # let _ = config;
@@ -196,7 +196,7 @@ impl AgentConfig {
     }
 
     /// Sets the validator every run uses (after the dispatcher's own) unless the run sets one.
-    pub fn validator(mut self, validator: impl ToolValidator) -> Self {
+    pub fn validator(mut self, validator: impl ArgumentValidator) -> Self {
         self.settings.validator = Some(Arc::new(validator));
         self
     }
@@ -238,7 +238,7 @@ impl RunOptions {
     }
 
     /// Sets this run's validator, replacing the agent's (the dispatcher's still runs first).
-    pub fn validate(mut self, validator: impl ToolValidator) -> Self {
+    pub fn validate(mut self, validator: impl ArgumentValidator) -> Self {
         self.settings.validator = Some(Arc::new(validator));
         self
     }
@@ -256,7 +256,7 @@ impl RunOptions {
 /// The settings a run actually uses: run over agent over defaults.
 #[derive(Clone)]
 pub(crate) struct Resolved {
-    pub(crate) validator: Option<Arc<dyn ToolValidator>>,
+    pub(crate) validator: Option<Arc<dyn ArgumentValidator>>,
     pub(crate) narrowing: Option<Arc<dyn ToolNarrowing>>,
     pub(crate) disclosure: DisclosureMode,
     /// `None`: the default configuration.
@@ -304,7 +304,7 @@ mod tests {
             .max_turns(5)
             .tools_disclosure(DisclosureMode::search())
             .allow_hidden_tool_calls(true)
-            .validator(validator_fn(|_, _| Err::<(), _>("agent")));
+            .validator(validator_fn(|_, _| Err("agent".into())));
         let run = RunOptions::new().max_turns(9).tool_concurrency(0);
         let resolved = Resolved::merge(&agent, &run);
         assert_eq!(resolved.max_turns, 9);

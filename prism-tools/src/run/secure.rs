@@ -51,9 +51,9 @@ impl Agent {
     ///     .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
     ///     .run_sync(|_, _| Ok(json!("wiped")));
     /// let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([wipe]))
-    ///     .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
-    ///     .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
-    ///     .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+    ///     .trust(trust_fn(|_tool, _ctx| Ok(())))
+    ///     .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
+    ///     .validate(validator_fn(|_tool, _args| Ok(())))
     ///     .build_secure()
     ///     .unwrap();
     /// let agent = Agent::secure(dispatcher, ScriptedProvider::default(), InMemoryApprovalStore::new());

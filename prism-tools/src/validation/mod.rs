@@ -6,7 +6,7 @@
 //! | item | role |
 //! | --- | --- |
 //! | [`ToolArgumentValidator`] | the engine seam: compile a schema once, check values against it, structured errors |
-//! | [`ToolParameterValidator`] | adapts an engine to the dispatcher's [`ToolValidator`](crate::ToolValidator): reads `tool.parameters`, keeps the compiled schema with the definition, [`MissingSchema`] policy |
+//! | [`ToolParameterValidator`] | adapts an engine to the dispatcher's [`ArgumentValidator`](crate::ArgumentValidator): reads `tool.parameters`, keeps the compiled schema with the definition, [`MissingSchema`] policy |
 //! | [`ArgumentError`], [`Violation`] | the model's mistakes: `validation_failed`, every violation with its path |
 //! | [`SchemaError`], [`ToolSchemaError`] | the host's mistakes: `invalid_tool_schema`, with the JSON pointer of the offending keyword, reported at build or registration |
 //! | [`ValidationLimits`] | bounds on schemas and arguments, each below a hard ceiling |
@@ -27,8 +27,8 @@
 //! let validator = ToolParameterValidator::new(JsonSchemaValidator::new())
 //!     .missing_schema(MissingSchema::Reject);
 //! let error = Dispatcher::builder(ToolRegistry::from_iter([search]))
-//!     .trust(trust_fn(|_, _| Ok::<_, String>(())))
-//!     .permission(permission_fn(|_, _, _| Ok::<_, String>(())))
+//!     .trust(trust_fn(|_, _| Ok(())))
+//!     .permission(permission_fn(|_, _, _| Ok(())))
 //!     .validate(validator)
 //!     .build_secure()
 //!     .unwrap_err();

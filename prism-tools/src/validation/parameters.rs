@@ -15,7 +15,7 @@ use super::argument::ToolArgumentValidator;
 use super::error::{ArgumentError, SchemaError};
 use crate::definition::ToolDefinition;
 use crate::error::Refusal;
-use crate::guard::ToolValidator;
+use crate::guard::{ArgumentValidator, Verdict};
 
 /// What to do with a tool that declares no `parameters`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum MissingSchema {
 /// Arguments that break the schema are refused with `validation_failed` and a message naming
 /// every violation (up to the engine's bound) with its path; the dispatcher redacts it like any
 /// other error. A schema the engine cannot use is refused with `invalid_tool_schema`, and
-/// [`prepare`](ToolValidator::prepare) reports it earlier, when the dispatcher is built or the
+/// [`prepare`](ArgumentValidator::prepare) reports it earlier, when the dispatcher is built or the
 /// tool registered through it.
 ///
 /// ```
@@ -45,11 +45,11 @@ pub enum MissingSchema {
 /// #     fn compile(&self, _: &Value) -> Result<(), SchemaError> { Ok(()) }
 /// #     fn check(&self, _: &(), _: &Value) -> Result<(), ArgumentError> { Ok(()) }
 /// # }
-/// use prism_tools::{ToolDefinition, ToolValidator};
+/// use prism_tools::{ToolDefinition, ArgumentValidator};
 ///
 /// let validator = ToolParameterValidator::new(AnyValue).missing_schema(MissingSchema::Reject);
 /// let tool = ToolDefinition::builder("ping").run_sync(|_, _| Ok(Value::Null));
-/// let refusal = validator.validate(&tool, &serde_json::json!({})).unwrap_err();
+/// let refusal = validator.validate(&tool, &serde_json::json!({})).ready().unwrap().unwrap_err();
 /// assert!(refusal.message.contains("declares no parameter schema"));
 /// ```
 pub struct ToolParameterValidator<A> {
@@ -107,20 +107,20 @@ impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
     }
 }
 
-impl<A: ToolArgumentValidator> ToolValidator for ToolParameterValidator<A> {
-    fn validate(&self, tool: &ToolDefinition, arguments: &Value) -> Result<(), Refusal> {
+impl<A: ToolArgumentValidator> ArgumentValidator for ToolParameterValidator<A> {
+    fn validate<'a>(&'a self, tool: &'a ToolDefinition, arguments: &'a Value) -> Verdict<'a> {
         // Everything but the common case (a compiled schema in this validator's memo, valid
         // arguments) is out of line, so the engine's check, inlined here, runs with little
         // more around it than the memo read.
         let Some(schema) = tool.parameters() else {
-            return self.without_schema(tool);
+            return Verdict::Ready(self.without_schema(tool));
         };
         let outcome = match self.compiled(tool, schema) {
             Some(Ok(compiled)) => self.arguments.check(compiled, arguments),
             Some(Err(error)) => Err(schema_error(error)),
             None => self.validate_with_engine_cache(schema, arguments),
         };
-        outcome.map_err(|error| refusal(tool, &error))
+        Verdict::Ready(outcome.map_err(|error| refusal(tool, &error)))
     }
 
     fn prepare(&self, tool: &ToolDefinition) -> Result<(), SchemaError> {
@@ -245,8 +245,8 @@ mod tests {
     fn compiles_once_per_definition() {
         let validator = ToolParameterValidator::new(Required::default());
         let tool = tool(Some(json!({"required": ["a"]})));
-        assert!(validator.validate(&tool, &json!({"a": 1})).is_ok());
-        let refusal = validator.validate(&tool.clone(), &json!({})).unwrap_err();
+        assert!(validator.validate(&tool, &json!({"a": 1})).ready().unwrap().is_ok());
+        let refusal = validator.validate(&tool.clone(), &json!({})).ready().unwrap().unwrap_err();
         assert_eq!(refusal.code, None);
         assert!(refusal.message.contains("\"a\" is required"));
         assert_eq!(validator.arguments.compiled.load(Ordering::SeqCst), 1);
@@ -257,9 +257,9 @@ mod tests {
         let first = ToolParameterValidator::new(Required::default());
         let second = ToolParameterValidator::new(Required::default());
         let tool = tool(Some(json!({"required": ["a"]})));
-        assert!(first.validate(&tool, &json!({"a": 1})).is_ok());
-        assert!(second.validate(&tool, &json!({})).is_err());
-        assert!(second.validate(&tool, &json!({})).is_err());
+        assert!(first.validate(&tool, &json!({"a": 1})).ready().unwrap().is_ok());
+        assert!(second.validate(&tool, &json!({})).ready().unwrap().is_err());
+        assert!(second.validate(&tool, &json!({})).ready().unwrap().is_err());
         assert_eq!(second.arguments.compiled.load(Ordering::SeqCst), 2);
     }
 
@@ -293,12 +293,12 @@ mod tests {
         let required = ToolParameterValidator::new(Required::default());
         let objects = ToolParameterValidator::new(ObjectsOnly);
         let tool = tool(Some(json!({"required": ["a"]})));
-        assert!(required.validate(&tool, &json!({"a": 1})).is_ok());
+        assert!(required.validate(&tool, &json!({"a": 1})).ready().unwrap().is_ok());
         assert!(objects.prepare(&tool).is_ok());
-        assert!(objects.validate(&tool, &json!({})).is_ok());
-        let refusal = objects.validate(&tool, &json!([])).unwrap_err();
+        assert!(objects.validate(&tool, &json!({})).ready().unwrap().is_ok());
+        let refusal = objects.validate(&tool, &json!([])).ready().unwrap().unwrap_err();
         assert!(refusal.message.contains("not an object"));
-        assert!(required.validate(&tool, &json!({})).is_err());
+        assert!(required.validate(&tool, &json!({})).ready().unwrap().is_err());
         assert_eq!(required.arguments.compiled.load(Ordering::SeqCst), 1);
     }
 
@@ -307,7 +307,7 @@ mod tests {
         let validator = ToolParameterValidator::new(Required::default());
         let tool = tool(Some(json!({"required": "a"})));
         assert_eq!(validator.prepare(&tool).unwrap_err().pointer, "/required");
-        let refusal = validator.validate(&tool, &json!({})).unwrap_err();
+        let refusal = validator.validate(&tool, &json!({})).ready().unwrap().unwrap_err();
         assert_eq!(refusal.code, Some(ErrorCode::InvalidToolSchema));
     }
 
@@ -315,10 +315,10 @@ mod tests {
     fn missing_schemas_follow_the_policy() {
         let tool = tool(None);
         let allow = ToolParameterValidator::new(Required::default());
-        assert!(allow.validate(&tool, &json!({})).is_ok());
+        assert!(allow.validate(&tool, &json!({})).ready().unwrap().is_ok());
         assert!(allow.prepare(&tool).is_ok());
         let reject = allow.missing_schema(MissingSchema::Reject);
-        let refusal = reject.validate(&tool, &json!({})).unwrap_err();
+        let refusal = reject.validate(&tool, &json!({})).ready().unwrap().unwrap_err();
         assert!(refusal.message.contains("declares no parameter schema"));
     }
 }

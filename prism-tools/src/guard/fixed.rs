@@ -1,0 +1,138 @@
+//! Guards whose answer never changes: [`AllowAll`] and [`DenyAll`].
+//!
+//! A secure dispatcher ([`build_secure`](crate::dispatch::DispatchBuilder::build_secure)) needs a
+//! trust policy, a permission policy and a validator, each given for certain. Where one of them
+//! has nothing to decide in a deployment, [`AllowAll`] says so in the code, instead of a closure
+//! that returns `Ok(())`; [`DenyAll`] closes a stage completely (a maintenance switch, a
+//! read-only replica).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::ToolExecutionContext;
+use crate::definition::ToolDefinition;
+use crate::error::Refusal;
+
+use super::before_execute::BeforeExecute;
+use super::permission::{PermissionPolicy, TrustPolicy};
+use super::validate::ArgumentValidator;
+use super::verdict::Verdict;
+
+/// Lets every call through. Usable as a trust policy, permission policy, validator or
+/// execution policy.
+///
+/// ```
+/// use prism::{Dispatcher, ToolRegistry};
+/// use prism::guard::AllowAll;
+///
+/// let dispatcher = Dispatcher::builder(ToolRegistry::new())
+///     .trust(AllowAll)
+///     .permission(AllowAll)
+///     .validate(AllowAll)
+///     .build_secure()
+///     .unwrap();
+/// # let _ = dispatcher;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllowAll;
+
+/// Refuses every call with one message. Usable as a trust policy, permission policy, validator
+/// or execution policy.
+///
+/// ```
+/// use prism::guard::DenyAll;
+///
+/// let closed = DenyAll::new("tools are switched off during maintenance");
+/// assert_eq!(closed.refusal().message, "tools are switched off during maintenance");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DenyAll {
+    refusal: Arc<Refusal>,
+}
+
+impl DenyAll {
+    /// Refuses every call with `refusal` (a message, or a [`Refusal`] with its own code).
+    pub fn new(refusal: impl Into<Refusal>) -> Self {
+        Self {
+            refusal: Arc::new(refusal.into()),
+        }
+    }
+
+    /// The refusal every call gets.
+    pub fn refusal(&self) -> &Refusal {
+        &self.refusal
+    }
+
+    fn verdict(&self) -> Verdict<'static> {
+        Verdict::Ready(Err(Refusal::clone(&self.refusal)))
+    }
+}
+
+impl TrustPolicy for AllowAll {
+    fn check<'a>(&'a self, _: &'a ToolDefinition, _: &'a ToolExecutionContext) -> Verdict<'a> {
+        Verdict::allow()
+    }
+}
+
+impl PermissionPolicy for AllowAll {
+    fn check<'a>(
+        &'a self,
+        _: &'a ToolDefinition,
+        _: &'a Value,
+        _: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        Verdict::allow()
+    }
+}
+
+impl ArgumentValidator for AllowAll {
+    fn validate<'a>(&'a self, _: &'a ToolDefinition, _: &'a Value) -> Verdict<'a> {
+        Verdict::allow()
+    }
+}
+
+impl BeforeExecute for AllowAll {
+    fn check<'a>(
+        &'a self,
+        _: &'a ToolDefinition,
+        _: &'a Value,
+        _: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        Verdict::allow()
+    }
+}
+
+impl TrustPolicy for DenyAll {
+    fn check<'a>(&'a self, _: &'a ToolDefinition, _: &'a ToolExecutionContext) -> Verdict<'a> {
+        self.verdict()
+    }
+}
+
+impl PermissionPolicy for DenyAll {
+    fn check<'a>(
+        &'a self,
+        _: &'a ToolDefinition,
+        _: &'a Value,
+        _: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        self.verdict()
+    }
+}
+
+impl ArgumentValidator for DenyAll {
+    fn validate<'a>(&'a self, _: &'a ToolDefinition, _: &'a Value) -> Verdict<'a> {
+        self.verdict()
+    }
+}
+
+impl BeforeExecute for DenyAll {
+    fn check<'a>(
+        &'a self,
+        _: &'a ToolDefinition,
+        _: &'a Value,
+        _: &'a ToolExecutionContext,
+    ) -> Verdict<'a> {
+        self.verdict()
+    }
+}
