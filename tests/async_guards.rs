@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Runs, counted, object_schema};
-use prism::guard::{AllowAll, DenyAll, Verdict};
 use prism::Refusal;
+use prism::guard::{AllowAll, DenyAll, Verdict};
 use prism::run::{Agent, ProviderResponse, RunOptions, ScriptedProvider};
 use prism::{
-    BlockReason, Dispatcher, InMemoryLedger, PermissionPolicy, RecordStatus,
-    ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn,
+    BlockReason, Dispatcher, InMemoryLedger, PermissionPolicy, RecordStatus, ToolCall,
+    ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn,
     permission_fn, trust_fn, validator_fn,
 };
 use serde_json::{Value, json};
@@ -29,7 +29,8 @@ struct Authoriser {
 
 impl Authoriser {
     fn start() -> Self {
-        let (questions, mut incoming) = mpsc::unbounded_channel::<(String, oneshot::Sender<bool>)>();
+        let (questions, mut incoming) =
+            mpsc::unbounded_channel::<(String, oneshot::Sender<bool>)>();
         let asked = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&asked);
         tokio::spawn(async move {
@@ -68,15 +69,24 @@ fn registry(runs: &Runs) -> ToolRegistry {
 
 async fn dispatch(dispatcher: &Dispatcher, name: &str) -> ToolResult {
     dispatcher
-        .dispatch(ToolCall::new("c1", name, json!({})), &ToolExecutionContext::new())
+        .dispatch(
+            ToolCall::new("c1", name, json!({})),
+            &ToolExecutionContext::new(),
+        )
         .await
         .expect("no guardrail trips here")
 }
 
 fn assert_blocked(result: &ToolResult, reason: BlockReason, mentions: &str) {
     assert_eq!(result.block_reason(), Some(reason), "{result:?}");
-    let message = &result.error_info().expect("a blocked result has an error").message;
-    assert!(message.contains(mentions), "{message:?} should mention {mentions:?}");
+    let message = &result
+        .error_info()
+        .expect("a blocked result has an error")
+        .message;
+    assert!(
+        message.contains(mentions),
+        "{message:?} should mention {mentions:?}"
+    );
 }
 
 #[tokio::test]
@@ -85,7 +95,9 @@ async fn a_permission_check_that_awaits_a_oneshot_answer_decides_the_call() {
     let asking = service.clone();
     let runs = Runs::new();
     let dispatcher = Dispatcher::builder(registry(&runs))
-        .permission(permission_fn(move |tool, _args, _ctx| asking.ask(tool.name())))
+        .permission(permission_fn(move |tool, _args, _ctx| {
+            asking.ask(tool.name())
+        }))
         .build();
 
     let result = dispatch(&dispatcher, "read").await;
@@ -93,7 +105,11 @@ async fn a_permission_check_that_awaits_a_oneshot_answer_decides_the_call() {
     assert_eq!(runs.count(), 1);
 
     let result = dispatch(&dispatcher, "delete").await;
-    assert_blocked(&result, BlockReason::PermissionDenied, "the service refuses delete");
+    assert_blocked(
+        &result,
+        BlockReason::PermissionDenied,
+        "the service refuses delete",
+    );
     assert_eq!(runs.count(), 1, "a refused call never runs");
     assert_eq!(service.asked(), 2);
 }
@@ -102,8 +118,12 @@ async fn a_permission_check_that_awaits_a_oneshot_answer_decides_the_call() {
 async fn every_guard_kind_may_answer_later_and_refusals_keep_their_reason() {
     let service = Authoriser::start();
     let runs = Runs::new();
-    let (trust, permission, validate, policy) =
-        (service.clone(), service.clone(), service.clone(), service.clone());
+    let (trust, permission, validate, policy) = (
+        service.clone(),
+        service.clone(),
+        service.clone(),
+        service.clone(),
+    );
     let dispatcher = Dispatcher::builder(registry(&runs))
         .trust(trust_fn(move |tool, _| trust.ask(tool.name())))
         .permission(permission_fn(move |tool, _, _| permission.ask(tool.name())))
@@ -161,7 +181,10 @@ impl PermissionPolicy for AmountLimit {
         Verdict::pending(async move {
             asked.resolve().await?;
             let amount = &arguments["amount"];
-            Err(Refusal::new(format!("{} of {amount} needs a second approver", tool.name())))
+            Err(Refusal::new(format!(
+                "{} of {amount} needs a second approver",
+                tool.name()
+            )))
         })
     }
 }
@@ -201,8 +224,18 @@ async fn a_pending_check_that_panics_refuses_the_call_and_writes_no_started_row(
         .ledger(ledger.clone())
         .build();
     let result = dispatch(&dispatcher, "read").await;
-    assert_blocked(&result, BlockReason::PermissionDenied, "permission policy panicked");
-    assert!(result.error_info().unwrap().message.contains("the service client broke"));
+    assert_blocked(
+        &result,
+        BlockReason::PermissionDenied,
+        "permission policy panicked",
+    );
+    assert!(
+        result
+            .error_info()
+            .unwrap()
+            .message
+            .contains("the service client broke")
+    );
     assert_eq!(runs.count(), 0);
     let statuses: Vec<_> = ledger.records().into_iter().map(|row| row.status).collect();
     assert_eq!(statuses, [RecordStatus::Blocked], "no started row");
@@ -232,7 +265,10 @@ async fn a_run_waits_for_an_async_permission_check_and_goes_on() {
 
     // The second provider turn saw both results: read's value and delete's refusal.
     let transcript = format!("{:?}", provider.requests()[1].transcript);
-    assert!(transcript.contains("the service refuses delete"), "{transcript}");
+    assert!(
+        transcript.contains("the service refuses delete"),
+        "{transcript}"
+    );
 }
 
 #[tokio::test]
@@ -251,7 +287,9 @@ async fn allow_all_and_deny_all_fill_every_guard_slot() {
     let closed = DenyAll::new("maintenance window");
     let cases: [(Dispatcher, BlockReason); 4] = [
         (
-            Dispatcher::builder(registry(&runs)).trust(closed.clone()).build(),
+            Dispatcher::builder(registry(&runs))
+                .trust(closed.clone())
+                .build(),
             BlockReason::PermissionDenied,
         ),
         (
@@ -274,7 +312,11 @@ async fn allow_all_and_deny_all_fill_every_guard_slot() {
         ),
     ];
     for (dispatcher, reason) in cases {
-        assert_blocked(&dispatch(&dispatcher, "read").await, reason, "maintenance window");
+        assert_blocked(
+            &dispatch(&dispatcher, "read").await,
+            reason,
+            "maintenance window",
+        );
     }
     assert_eq!(runs.count(), 1);
 }

@@ -312,10 +312,10 @@ async fn validator_refused_with_a_message_or_an_error_info() {
     let with_info = |builder: DispatchBuilder| {
         builder
             .validate(validator_fn(|_, _| {
-                Err(ErrorInfo::new(
-                    ErrorCode::parse("schema_mismatch"),
-                    "text must be a string",
-                ).into())
+                Err(
+                    ErrorInfo::new(ErrorCode::parse("schema_mismatch"), "text must be a string")
+                        .into(),
+                )
             }))
             .build()
     };

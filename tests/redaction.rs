@@ -101,12 +101,14 @@ async fn guard_refusals_with_their_own_codes_are_redacted() {
             Err(ErrorInfo::new(
                 ErrorCode::parse("quota"),
                 format!("key {SECRET} over quota"),
-            ).into())
+            )
+            .into())
         }));
     let (result, _) = dispatch_clean(builder, ToolCall::new("c", "t", json!({}))).await;
     assert_eq!(error_of(&result).code, ErrorCode::parse("quota"));
-    let builder = registry(echo("t"))
-        .before_execute(before_execute_fn(|_, _, _| Err(format!("{OTHER} locked").into())));
+    let builder = registry(echo("t")).before_execute(before_execute_fn(|_, _, _| {
+        Err(format!("{OTHER} locked").into())
+    }));
     dispatch_clean(builder, ToolCall::new("c", "t", json!({}))).await;
 }
 

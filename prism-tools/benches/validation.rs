@@ -10,7 +10,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use prism_tools::validation::{JsonSchemaValidator, ToolArgumentValidator, ToolParameterValidator};
-use prism_tools::{ToolDefinition, ArgumentValidator};
+use prism_tools::{ArgumentValidator, ToolDefinition};
 use serde_json::Value;
 
 #[path = "support/schemas.rs"]

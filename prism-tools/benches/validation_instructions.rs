@@ -19,8 +19,8 @@
 
 use std::hint::black_box;
 
-use prism_tools::validation::{JsonSchemaValidator, ToolArgumentValidator, ToolParameterValidator};
 use prism_tools::guard::Verdict;
+use prism_tools::validation::{JsonSchemaValidator, ToolArgumentValidator, ToolParameterValidator};
 use prism_tools::{ArgumentValidator, ToolDefinition};
 use serde_json::Value;
 

@@ -6,6 +6,7 @@
 //! two reference-count increments, so async tool bodies take the context by value. A tool that
 //! declares it never reads its context gets an empty one instead, which costs nothing to make.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -15,7 +16,6 @@ use serde_json::Value;
 use crate::call::{CallId, JsonObject};
 use crate::progress::ProgressSender;
 pub use crate::progress::ProgressUpdate;
-use crate::scope::ToolScope;
 
 /// A cancellation signal shared by a run and every call it makes.
 ///
@@ -106,8 +106,15 @@ struct RunInfo {
     run_id: Option<Arc<str>>,
     metadata: JsonObject,
     cancellation: CancellationToken,
-    scope: Option<ToolScope>,
+    /// The run's [`ToolScope`](crate::scope::ToolScope). The scope belongs to the selection
+    /// layer above this one, which reads and sets it (`scope.rs`), so the context holds it
+    /// without naming its type.
+    scope: Option<Arc<dyn ScopeSlot>>,
 }
+
+/// What the context can hold as a run's scope: implemented by
+/// [`ToolScope`](crate::scope::ToolScope) only.
+pub(crate) trait ScopeSlot: Any + fmt::Debug + Send + Sync {}
 
 /// What a tool receives about its call: ids, metadata, cancellation, progress and the run's scope.
 ///
@@ -184,15 +191,13 @@ impl ToolExecutionContext {
         self
     }
 
-    /// Narrows every call made with this context to `scope`. A context that already has a scope
-    /// keeps only what both allow, so a nested caller cannot widen its parent's grant.
-    pub fn with_scope(mut self, scope: ToolScope) -> Self {
-        let run = self.run_mut();
-        run.scope = Some(match run.scope.take() {
-            Some(parent) => scope.within(&parent),
-            None => scope,
-        });
-        self
+    /// The scope slot, for `scope.rs` to read and replace.
+    pub(crate) fn scope_slot(&self) -> Option<&Arc<dyn ScopeSlot>> {
+        self.run.as_ref()?.scope.as_ref()
+    }
+
+    pub(crate) fn set_scope_slot(&mut self, scope: Arc<dyn ScopeSlot>) {
+        self.run_mut().scope = Some(scope);
     }
 
     /// The session id.
@@ -230,11 +235,6 @@ impl ToolExecutionContext {
     /// True once the run was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.cancellation().is_cancelled()
-    }
-
-    /// The run's scope, if any.
-    pub fn scope(&self) -> Option<&ToolScope> {
-        self.run.as_ref()?.scope.as_ref()
     }
 
     /// Reports progress. Returns `false` when nobody listens, when the update is dropped because
@@ -288,7 +288,7 @@ impl fmt::Debug for ToolExecutionContext {
             .field("run_id", &self.run_id())
             .field("tool_call_id", &self.tool_call_id)
             .field("cancelled", &self.is_cancelled())
-            .field("scope", &self.scope())
+            .field("scope", &self.scope_slot())
             .finish_non_exhaustive()
     }
 }

@@ -194,9 +194,9 @@ pub use extract::{FromToolContext, State};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
 pub use grant::ToolGrant;
 pub use guard::{
-    BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, GuardrailHit, GuardrailRule,
-    IntoGuard, PermissionPolicy, ResultRewrite, RuleAction, RulePack, ToolMiddleware,
-    ArgumentValidator, TrustPolicy, before_execute_fn, call_middleware, permission_fn,
+    ArgumentValidator, BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, GuardrailHit,
+    GuardrailRule, IntoGuard, PermissionPolicy, ResultRewrite, RuleAction, RulePack,
+    ToolMiddleware, TrustPolicy, before_execute_fn, call_middleware, permission_fn,
     result_middleware, trust_fn, validator_fn,
 };
 pub use limits::Limits;

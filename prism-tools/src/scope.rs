@@ -18,6 +18,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::context::{ScopeSlot, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::grant::ToolGrant;
 use crate::guard::ArgumentValidator;
@@ -136,6 +137,29 @@ impl ToolScope {
     /// The run's validator, if any.
     pub fn validator(&self) -> Option<&Arc<dyn ArgumentValidator>> {
         self.validator.as_ref()
+    }
+}
+
+impl ScopeSlot for ToolScope {}
+
+/// The run's scope travels in the execution context, so that a tool's nested calls stay inside
+/// the run's grant.
+impl ToolExecutionContext {
+    /// Narrows every call made with this context to `scope`. A context that already has a scope
+    /// keeps only what both allow, so a nested caller cannot widen its parent's grant.
+    pub fn with_scope(mut self, scope: ToolScope) -> Self {
+        let scope = match self.scope() {
+            Some(parent) => scope.within(parent),
+            None => scope,
+        };
+        self.set_scope_slot(Arc::new(scope));
+        self
+    }
+
+    /// The run's scope, if any.
+    pub fn scope(&self) -> Option<&ToolScope> {
+        let slot: &dyn std::any::Any = &**self.scope_slot()?;
+        slot.downcast_ref()
     }
 }
 

@@ -22,8 +22,8 @@ use crate::dispatch::{Dispatcher, EventSink, OwnershipScope, Pipeline, RunLedger
 use crate::effects::{EffectKeySecret, EffectStore};
 use crate::filter::{CompiledFilters, ToolFilter};
 use crate::guard::{
-    BeforeExecute, Given, Guardrail, IntoGuard, Join, Missing, PermissionPolicy, Presence,
-    ToolMiddleware, ArgumentValidator, TrustPolicy,
+    ArgumentValidator, BeforeExecute, Given, Guardrail, IntoGuard, Join, Missing, PermissionPolicy,
+    Presence, ToolMiddleware, TrustPolicy,
 };
 use crate::limits::Limits;
 use crate::redact::SecretRedactor;

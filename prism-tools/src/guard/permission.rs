@@ -15,8 +15,7 @@ use super::verdict::{IntoVerdict, Verdict};
 /// Decides whether a tool is trusted to run in a context.
 pub trait TrustPolicy: Send + Sync + 'static {
     /// [`Verdict::allow`] to let the call go on.
-    fn check<'a>(&'a self, tool: &'a ToolDefinition, ctx: &'a ToolExecutionContext)
-    -> Verdict<'a>;
+    fn check<'a>(&'a self, tool: &'a ToolDefinition, ctx: &'a ToolExecutionContext) -> Verdict<'a>;
 }
 
 /// Decides whether a call with these arguments is permitted.
@@ -89,11 +88,7 @@ where
     F: Fn(&ToolDefinition, &ToolExecutionContext) -> R + Send + Sync + 'static,
     R: IntoVerdict,
 {
-    fn check<'a>(
-        &'a self,
-        tool: &'a ToolDefinition,
-        ctx: &'a ToolExecutionContext,
-    ) -> Verdict<'a> {
+    fn check<'a>(&'a self, tool: &'a ToolDefinition, ctx: &'a ToolExecutionContext) -> Verdict<'a> {
         (self.0)(tool, ctx).into_verdict()
     }
 }

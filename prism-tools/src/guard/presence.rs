@@ -36,4 +36,3 @@ mod sealed {
     impl Sealed for super::Given {}
     impl Sealed for super::Missing {}
 }
-

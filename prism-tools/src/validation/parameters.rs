@@ -245,8 +245,18 @@ mod tests {
     fn compiles_once_per_definition() {
         let validator = ToolParameterValidator::new(Required::default());
         let tool = tool(Some(json!({"required": ["a"]})));
-        assert!(validator.validate(&tool, &json!({"a": 1})).ready().unwrap().is_ok());
-        let refusal = validator.validate(&tool.clone(), &json!({})).ready().unwrap().unwrap_err();
+        assert!(
+            validator
+                .validate(&tool, &json!({"a": 1}))
+                .ready()
+                .unwrap()
+                .is_ok()
+        );
+        let refusal = validator
+            .validate(&tool.clone(), &json!({}))
+            .ready()
+            .unwrap()
+            .unwrap_err();
         assert_eq!(refusal.code, None);
         assert!(refusal.message.contains("\"a\" is required"));
         assert_eq!(validator.arguments.compiled.load(Ordering::SeqCst), 1);
@@ -257,7 +267,13 @@ mod tests {
         let first = ToolParameterValidator::new(Required::default());
         let second = ToolParameterValidator::new(Required::default());
         let tool = tool(Some(json!({"required": ["a"]})));
-        assert!(first.validate(&tool, &json!({"a": 1})).ready().unwrap().is_ok());
+        assert!(
+            first
+                .validate(&tool, &json!({"a": 1}))
+                .ready()
+                .unwrap()
+                .is_ok()
+        );
         assert!(second.validate(&tool, &json!({})).ready().unwrap().is_err());
         assert!(second.validate(&tool, &json!({})).ready().unwrap().is_err());
         assert_eq!(second.arguments.compiled.load(Ordering::SeqCst), 2);
@@ -293,12 +309,28 @@ mod tests {
         let required = ToolParameterValidator::new(Required::default());
         let objects = ToolParameterValidator::new(ObjectsOnly);
         let tool = tool(Some(json!({"required": ["a"]})));
-        assert!(required.validate(&tool, &json!({"a": 1})).ready().unwrap().is_ok());
+        assert!(
+            required
+                .validate(&tool, &json!({"a": 1}))
+                .ready()
+                .unwrap()
+                .is_ok()
+        );
         assert!(objects.prepare(&tool).is_ok());
         assert!(objects.validate(&tool, &json!({})).ready().unwrap().is_ok());
-        let refusal = objects.validate(&tool, &json!([])).ready().unwrap().unwrap_err();
+        let refusal = objects
+            .validate(&tool, &json!([]))
+            .ready()
+            .unwrap()
+            .unwrap_err();
         assert!(refusal.message.contains("not an object"));
-        assert!(required.validate(&tool, &json!({})).ready().unwrap().is_err());
+        assert!(
+            required
+                .validate(&tool, &json!({}))
+                .ready()
+                .unwrap()
+                .is_err()
+        );
         assert_eq!(required.arguments.compiled.load(Ordering::SeqCst), 1);
     }
 
@@ -307,7 +339,11 @@ mod tests {
         let validator = ToolParameterValidator::new(Required::default());
         let tool = tool(Some(json!({"required": "a"})));
         assert_eq!(validator.prepare(&tool).unwrap_err().pointer, "/required");
-        let refusal = validator.validate(&tool, &json!({})).ready().unwrap().unwrap_err();
+        let refusal = validator
+            .validate(&tool, &json!({}))
+            .ready()
+            .unwrap()
+            .unwrap_err();
         assert_eq!(refusal.code, Some(ErrorCode::InvalidToolSchema));
     }
 
@@ -318,7 +354,11 @@ mod tests {
         assert!(allow.validate(&tool, &json!({})).ready().unwrap().is_ok());
         assert!(allow.prepare(&tool).is_ok());
         let reject = allow.missing_schema(MissingSchema::Reject);
-        let refusal = reject.validate(&tool, &json!({})).ready().unwrap().unwrap_err();
+        let refusal = reject
+            .validate(&tool, &json!({}))
+            .ready()
+            .unwrap()
+            .unwrap_err();
         assert!(refusal.message.contains("declares no parameter schema"));
     }
 }
