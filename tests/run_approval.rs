@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prism::run::{
-    Agent, AgentConfig, ApprovalDecision, ApprovalKey, ApprovalStore, ApprovalStoreError,
-    InMemoryApprovalStore, Message, ProviderResponse, RunEnd, RunError, RunOptions,
-    ScriptedProvider, SessionState, approval_fn, round_gate_fn,
+    Agent, AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalState,
+    ApprovalStore, ApprovalStoreError, InMemoryApprovalStore, Message, ProviderResponse, RunEnd,
+    RunError, RunOptions, ScriptedProvider, SessionState, approval_fn, round_gate_fn,
 };
 use prism::{
     BlockReason, Dispatcher, ErrorCode, ErrorInfo, ToolAnnotations, ToolCall, ToolDefinition,
@@ -35,7 +35,7 @@ fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
 
 struct Fixture {
     registry: ToolRegistry,
-    store: Arc<InMemoryApprovalStore>,
+    store: InMemoryApprovalStore,
     wipes: Arc<AtomicUsize>,
 }
 
@@ -44,7 +44,7 @@ impl Fixture {
         let wipes = Arc::new(AtomicUsize::new(0));
         Self {
             registry: ToolRegistry::from_iter([named("read"), wipe(&wipes)]),
-            store: Arc::new(InMemoryApprovalStore::new()),
+            store: InMemoryApprovalStore::new(),
             wipes,
         }
     }
@@ -54,7 +54,7 @@ impl Fixture {
             Dispatcher::builder(self.registry.clone()).build(),
             provider.clone(),
         )
-        .with_approvals(Arc::clone(&self.store))
+        .with_approvals(self.store.clone())
         .with_approval_policy(approval_fn(|tool, _args| {
             tool.annotations().destructive == Some(true)
         }))
@@ -365,7 +365,7 @@ async fn a_call_that_policy_refuses_gets_its_refusal_and_no_pending_approval() {
         }))
         .build();
     let agent = Agent::new(dispatcher, provider)
-        .with_approvals(Arc::clone(&fixture.store))
+        .with_approvals(fixture.store.clone())
         .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
     let mut session = agent.session("s1");
     let outcome = session.run("go", RunOptions::new()).await.unwrap();
@@ -412,7 +412,7 @@ async fn an_approved_call_is_checked_again_when_the_run_resumes() {
         }))
         .build();
     let agent = Agent::new(dispatcher, provider)
-        .with_approvals(Arc::clone(&fixture.store))
+        .with_approvals(fixture.store.clone())
         .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
     let mut session = agent.session("s1");
     let outcome = session.run("go", RunOptions::new()).await.unwrap();
@@ -592,7 +592,7 @@ async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
     let agent = Agent::secure(
         secure_dispatcher(fixture.registry.clone()),
         provider.clone(),
-        Arc::clone(&fixture.store),
+        fixture.store.clone(),
     )
     .unwrap();
     assert!(agent.is_secure());
@@ -652,4 +652,27 @@ async fn arguments_over_the_limits_are_refused_without_asking_for_approval() {
         [("c1".to_owned(), "invalid_arguments".to_owned())]
     );
     assert_eq!(fixture.wipes(), 0);
+}
+
+#[tokio::test]
+async fn clones_of_an_in_memory_approval_store_share_their_approvals() {
+    let fixture = Fixture::new();
+    let review = fixture.store.clone();
+    let provider = ScriptedProvider::new([ProviderResponse::calls([wipe_call("c1", "/tmp")])]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    assert!(outcome.is_suspended());
+    let pending = review.pending("s1").await.unwrap();
+    assert_eq!(pending.len(), 1);
+    review
+        .decide(&ApprovalDecision::approve(&pending[0].key))
+        .await
+        .unwrap();
+    assert!(matches!(
+        fixture.store.get(&pending[0].key).await,
+        Ok(Some(ApprovalRecord {
+            state: ApprovalState::Decided { .. },
+            ..
+        }))
+    ));
 }

@@ -111,5 +111,13 @@ impl_into_guard!(
     PermissionPolicy,
     ToolValidator,
     BeforeExecute,
-    EffectStore,
 );
+
+/// An effect store, including a shared one: `Arc<S>` and `Arc<dyn EffectStore>` are stores too
+/// (see the blanket impl beside [`EffectStore`]), so one impl covers all three.
+impl<S: EffectStore> IntoGuard<dyn EffectStore> for S {
+    type Presence = Given;
+    fn into_guard(self) -> Option<Arc<dyn EffectStore>> {
+        Some(Arc::new(self))
+    }
+}
