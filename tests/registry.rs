@@ -204,3 +204,37 @@ fn definitions_are_cheap_clones_of_one_tool() {
         json!({"destructiveHint": true, "openWorldHint": true})
     );
 }
+
+#[test]
+fn remove_returns_the_tool_keeps_the_order_of_the_rest_and_spares_earlier_snapshots() {
+    let registry = ToolRegistry::new();
+    let b = echo("b");
+    for tool in [echo("a"), b.clone(), echo("c")] {
+        registry.register(tool).unwrap();
+    }
+    let clone = registry.clone();
+    let before = registry.snapshot();
+
+    assert!(clone.remove("b").unwrap().ptr_eq(&b));
+    assert!(registry.remove("b").is_none(), "already removed");
+    assert!(registry.remove("missing").is_none());
+
+    assert_eq!(names(&registry.list()), ["a", "c"]);
+    assert!(!registry.contains("b"));
+    assert_eq!(
+        registry.resolve("b").unwrap_err().to_string(),
+        "Unknown tool: b"
+    );
+    assert!(
+        before.get("b").unwrap().ptr_eq(&b),
+        "a snapshot taken before keeps it"
+    );
+    assert_eq!(before.len(), 3);
+
+    registry.register(echo("b")).unwrap();
+    assert_eq!(
+        names(&registry.list()),
+        ["a", "c", "b"],
+        "a new tool goes last"
+    );
+}

@@ -2,7 +2,7 @@
 //!
 //! Reads never lock: the registry keeps an immutable snapshot behind an atomic pointer and a write
 //! swaps in a new one (copy-on-write). Dispatch reads the snapshot in a few nanoseconds however
-//! many threads dispatch at once; registration, which is rare, copies the map.
+//! many threads dispatch at once; registration and removal, which are rare, copy the map.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -98,7 +98,8 @@ struct Shared {
     writer: Mutex<()>,
 }
 
-/// The host-active tools. Clones share one registry.
+/// The host-active tools. Clones share one registry; [`register`](Self::register) and
+/// [`remove`](Self::remove) change it for every clone.
 ///
 /// ```
 /// use prism_tools::{ToolDefinition, ToolRegistry};
@@ -157,6 +158,39 @@ impl ToolRegistry {
         next.tools.insert(Arc::clone(tool.name_arc()), tool);
         self.shared.snapshot.store(Arc::new(next));
         Ok(())
+    }
+
+    /// Removes the tool called `name` and returns it, or `None` when no tool has that name. The
+    /// other tools keep their order. Like [`register`](Self::register) this swaps in a new
+    /// snapshot: a [`snapshot`](Self::snapshot) taken before still holds the tool, and a run that
+    /// started before pinned its definitions but still consults the live registry, so its calls
+    /// to the removed tool are `unknown_tool`.
+    ///
+    /// ```
+    /// use prism_tools::{ToolDefinition, ToolRegistry};
+    /// use serde_json::Value;
+    ///
+    /// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));
+    /// let registry = ToolRegistry::from_iter([tool("a"), tool("b")]);
+    /// let before = registry.snapshot();
+    /// assert_eq!(registry.remove("a").map(|tool| tool.name().to_owned()).as_deref(), Some("a"));
+    /// assert!(registry.remove("a").is_none());
+    /// assert!(!registry.contains("a") && before.get("a").is_some());
+    /// ```
+    pub fn remove(&self, name: &str) -> Option<ToolDefinition> {
+        let _writer = self
+            .shared
+            .writer
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let current = self.shared.snapshot.load();
+        if !current.tools.contains_key(name) {
+            return None;
+        }
+        let mut next = RegistrySnapshot::clone(&current);
+        let removed = next.tools.shift_remove(name);
+        self.shared.snapshot.store(Arc::new(next));
+        removed
     }
 
     /// The tool called `name`, if registered.
