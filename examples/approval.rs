@@ -29,7 +29,7 @@ fn agent(
             }
         }))
         .build_secure()?;
-    Ok(Agent::secure(dispatcher, provider.clone(), store.clone())?)
+    Ok(Agent::secure(dispatcher, provider.clone(), store.clone()))
 }
 
 #[tokio::main(flavor = "current_thread")]

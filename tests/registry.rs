@@ -70,7 +70,10 @@ fn strict_registries_refuse_duplicates_and_keep_the_first() {
         registry.register(first.clone()).unwrap();
         let error = registry.register(echo("search")).unwrap_err();
         assert_eq!(error.to_string(), "Duplicate tool: search");
-        assert_eq!(error, DuplicateTool("search".to_owned()));
+        assert_eq!(
+            error,
+            RegistryError::Duplicate(DuplicateTool("search".to_owned()))
+        );
         assert!(registry.get("search").unwrap().ptr_eq(&first));
         assert_eq!(registry.len(), 1);
     }

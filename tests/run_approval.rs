@@ -11,8 +11,9 @@ use prism::run::{
     RunError, RunOptions, ScriptedProvider, SessionState, approval_fn, round_gate_fn,
 };
 use prism::{
-    BlockReason, Dispatcher, ErrorCode, ErrorInfo, ToolAnnotations, ToolCall, ToolDefinition,
-    ToolRegistry, ToolResult, before_execute_fn, permission_fn, trust_fn, validator_fn,
+    BlockReason, Dispatcher, ErrorCode, ErrorInfo, MissingParameterSchema, RegistryError,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry, ToolResult, before_execute_fn,
+    permission_fn, trust_fn, validator_fn,
 };
 use run_support::{named, summary, tool_rows};
 use serde_json::{Value, json};
@@ -593,8 +594,7 @@ async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
         secure_dispatcher(fixture.registry.clone()),
         provider.clone(),
         fixture.store.clone(),
-    )
-    .unwrap();
+    );
     assert!(agent.is_secure());
     let outcome = agent
         .session("s1")
@@ -607,32 +607,26 @@ async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
     );
     assert_eq!(fixture.wipes(), 0);
 
-    // A tool registered later with an empty schema fails the next run before anything is written.
-    fixture
-        .registry
-        .register(
-            ToolDefinition::builder("loose")
-                .parameters(json!({}))
-                .run_sync(|_, _| Ok(Value::Null)),
-        )
-        .unwrap();
-    let mut session = agent.session("s2");
-    let error = session.run("go", RunOptions::new()).await.unwrap_err();
+    // A tool with a schema that constrains nothing cannot join the registry afterwards, however
+    // it is registered, and no secure dispatcher (so no secure agent) is built over one that has it.
+    let loose = ToolDefinition::builder("loose")
+        .parameters(json!({}))
+        .run_sync(|_, _| Ok(Value::Null));
     assert_eq!(
-        error,
-        RunError::SchemaRequired {
-            names: vec!["loose".into()]
-        }
+        fixture.registry.register(loose.clone()).unwrap_err(),
+        RegistryError::MissingSchema(MissingParameterSchema("loose".into()))
     );
-    assert!(session.transcript().is_empty());
-
-    let error = Agent::secure(
-        secure_dispatcher(fixture.registry.clone()),
-        provider,
-        InMemoryApprovalStore::new(),
-    )
-    .unwrap_err();
-    assert_eq!(error.tools, ["loose"]);
+    assert!(!fixture.registry.contains("loose"));
+    let error = Dispatcher::builder(ToolRegistry::from_iter([loose]))
+        .trust(trust_fn(|_tool, _ctx| Ok::<_, String>(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok::<_, String>(())))
+        .validate(validator_fn(|_tool, _args| Ok::<_, String>(())))
+        .build_secure()
+        .unwrap_err();
+    assert_eq!(
+        error.missing_schemas,
+        [MissingParameterSchema("loose".into())]
+    );
 }
 
 #[tokio::test]

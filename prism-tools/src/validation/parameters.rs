@@ -16,14 +16,18 @@ use super::error::{ArgumentError, SchemaError};
 use crate::definition::ToolDefinition;
 use crate::error::Refusal;
 use crate::guard::ToolValidator;
+use crate::registry::MissingParameterSchema;
 
-/// What to do with a tool that declares no `parameters`.
+/// What to do with a tool that declares no parameter schema (none, `{}` or `true`: see
+/// [`ToolDefinition::declares_parameters`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MissingSchema {
     /// Let its calls through unchecked (the default: `parameters` is optional metadata).
     #[default]
     Allow,
-    /// Refuse its calls (`validation_failed`): every tool must declare a schema.
+    /// Refuse its calls (`validation_failed`, with the message of
+    /// [`MissingParameterSchema`](crate::MissingParameterSchema)): every tool must declare a
+    /// schema.
     Reject,
 }
 
@@ -112,8 +116,11 @@ impl<A: ToolArgumentValidator> ToolValidator for ToolParameterValidator<A> {
         // Everything but the common case (a compiled schema in this validator's memo, valid
         // arguments) is out of line, so the engine's check, inlined here, runs with little
         // more around it than the memo read.
-        let Some(schema) = tool.parameters() else {
-            return self.without_schema(tool);
+        let schema = match tool.parameters() {
+            Some(schema) if self.missing == MissingSchema::Allow || tool.declares_parameters() => {
+                schema
+            }
+            _ => return self.without_schema(tool),
         };
         let outcome = match self.compiled(tool, schema) {
             Some(Ok(compiled)) => self.arguments.check(compiled, arguments),
@@ -140,10 +147,9 @@ impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
     fn without_schema(&self, tool: &ToolDefinition) -> Result<(), Refusal> {
         match self.missing {
             MissingSchema::Allow => Ok(()),
-            MissingSchema::Reject => Err(Refusal::new(format!(
-                "Tool {} declares no parameter schema, and this validator requires one",
-                tool.name()
-            ))),
+            MissingSchema::Reject => Err(Refusal::new(
+                MissingParameterSchema(tool.name().to_owned()).to_string(),
+            )),
         }
     }
 
@@ -320,5 +326,12 @@ mod tests {
         let reject = allow.missing_schema(MissingSchema::Reject);
         let refusal = reject.validate(&tool, &json!({})).unwrap_err();
         assert!(refusal.message.contains("declares no parameter schema"));
+        // A schema that constrains nothing is no schema.
+        for schema in [json!({}), json!(true)] {
+            let refusal = reject
+                .validate(&self::tool(Some(schema)), &json!({}))
+                .unwrap_err();
+            assert!(refusal.message.contains("declares no parameter schema"));
+        }
     }
 }
