@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prism::validation::{
-    JsonSchemaValidator, MissingSchema, SchemaErrorKind, ToolParameterValidator, normalize_tool,
+    JsonSchemaEngine, MissingSchema, SchemaErrorKind, SchemaValidator, normalize_tool,
 };
 use prism::{
     BlockReason, Dispatcher, ErrorCode, MissingParameterSchema, RegisterError, SecretRedactor,
@@ -42,8 +42,8 @@ fn forecast(runs: &Arc<AtomicUsize>) -> ToolDefinition {
         })
 }
 
-fn schema_validator() -> ToolParameterValidator<JsonSchemaValidator> {
-    ToolParameterValidator::new(JsonSchemaValidator::new())
+fn schema_validator() -> SchemaValidator<JsonSchemaEngine> {
+    SchemaValidator::new(JsonSchemaEngine::new())
 }
 
 #[test]
