@@ -3,8 +3,6 @@
 //!
 //! Run it with `cargo run --example approval`.
 
-use std::sync::Arc;
-
 use prism::run::{
     Agent, ApprovalDecision, ApprovalStore, InMemoryApprovalStore, ProviderResponse, RunEnd,
     RunOptions, ScriptedProvider, SessionState,
@@ -18,7 +16,7 @@ use serde_json::{Value, json};
 fn agent(
     registry: &ToolRegistry,
     provider: &ScriptedProvider,
-    store: &Arc<InMemoryApprovalStore>,
+    store: &InMemoryApprovalStore,
 ) -> Result<Agent, Box<dyn std::error::Error>> {
     // Trust, permission and a validator are required by the type of `build_secure`.
     let dispatcher = Dispatcher::builder(registry.clone())
@@ -31,11 +29,7 @@ fn agent(
             }
         }))
         .build_secure()?;
-    Ok(Agent::secure(
-        dispatcher,
-        provider.clone(),
-        Arc::clone(store),
-    )?)
+    Ok(Agent::secure(dispatcher, provider.clone(), store.clone()))
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -60,7 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
         .run_sync(|_, _| Ok(json!(["old-logs", "cache"])));
     let registry = ToolRegistry::from_iter([list, delete]);
-    let store = Arc::new(InMemoryApprovalStore::new());
+    let store = InMemoryApprovalStore::new();
     let provider = ScriptedProvider::new([
         ProviderResponse::calls([
             ToolCall::new("c1", "list_dir", json!({"path": "/srv/app"})),

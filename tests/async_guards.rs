@@ -323,7 +323,7 @@ async fn allow_all_and_deny_all_fill_every_guard_slot() {
 
 #[test]
 fn guard_closures_that_return_ok_need_no_annotation() {
-    // These are the closures that once needed `Ok::<_, String>(())`.
+    // These are the closures that once needed `Ok(())`.
     let _ = validator_fn(|_, _| Ok(()));
     let _ = trust_fn(|_, _| Ok(()));
     let _ = permission_fn(|_, _, _| Ok(()));

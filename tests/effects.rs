@@ -21,7 +21,7 @@ fn policy() -> EffectPolicy {
 struct Setup {
     runs: Runs,
     clock: ManualClock,
-    store: Arc<InMemoryEffectStore>,
+    store: InMemoryEffectStore,
     watch: Watch,
     dispatcher: Dispatcher,
 }
@@ -49,14 +49,14 @@ fn setup(body: impl Fn(&Value) -> Result<Value, ToolError> + Send + Sync + 'stat
 
 fn setup_with(runs: Runs, tool: ToolDefinition) -> Setup {
     let clock = ManualClock::new(10_000);
-    let store = Arc::new(InMemoryEffectStore::new());
+    let store = InMemoryEffectStore::new();
     let watch = Watch::new();
     let dispatcher = watch
         .attach(Dispatcher::builder(ToolRegistry::from_iter([
             tool,
             echo("plain"),
         ])))
-        .effects(Arc::clone(&store) as Arc<dyn EffectStore>)
+        .effects(store.clone())
         .clock(clock.clone())
         .build();
     Setup {
@@ -327,7 +327,7 @@ async fn a_panicked_effect_is_not_recorded_and_reads_unknown_later() {
 async fn refused_calls_claim_nothing() {
     let runs = Runs::new();
     let tool = pay_tool(&runs, |_| Ok(Value::Null));
-    let store = Arc::new(InMemoryEffectStore::new());
+    let store = InMemoryEffectStore::new();
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
         .validate(validator_fn(|_, args| {
             if args.get("bad").is_some() {
@@ -343,7 +343,7 @@ async fn refused_calls_claim_nothing() {
                 Ok(())
             }
         }))
-        .effects(Arc::clone(&store) as Arc<dyn EffectStore>)
+        .effects(store.clone())
         .build();
     for arguments in [json!({"bad": 1}), json!({"late": 1})] {
         let result = run(&dispatcher, ToolCall::new("c", "pay", arguments.clone())).await;
@@ -357,10 +357,10 @@ async fn refused_calls_claim_nothing() {
 async fn a_blocked_output_is_recorded_and_replayed_as_blocked() {
     let runs = Runs::new();
     let tool = pay_tool(&runs, |_| Ok(json!("card 4111")));
-    let store = Arc::new(InMemoryEffectStore::new());
+    let store = InMemoryEffectStore::new();
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
         .guardrails(RulePack::new("dlp").rule(GuardrailRule::output_contains("card", ["4111"])))
-        .effects(Arc::clone(&store) as Arc<dyn EffectStore>)
+        .effects(store.clone())
         .build();
     let first = run(&dispatcher, ToolCall::new("a", "pay", json!({}))).await;
     let again = run(&dispatcher, ToolCall::new("b", "pay", json!({}))).await;
@@ -508,12 +508,12 @@ fn keys_depend_on_tool_scope_and_canonical_arguments_only() {
 #[tokio::test]
 async fn a_dispatcher_with_a_key_secret_stores_keyed_effect_keys() {
     let runs = Runs::new();
-    let store = Arc::new(InMemoryEffectStore::new());
+    let store = InMemoryEffectStore::new();
     let secret = EffectKeySecret::new("host key");
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([pay_tool(&runs, |_| {
         Ok(json!("paid"))
     })]))
-    .effects(Arc::clone(&store) as Arc<dyn EffectStore>)
+    .effects(store.clone())
     .effect_key_secret(secret.clone())
     .build();
     let arguments = json!({"pin": "1234"});
@@ -529,4 +529,54 @@ async fn a_dispatcher_with_a_key_secret_stores_keyed_effect_keys() {
     ));
     assert_eq!(store.state(&key(&arguments)).await, Ok(None));
     assert!(!format!("{dispatcher:?}").contains("host key"));
+}
+
+#[tokio::test]
+async fn a_store_given_as_a_clone_an_arc_or_a_shared_trait_object_records_where_the_host_reads() {
+    let arguments = json!({"cents": 100});
+    let handle = InMemoryEffectStore::new();
+    let arc = Arc::new(InMemoryEffectStore::new());
+    let shared: Arc<dyn EffectStore> = Arc::new(InMemoryEffectStore::new());
+    let builders = [
+        Dispatcher::builder(ToolRegistry::new()).effects(handle.clone()),
+        Dispatcher::builder(ToolRegistry::new()).effects(Arc::clone(&arc)),
+        Dispatcher::builder(ToolRegistry::new()).effects(Arc::clone(&shared)),
+    ];
+    let readers: [&dyn EffectStore; 3] = [&handle, &arc, &shared];
+    for (builder, reader) in builders.into_iter().zip(readers) {
+        let runs = Runs::new();
+        let dispatcher = builder.build();
+        dispatcher
+            .register(pay_tool(&runs, |_| Ok(json!("paid"))))
+            .unwrap();
+        run(&dispatcher, ToolCall::new("a", "pay", arguments.clone())).await;
+        run(&dispatcher, ToolCall::new("b", "pay", arguments.clone())).await;
+        assert_eq!(runs.count(), 1, "the second call replays the first");
+        assert_eq!(
+            reader.state(&key(&arguments)).await,
+            Ok(Some(EffectState::Recorded(RecordedOutcome::Value(json!(
+                "paid"
+            )))))
+        );
+    }
+}
+
+#[tokio::test]
+async fn clones_of_an_in_memory_store_share_their_claims() {
+    let store = InMemoryEffectStore::new();
+    let other = store.clone();
+    let key = key(&json!({}));
+    let request = ClaimRequest {
+        key: &key,
+        owner: "a",
+        now: 0,
+        lease: Duration::from_millis(LEASE_MS),
+    };
+    assert_eq!(store.claim(request).await, Ok(Claim::Acquired));
+    assert!(matches!(
+        other.claim(ClaimRequest { owner: "b", ..request }).await,
+        Ok(Claim::InFlight { owner, .. }) if owner == "a"
+    ));
+    other.resolve(&key, Resolution::Release).await.unwrap();
+    assert_eq!(store.state(&key).await, Ok(None));
 }

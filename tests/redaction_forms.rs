@@ -177,13 +177,13 @@ async fn typed_decoding_messages_hold_no_secret_in_any_form() {
 #[cfg(feature = "json-schema")]
 mod json_schema {
     use super::*;
-    use prism::validation::{JsonSchemaValidator, ToolParameterValidator};
+    use prism::validation::{JsonSchemaEngine, SchemaValidator};
 
     fn checked(schema: Value) -> (ToolDefinition, Option<Arc<dyn ArgumentValidator>>) {
         let tool = ToolDefinition::builder("t")
             .parameters(schema)
             .run_sync(|_, _| Ok(Value::Null));
-        let validator = ToolParameterValidator::new(JsonSchemaValidator::new());
+        let validator = SchemaValidator::new(JsonSchemaEngine::new());
         (tool, Some(Arc::new(validator)))
     }
 

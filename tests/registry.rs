@@ -70,7 +70,10 @@ fn strict_registries_refuse_duplicates_and_keep_the_first() {
         registry.register(first.clone()).unwrap();
         let error = registry.register(echo("search")).unwrap_err();
         assert_eq!(error.to_string(), "Duplicate tool: search");
-        assert_eq!(error, DuplicateTool("search".to_owned()));
+        assert_eq!(
+            error,
+            RegistryError::Duplicate(DuplicateTool("search".to_owned()))
+        );
         assert!(registry.get("search").unwrap().ptr_eq(&first));
         assert_eq!(registry.len(), 1);
     }
@@ -202,5 +205,39 @@ fn definitions_are_cheap_clones_of_one_tool() {
     assert_eq!(
         serde_json::to_value(clone.annotations()).unwrap(),
         json!({"destructiveHint": true, "openWorldHint": true})
+    );
+}
+
+#[test]
+fn remove_returns_the_tool_keeps_the_order_of_the_rest_and_spares_earlier_snapshots() {
+    let registry = ToolRegistry::new();
+    let b = echo("b");
+    for tool in [echo("a"), b.clone(), echo("c")] {
+        registry.register(tool).unwrap();
+    }
+    let clone = registry.clone();
+    let before = registry.snapshot();
+
+    assert!(clone.remove("b").unwrap().ptr_eq(&b));
+    assert!(registry.remove("b").is_none(), "already removed");
+    assert!(registry.remove("missing").is_none());
+
+    assert_eq!(names(&registry.list()), ["a", "c"]);
+    assert!(!registry.contains("b"));
+    assert_eq!(
+        registry.resolve("b").unwrap_err().to_string(),
+        "Unknown tool: b"
+    );
+    assert!(
+        before.get("b").unwrap().ptr_eq(&b),
+        "a snapshot taken before keeps it"
+    );
+    assert_eq!(before.len(), 3);
+
+    registry.register(echo("b")).unwrap();
+    assert_eq!(
+        names(&registry.list()),
+        ["a", "c", "b"],
+        "a new tool goes last"
     );
 }

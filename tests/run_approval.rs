@@ -6,13 +6,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prism::run::{
-    Agent, AgentConfig, ApprovalDecision, ApprovalKey, ApprovalStore, ApprovalStoreError,
-    InMemoryApprovalStore, Message, ProviderResponse, RunEnd, RunError, RunOptions,
-    ScriptedProvider, SessionState, approval_fn, round_gate_fn,
+    Agent, AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalState,
+    ApprovalStore, ApprovalStoreError, InMemoryApprovalStore, Message, ProviderResponse, RunEnd,
+    RunError, RunOptions, ScriptedProvider, SessionState, approval_fn, round_gate_fn,
 };
 use prism::{
-    BlockReason, Dispatcher, ErrorCode, ErrorInfo, ToolAnnotations, ToolCall, ToolDefinition,
-    ToolRegistry, ToolResult, before_execute_fn, permission_fn, trust_fn, validator_fn,
+    BlockReason, Dispatcher, ErrorCode, ErrorInfo, MissingParameterSchema, RegistryError,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry, ToolResult, before_execute_fn,
+    permission_fn, trust_fn, validator_fn,
 };
 use run_support::{named, summary, tool_rows};
 use serde_json::{Value, json};
@@ -35,7 +36,7 @@ fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
 
 struct Fixture {
     registry: ToolRegistry,
-    store: Arc<InMemoryApprovalStore>,
+    store: InMemoryApprovalStore,
     wipes: Arc<AtomicUsize>,
 }
 
@@ -44,7 +45,7 @@ impl Fixture {
         let wipes = Arc::new(AtomicUsize::new(0));
         Self {
             registry: ToolRegistry::from_iter([named("read"), wipe(&wipes)]),
-            store: Arc::new(InMemoryApprovalStore::new()),
+            store: InMemoryApprovalStore::new(),
             wipes,
         }
     }
@@ -54,7 +55,7 @@ impl Fixture {
             Dispatcher::builder(self.registry.clone()).build(),
             provider.clone(),
         )
-        .with_approvals(Arc::clone(&self.store))
+        .with_approvals(self.store.clone())
         .with_approval_policy(approval_fn(|tool, _args| {
             tool.annotations().destructive == Some(true)
         }))
@@ -365,7 +366,7 @@ async fn a_call_that_policy_refuses_gets_its_refusal_and_no_pending_approval() {
         }))
         .build();
     let agent = Agent::new(dispatcher, provider)
-        .with_approvals(Arc::clone(&fixture.store))
+        .with_approvals(fixture.store.clone())
         .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
     let mut session = agent.session("s1");
     let outcome = session.run("go", RunOptions::new()).await.unwrap();
@@ -412,7 +413,7 @@ async fn an_approved_call_is_checked_again_when_the_run_resumes() {
         }))
         .build();
     let agent = Agent::new(dispatcher, provider)
-        .with_approvals(Arc::clone(&fixture.store))
+        .with_approvals(fixture.store.clone())
         .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"));
     let mut session = agent.session("s1");
     let outcome = session.run("go", RunOptions::new()).await.unwrap();
@@ -592,9 +593,8 @@ async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
     let agent = Agent::secure(
         secure_dispatcher(fixture.registry.clone()),
         provider.clone(),
-        Arc::clone(&fixture.store),
-    )
-    .unwrap();
+        fixture.store.clone(),
+    );
     assert!(agent.is_secure());
     let outcome = agent
         .session("s1")
@@ -607,32 +607,26 @@ async fn the_secure_agent_demands_schemas_and_asks_before_destructive_tools() {
     );
     assert_eq!(fixture.wipes(), 0);
 
-    // A tool registered later with an empty schema fails the next run before anything is written.
-    fixture
-        .registry
-        .register(
-            ToolDefinition::builder("loose")
-                .parameters(json!({}))
-                .run_sync(|_, _| Ok(Value::Null)),
-        )
-        .unwrap();
-    let mut session = agent.session("s2");
-    let error = session.run("go", RunOptions::new()).await.unwrap_err();
+    // A tool with a schema that constrains nothing cannot join the registry afterwards, however
+    // it is registered, and no secure dispatcher (so no secure agent) is built over one that has it.
+    let loose = ToolDefinition::builder("loose")
+        .parameters(json!({}))
+        .run_sync(|_, _| Ok(Value::Null));
     assert_eq!(
-        error,
-        RunError::SchemaRequired {
-            names: vec!["loose".into()]
-        }
+        fixture.registry.register(loose.clone()).unwrap_err(),
+        RegistryError::MissingSchema(MissingParameterSchema("loose".into()))
     );
-    assert!(session.transcript().is_empty());
-
-    let error = Agent::secure(
-        secure_dispatcher(fixture.registry.clone()),
-        provider,
-        InMemoryApprovalStore::new(),
-    )
-    .unwrap_err();
-    assert_eq!(error.tools, ["loose"]);
+    assert!(!fixture.registry.contains("loose"));
+    let error = Dispatcher::builder(ToolRegistry::from_iter([loose]))
+        .trust(trust_fn(|_tool, _ctx| Ok(())))
+        .permission(permission_fn(|_tool, _args, _ctx| Ok(())))
+        .validate(validator_fn(|_tool, _args| Ok(())))
+        .build_secure()
+        .unwrap_err();
+    assert_eq!(
+        error.missing_schemas,
+        [MissingParameterSchema("loose".into())]
+    );
 }
 
 #[tokio::test]
@@ -652,4 +646,27 @@ async fn arguments_over_the_limits_are_refused_without_asking_for_approval() {
         [("c1".to_owned(), "invalid_arguments".to_owned())]
     );
     assert_eq!(fixture.wipes(), 0);
+}
+
+#[tokio::test]
+async fn clones_of_an_in_memory_approval_store_share_their_approvals() {
+    let fixture = Fixture::new();
+    let review = fixture.store.clone();
+    let provider = ScriptedProvider::new([ProviderResponse::calls([wipe_call("c1", "/tmp")])]);
+    let mut session = fixture.agent(&provider).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    assert!(outcome.is_suspended());
+    let pending = review.pending("s1").await.unwrap();
+    assert_eq!(pending.len(), 1);
+    review
+        .decide(&ApprovalDecision::approve(&pending[0].key))
+        .await
+        .unwrap();
+    assert!(matches!(
+        fixture.store.get(&pending[0].key).await,
+        Ok(Some(ApprovalRecord {
+            state: ApprovalState::Decided { .. },
+            ..
+        }))
+    ));
 }

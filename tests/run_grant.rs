@@ -293,3 +293,36 @@ async fn the_dispatchers_validator_always_runs_and_the_run_validator_replaces_th
         "the run's validator wins"
     );
 }
+
+#[tokio::test]
+async fn a_tool_removed_during_a_run_is_unknown_to_its_later_calls() {
+    let registry = registry();
+    let live = registry.clone();
+    registry
+        .register(
+            ToolDefinition::builder("retire")
+                .run_sync(move |_, _| Ok(Value::from(live.remove("delete").is_some()))),
+        )
+        .unwrap();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "retire", json!({}))]),
+        ProviderResponse::calls([
+            ToolCall::new("c2", "delete", json!({})),
+            ToolCall::new("c3", "read", json!({})),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = agent(registry.clone(), &provider).session("s");
+    session.run("hi", RunOptions::new()).await.unwrap();
+    let rows = tool_rows(session.transcript());
+    assert_eq!(rows[0].as_value(), Some(&json!(true)));
+    assert_eq!(
+        summary(&rows),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "unknown_tool".to_owned()),
+            ("c3".to_owned(), "ok".to_owned())
+        ]
+    );
+    assert!(!registry.contains("delete"));
+}

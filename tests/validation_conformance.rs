@@ -1,4 +1,4 @@
-//! The official JSON-Schema-Test-Suite (draft 2020-12) through `JsonSchemaValidator`.
+//! The official JSON-Schema-Test-Suite (draft 2020-12) through `JsonSchemaEngine`.
 //!
 //! The suite (MIT licence, © Julian Berman and contributors) is not checked in: `.ci/conformance.sh`
 //! fetches it from the Python `jsonschema` sdist on PyPI into `target/json-schema-test-suite`
@@ -15,9 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use prism::validation::{
-    ArgumentError, JsonSchemaValidator, SchemaErrorKind, ToolArgumentValidator,
-};
+use prism::validation::{ArgumentError, JsonSchemaEngine, SchemaEngine, SchemaErrorKind};
 use serde_json::Value;
 
 fn suite_root() -> Option<PathBuf> {
@@ -81,7 +79,7 @@ impl Tally {
     }
 }
 
-fn run_file(path: &Path, validator: &JsonSchemaValidator, tally: &mut Tally) {
+fn run_file(path: &Path, validator: &JsonSchemaEngine, tally: &mut Tally) {
     let file = path.file_name().unwrap().to_string_lossy().into_owned();
     let text = std::fs::read_to_string(path).unwrap();
     let groups: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -127,7 +125,7 @@ fn run_file(path: &Path, validator: &JsonSchemaValidator, tally: &mut Tally) {
     }
 }
 
-fn run_dir(dir: &Path, validator: &JsonSchemaValidator) -> Tally {
+fn run_dir(dir: &Path, validator: &JsonSchemaEngine) -> Tally {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -154,8 +152,8 @@ fn draft2020_12_suite() {
         return;
     };
     let tests = root.join("tests/draft2020-12");
-    let annotating = JsonSchemaValidator::new();
-    let asserting = JsonSchemaValidator::new().with_format_assertion(true);
+    let annotating = JsonSchemaEngine::new();
+    let asserting = JsonSchemaEngine::new().with_format_assertion(true);
 
     let required = run_dir(&tests, &annotating);
     required.report("required");

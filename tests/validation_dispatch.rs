@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prism::validation::{
-    JsonSchemaValidator, MissingSchema, SchemaErrorKind, ToolParameterValidator, normalize_tool,
+    JsonSchemaEngine, MissingSchema, SchemaErrorKind, SchemaValidator, normalize_tool,
 };
 use prism::{
-    BlockReason, Dispatcher, ErrorCode, RegisterError, SecretRedactor, ToolCall, ToolDefinition,
-    ToolExecutionContext, ToolRegistry, permission_fn, trust_fn,
+    BlockReason, Dispatcher, ErrorCode, MissingParameterSchema, RegisterError, SecretRedactor,
+    ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, permission_fn, trust_fn,
 };
 use serde_json::{Value, json};
 
@@ -42,8 +42,8 @@ fn forecast(runs: &Arc<AtomicUsize>) -> ToolDefinition {
         })
 }
 
-fn schema_validator() -> ToolParameterValidator<JsonSchemaValidator> {
-    ToolParameterValidator::new(JsonSchemaValidator::new())
+fn schema_validator() -> SchemaValidator<JsonSchemaEngine> {
+    SchemaValidator::new(JsonSchemaEngine::new())
 }
 
 #[test]
@@ -209,7 +209,10 @@ fn build_secure_names_tools_without_a_schema_and_with_a_broken_one() {
         .validate(schema_validator().missing_schema(MissingSchema::Reject))
         .build_secure()
         .unwrap_err();
-    assert_eq!(error.tools, ["bare"]);
+    assert_eq!(
+        error.missing_schemas,
+        [MissingParameterSchema("bare".into())]
+    );
     assert_eq!(error.invalid_schemas.len(), 1);
     assert_eq!(error.invalid_schemas[0].tool, "loop");
     assert_eq!(

@@ -1,19 +1,18 @@
-//! `JsonSchemaValidator` limits: each bound just under and just over, and hostile schemas that
+//! `JsonSchemaEngine` limits: each bound just under and just over, and hostile schemas that
 //! must be refused (or checked) in bounded time and memory.
 
 #![cfg(feature = "json-schema")]
 
 use prism::validation::{
-    ArgumentError, JsonSchemaValidator, SchemaError, SchemaErrorKind, ToolArgumentValidator,
-    ValidationLimits,
+    ArgumentError, JsonSchemaEngine, SchemaEngine, SchemaError, SchemaErrorKind, ValidationLimits,
 };
 use serde_json::{Map, Value, json};
 
-fn compile(validator: &JsonSchemaValidator, schema: &Value) -> Result<(), SchemaError> {
+fn compile(validator: &JsonSchemaEngine, schema: &Value) -> Result<(), SchemaError> {
     validator.compile(schema).map(drop)
 }
 
-fn refused(validator: &JsonSchemaValidator, schema: &Value) -> SchemaError {
+fn refused(validator: &JsonSchemaEngine, schema: &Value) -> SchemaError {
     validator
         .compile(schema)
         .expect_err("the schema must be refused")
@@ -54,7 +53,7 @@ fn schema_of_size(bytes: usize) -> Value {
 
 #[test]
 fn schema_bytes_just_under_and_over() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let limit = validator.limits().max_schema_bytes();
     assert_eq!(limit, 256 * 1024);
     assert!(compile(&validator, &schema_of_size(limit)).is_ok());
@@ -67,7 +66,7 @@ fn schema_bytes_just_under_and_over() {
 
 #[test]
 fn schema_depth_just_under_and_over() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     assert_eq!(validator.limits().max_schema_depth(), 64);
     assert!(compile(&validator, &nested_items(64)).is_ok());
     let error = refused(&validator, &nested_items(65));
@@ -77,7 +76,7 @@ fn schema_depth_just_under_and_over() {
 
 #[test]
 fn schema_keywords_just_under_and_over() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let limit = validator.limits().max_schema_keywords();
     assert_eq!(limit, 10_000);
     // `properties` plus n properties of `{}`: n + 1 members.
@@ -92,7 +91,7 @@ fn schema_keywords_just_under_and_over() {
 
 #[test]
 fn refs_just_under_and_over() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let limit = validator.limits().max_refs();
     assert_eq!(limit, 128);
     let with = |n: usize| {
@@ -114,7 +113,7 @@ fn argument_bytes_and_depth_just_under_and_over() {
         .unwrap()
         .with_max_argument_depth(3)
         .unwrap();
-    let validator = JsonSchemaValidator::new().with_limits(limits);
+    let validator = JsonSchemaEngine::new().with_limits(limits);
     let schema = validator.compile(&json!({})).unwrap();
     // The size is the compact JSON's: `{"k":"…"}` is 8 bytes around the string.
     let sized = |len: usize| json!({ "k": "x".repeat(len) });
@@ -144,7 +143,7 @@ fn argument_bytes_and_depth_just_under_and_over() {
 #[test]
 fn violations_are_bounded_and_counted() {
     let limits = ValidationLimits::default().with_max_violations(3).unwrap();
-    let validator = JsonSchemaValidator::new().with_limits(limits);
+    let validator = JsonSchemaEngine::new().with_limits(limits);
     let schema = json!({"additionalProperties": {"type": "integer"}});
     let value: Map<String, Value> = (0..5).map(|i| (format!("k{i}"), json!("text"))).collect();
     let Err(ArgumentError::Invalid {
@@ -165,7 +164,7 @@ fn violations_are_bounded_and_counted() {
 #[test]
 fn schema_problems_listed_in_one_error_are_bounded_and_counted() {
     let limits = ValidationLimits::default().with_max_violations(2).unwrap();
-    let validator = JsonSchemaValidator::new().with_limits(limits);
+    let validator = JsonSchemaEngine::new().with_limits(limits);
     let properties: Map<String, Value> = (0..5)
         .map(|i| (format!("p{i}"), json!({"type": "x".repeat(1000)})))
         .collect();
@@ -223,7 +222,7 @@ fn every_limit_refuses_zero_and_values_over_its_ceiling() {
 
 #[test]
 fn a_ten_thousand_deep_schema_is_refused_without_deep_recursion() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let schema = nested_items(10_000);
     let error = refused(&validator, &schema);
     assert_eq!(error.kind, SchemaErrorKind::TooDeep);
@@ -232,7 +231,7 @@ fn a_ten_thousand_deep_schema_is_refused_without_deep_recursion() {
 
 #[test]
 fn ten_thousand_deep_arguments_are_refused() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let mut value = json!(1);
     for _ in 0..10_000 {
         value = Value::Array(vec![value]);
@@ -247,7 +246,7 @@ fn ten_thousand_deep_arguments_are_refused() {
 
 #[test]
 fn a_million_element_enum_is_refused_by_size() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let schema = json!({ "enum": (0..1_000_000).collect::<Vec<u32>>() });
     let error = refused(&validator, &schema);
     assert_eq!(error.kind, SchemaErrorKind::TooLarge);
@@ -269,7 +268,7 @@ fn fan_out(levels: usize) -> Value {
 
 #[test]
 fn exponential_ref_fan_out_is_refused_before_it_runs() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     // Level n applies 2^(n+2) - 3 subschemas in place: 65,533 at 14 levels, allowed.
     assert!(validator.validate(&fan_out(14), &json!(5)).is_ok());
     assert!(validator.validate(&fan_out(14), &json!("five")).is_err());
@@ -297,7 +296,7 @@ fn fan_out_that_consumes_input_is_not_refused() {
         );
     }
     let schema = json!({"$defs": defs, "$ref": "#/$defs/d60"});
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     assert!(
         validator
             .validate(&schema, &json!({"a": {"b": {}}}))
@@ -307,7 +306,7 @@ fn fan_out_that_consumes_input_is_not_refused() {
 
 #[test]
 fn huge_patterns_are_refused_or_bounded() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     // Small patterns whose compiled form would be huge (a thousand copies of a thousand Unicode
     // word classes) are refused by the compiled-pattern bound…
     let schema = json!({"type": "string", "pattern": "(\\w{1000}|x){1000}"});
@@ -340,7 +339,7 @@ fn huge_patterns_are_refused_or_bounded() {
 
 #[test]
 fn references_that_leave_the_document_are_refused_with_their_pointer() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     for (schema, pointer) in [
         (json!({"$ref": "https://example.com/s.json"}), "/$ref"),
         (
@@ -371,7 +370,7 @@ fn references_that_leave_the_document_are_refused_with_their_pointer() {
 
 #[test]
 fn forbidden_keys_in_schemas_are_refused_with_their_pointer() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     for (schema, pointer) in [
         (
             json!({"type": "object", "properties": {"__proto__": {"type": "string"}}}),
@@ -406,7 +405,7 @@ fn forbidden_keys_in_schemas_are_refused_with_their_pointer() {
 
 #[test]
 fn forbidden_keys_in_arguments_are_refused_with_their_path() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     for key in ["__proto__", "constructor", "prototype"] {
         let arguments = json!({"a": [{"b": {key: {"admin": true}}}]});
         assert_eq!(
@@ -426,7 +425,7 @@ fn forbidden_keys_in_arguments_are_refused_with_their_path() {
 
 #[test]
 fn local_references_in_every_form_are_accepted() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     let schema = json!({
         "$id": "https://example.com/root.json",
         "$defs": {
@@ -458,7 +457,7 @@ fn local_references_in_every_form_are_accepted() {
 
 #[test]
 fn in_place_reference_loops_and_dangling_references_are_refused() {
-    let validator = JsonSchemaValidator::new();
+    let validator = JsonSchemaEngine::new();
     for (schema, kind, pointer) in [
         (json!({"$ref": "#"}), SchemaErrorKind::RefCycle, "/$ref"),
         (
@@ -492,7 +491,7 @@ fn dynamic_schemas_are_served_from_the_cache() {
     let limits = ValidationLimits::default()
         .with_max_cached_schemas(2)
         .unwrap();
-    let validator = JsonSchemaValidator::new().with_limits(limits);
+    let validator = JsonSchemaEngine::new().with_limits(limits);
     for round in 0..3 {
         for n in 0..3 {
             let schema = json!({"maximum": n});

@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prism_tools::validation::{JsonSchemaValidator, ToolArgumentValidator, ToolParameterValidator};
+use prism_tools::validation::{JsonSchemaEngine, SchemaEngine, SchemaValidator};
 use prism_tools::{ArgumentValidator, ToolDefinition};
 use serde_json::Value;
 
@@ -26,7 +26,7 @@ fn tool(schema: &Value) -> ToolDefinition {
 
 fn checks(c: &mut Criterion) {
     for (size, (schema, value)) in [("small", small()), ("large", large())] {
-        let engine = JsonSchemaValidator::new();
+        let engine = JsonSchemaEngine::new();
         let compiled = engine.compile(&schema).expect("the schema compiles");
         // Built as the adapter's engine builds it: offline, bounded patterns.
         let bare = jsonschema::options()
@@ -41,7 +41,7 @@ fn checks(c: &mut Criterion) {
             .build(&schema)
             .expect("the schema compiles");
         assert!(bare.is_valid(&value) && compiled.is_valid(&value));
-        let adapter = ToolParameterValidator::new(engine.clone());
+        let adapter = SchemaValidator::new(engine.clone());
         let tool = tool(&schema);
         assert_eq!(adapter.validate(&tool, &value).ready(), Some(Ok(())));
 
@@ -78,14 +78,14 @@ fn compiles(c: &mut Criterion) {
     for (size, (schema, _)) in [("small", small()), ("large", large())] {
         let mut group = c.benchmark_group(format!("compile/{size}"));
         group.bench_function("cold (limits, references, engine build)", |b| {
-            b.iter(|| JsonSchemaValidator::new().compile(black_box(&schema)))
+            b.iter(|| JsonSchemaEngine::new().compile(black_box(&schema)))
         });
-        let warm = JsonSchemaValidator::new();
+        let warm = JsonSchemaEngine::new();
         warm.compile(&schema).expect("the schema compiles");
         group.bench_function("cached by content (shape walk, hash, LRU hit)", |b| {
             b.iter(|| warm.compile(black_box(&schema)))
         });
-        let adapter = ToolParameterValidator::new(warm.clone());
+        let adapter = SchemaValidator::new(warm.clone());
         let tool = tool(&schema);
         adapter.prepare(&tool).expect("the schema compiles");
         group.bench_function("kept with the definition (memo hit)", |b| {

@@ -20,7 +20,7 @@
 use std::hint::black_box;
 
 use prism_tools::guard::Verdict;
-use prism_tools::validation::{JsonSchemaValidator, ToolArgumentValidator, ToolParameterValidator};
+use prism_tools::validation::{JsonSchemaEngine, SchemaEngine, SchemaValidator};
 use prism_tools::{ArgumentValidator, ToolDefinition};
 use serde_json::Value;
 
@@ -39,9 +39,9 @@ fn main() {
         );
         return;
     };
-    let engine = JsonSchemaValidator::new();
+    let engine = JsonSchemaEngine::new();
     let compiled = engine.compile(&schema).expect("the schema compiles");
-    let adapter = ToolParameterValidator::new(engine.clone());
+    let adapter = SchemaValidator::new(engine.clone());
     let tool = ToolDefinition::builder("bench")
         .parameters(schema)
         .run_sync(|_, _| Ok(Value::Null));

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::definition::ToolDefinition;
-use crate::registry::{DuplicateTool, ToolRegistry, UnknownTool};
+use crate::registry::{RegistryError, ToolRegistry, UnknownTool};
 
 /// Every kind of contribution an extension can make. Tools are the only kind so far.
 #[derive(Clone, Debug, Default)]
@@ -36,8 +36,9 @@ impl Default for ContributedTools {
 }
 
 impl ContributedTools {
-    /// Stores a contribution under `tool.name()`.
-    pub fn register(&self, tool: ToolDefinition) -> Result<(), DuplicateTool> {
+    /// Stores a contribution under `tool.name()`; a name already contributed is
+    /// [`RegistryError::Duplicate`].
+    pub fn register(&self, tool: ToolDefinition) -> Result<(), RegistryError> {
         self.0.register(tool)
     }
 
@@ -87,7 +88,7 @@ impl ExtensionApi {
     }
 
     /// Contributes a tool. It is stored, not activated.
-    pub fn register_tool(&self, tool: ToolDefinition) -> Result<(), DuplicateTool> {
+    pub fn register_tool(&self, tool: ToolDefinition) -> Result<(), RegistryError> {
         self.contributions.tools.register(tool)
     }
 }

@@ -157,6 +157,30 @@ impl ToolDefinition {
         self.inner.parameters.as_ref()
     }
 
+    /// True when the tool declares a parameter schema that constrains its arguments. A schema
+    /// that constrains nothing is no schema: an absent one, `{}` and `true` all accept every value,
+    /// so none of them counts. This is the one rule every check that requires a schema applies
+    /// (a secure dispatcher, the registry it reads, and a validator rejecting tools without one);
+    /// each refuses with [`MissingParameterSchema`](crate::MissingParameterSchema).
+    ///
+    /// ```
+    /// use prism_tools::ToolDefinition;
+    /// use serde_json::{json, Value};
+    ///
+    /// let with = |schema: Value| ToolDefinition::builder("t").parameters(schema).run_sync(|_, _| Ok(Value::Null));
+    /// assert!(with(json!({"type": "object"})).declares_parameters());
+    /// assert!(!with(json!({})).declares_parameters());
+    /// assert!(!with(json!(true)).declares_parameters());
+    /// assert!(!ToolDefinition::builder("t").run_sync(|_, _| Ok(Value::Null)).declares_parameters());
+    /// ```
+    pub fn declares_parameters(&self) -> bool {
+        match self.parameters() {
+            None | Some(Value::Bool(true)) => false,
+            Some(Value::Object(schema)) => !schema.is_empty(),
+            Some(_) => true,
+        }
+    }
+
     /// The JSON Schema of the value the tool returns, when known.
     pub fn output_schema(&self) -> Option<&Value> {
         self.inner.output_schema.as_ref()

@@ -201,7 +201,10 @@ pub use guard::{
 };
 pub use limits::Limits;
 pub use redact::SecretRedactor;
-pub use registry::{DuplicatePolicy, DuplicateTool, RegistrySnapshot, ToolRegistry, UnknownTool};
+pub use registry::{
+    DuplicatePolicy, DuplicateTool, MissingParameterSchema, RegistryError, RegistrySnapshot,
+    ToolRegistry, UnknownTool,
+};
 pub use scope::ToolScope;
 pub use search::{
     ActivatedTools, Disclosure, FullDisclosureReason, SearchConfig, SearchLimits,

@@ -2,7 +2,7 @@
 //!
 //! Reads never lock: the registry keeps an immutable snapshot behind an atomic pointer and a write
 //! swaps in a new one (copy-on-write). Dispatch reads the snapshot in a few nanoseconds however
-//! many threads dispatch at once; registration, which is rare, copies the map.
+//! many threads dispatch at once; registration and removal, which are rare, copy the map.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -47,6 +47,65 @@ impl fmt::Display for UnknownTool {
 }
 
 impl std::error::Error for UnknownTool {}
+
+/// A tool that declares no parameter schema (see
+/// [`ToolDefinition::declares_parameters`]) where one is required: registered in the registry of a
+/// secure dispatcher, present when one is built, called through one, or checked by a validator
+/// that rejects such tools. Every one of those checks reports this error, naming the tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingParameterSchema(pub String);
+
+impl MissingParameterSchema {
+    /// One error for each of `tools` that declares no parameter schema, in their order.
+    pub(crate) fn among<'a>(tools: impl IntoIterator<Item = &'a ToolDefinition>) -> Vec<Self> {
+        tools
+            .into_iter()
+            .filter(|tool| !tool.declares_parameters())
+            .map(|tool| Self(tool.name().to_owned()))
+            .collect()
+    }
+}
+
+impl fmt::Display for MissingParameterSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Tool {} declares no parameter schema (`{{}}` and `true` constrain nothing), and this \
+             dispatcher runs only tools that declare one",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for MissingParameterSchema {}
+
+/// [`ToolRegistry::register`] refused a tool; the registry is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The registry refuses duplicate names and this one is taken.
+    Duplicate(DuplicateTool),
+    /// The registry belongs to a secure dispatcher and the tool declares no parameter schema.
+    MissingSchema(MissingParameterSchema),
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Duplicate(error) => error.fmt(f),
+            Self::MissingSchema(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Duplicate(error) => Some(error),
+            Self::MissingSchema(error) => Some(error),
+        }
+    }
+}
 
 /// An immutable view of a registry at one moment, in insertion order.
 #[derive(Clone, Default)]
@@ -95,10 +154,20 @@ impl fmt::Debug for RegistrySnapshot {
 struct Shared {
     policy: DuplicatePolicy,
     snapshot: ArcSwap<RegistrySnapshot>,
-    writer: Mutex<()>,
+    /// Serialises writers, and holds the rule they check a new tool against.
+    writer: Mutex<Admission>,
 }
 
-/// The host-active tools. Clones share one registry.
+/// What a registry requires of a tool before it admits it. Read only by writers, under their
+/// lock, so dispatch (which reads the snapshot) never looks at it.
+#[derive(Default)]
+struct Admission {
+    /// Set once a secure dispatcher reads this registry; never unset.
+    parameters_required: bool,
+}
+
+/// The host-active tools. Clones share one registry; [`register`](Self::register) and
+/// [`remove`](Self::remove) change it for every clone.
 ///
 /// ```
 /// use prism_tools::{ToolDefinition, ToolRegistry};
@@ -132,7 +201,7 @@ impl ToolRegistry {
             shared: Arc::new(Shared {
                 policy,
                 snapshot: ArcSwap::from_pointee(RegistrySnapshot::default()),
-                writer: Mutex::new(()),
+                writer: Mutex::new(Admission::default()),
             }),
         }
     }
@@ -142,21 +211,83 @@ impl ToolRegistry {
         self.shared.policy
     }
 
-    /// Adds a tool. A replaced tool keeps its position in [`list`](Self::list).
-    pub fn register(&self, tool: ToolDefinition) -> Result<(), DuplicateTool> {
-        let _writer = self
-            .shared
-            .writer
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+    /// Adds a tool. A replaced tool keeps its position in [`list`](Self::list). Refused when the
+    /// name is taken in a strict registry, and when the registry belongs to a secure dispatcher
+    /// (see [`requires_parameters`](Self::requires_parameters)) and the tool declares no
+    /// parameter schema.
+    pub fn register(&self, tool: ToolDefinition) -> Result<(), RegistryError> {
+        let writer = self.lock_writer();
+        if writer.parameters_required && !tool.declares_parameters() {
+            return Err(RegistryError::MissingSchema(MissingParameterSchema(
+                tool.name().to_owned(),
+            )));
+        }
         let current = self.shared.snapshot.load();
         if self.shared.policy == DuplicatePolicy::Error && current.tools.contains_key(tool.name()) {
-            return Err(DuplicateTool(tool.name().to_owned()));
+            return Err(RegistryError::Duplicate(DuplicateTool(
+                tool.name().to_owned(),
+            )));
         }
         let mut next = RegistrySnapshot::clone(&current);
         next.tools.insert(Arc::clone(tool.name_arc()), tool);
         self.shared.snapshot.store(Arc::new(next));
         Ok(())
+    }
+
+    /// Removes the tool called `name` and returns it, or `None` when no tool has that name. The
+    /// other tools keep their order. Like [`register`](Self::register) this swaps in a new
+    /// snapshot: a [`snapshot`](Self::snapshot) taken before still holds the tool, and a run that
+    /// started before pinned its definitions but still consults the live registry, so its calls
+    /// to the removed tool are `unknown_tool`.
+    ///
+    /// ```
+    /// use prism_tools::{ToolDefinition, ToolRegistry};
+    /// use serde_json::Value;
+    ///
+    /// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));
+    /// let registry = ToolRegistry::from_iter([tool("a"), tool("b")]);
+    /// let before = registry.snapshot();
+    /// assert_eq!(registry.remove("a").map(|tool| tool.name().to_owned()).as_deref(), Some("a"));
+    /// assert!(registry.remove("a").is_none());
+    /// assert!(!registry.contains("a") && before.get("a").is_some());
+    /// ```
+    pub fn remove(&self, name: &str) -> Option<ToolDefinition> {
+        let _writer = self.lock_writer();
+        let current = self.shared.snapshot.load();
+        if !current.tools.contains_key(name) {
+            return None;
+        }
+        let mut next = RegistrySnapshot::clone(&current);
+        let removed = next.tools.shift_remove(name);
+        self.shared.snapshot.store(Arc::new(next));
+        removed
+    }
+
+    /// True once a secure dispatcher reads this registry: from then on, through every clone,
+    /// [`register`](Self::register) refuses tools that declare no parameter schema.
+    pub fn requires_parameters(&self) -> bool {
+        self.lock_writer().parameters_required
+    }
+
+    /// Makes this registry refuse, from now on, tools that declare no parameter schema. Fails
+    /// without changing anything when tools registered now declare none, naming them. The check
+    /// and the change happen under the writers' lock, so no registration slips in between.
+    pub(crate) fn require_parameters(&self) -> Result<(), Vec<MissingParameterSchema>> {
+        let mut writer = self.lock_writer();
+        let missing = MissingParameterSchema::among(self.shared.snapshot.load().iter());
+        if !missing.is_empty() {
+            return Err(missing);
+        }
+        writer.parameters_required = true;
+        Ok(())
+    }
+
+    fn lock_writer(&self) -> std::sync::MutexGuard<'_, Admission> {
+        // A writer never panics between two statements that leave the rule half-set.
+        self.shared
+            .writer
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// The tool called `name`, if registered.
@@ -212,6 +343,7 @@ impl fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("policy", &self.shared.policy)
+            .field("requires_parameters", &self.requires_parameters())
             .field("tools", &*self.shared.snapshot.load())
             .finish()
     }

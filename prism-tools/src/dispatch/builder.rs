@@ -27,7 +27,7 @@ use crate::guard::{
 };
 use crate::limits::Limits;
 use crate::redact::SecretRedactor;
-use crate::registry::ToolRegistry;
+use crate::registry::{MissingParameterSchema, ToolRegistry};
 use crate::slot::IntoSlot;
 use crate::validation::ToolSchemaError;
 
@@ -186,23 +186,22 @@ mod sealed {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SecureBuildError {
-    /// The tools without a schema.
-    pub tools: Vec<String>,
+    /// The tools that declare no parameter schema.
+    pub missing_schemas: Vec<MissingParameterSchema>,
     /// The tools whose schema a validator refused, with the offending keyword.
     pub invalid_schemas: Vec<ToolSchemaError>,
 }
 
 impl std::fmt::Display for SecureBuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if !self.tools.is_empty() {
-            write!(
-                f,
-                "a secure dispatcher needs a parameter schema on every tool; missing on: {}",
-                self.tools.join(", ")
-            )?;
+        for (index, missing) in self.missing_schemas.iter().enumerate() {
+            if index > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{missing}")?;
         }
         if !self.invalid_schemas.is_empty() {
-            if !self.tools.is_empty() {
+            if !self.missing_schemas.is_empty() {
                 f.write_str("; ")?;
             }
             write_schema_errors(f, &self.invalid_schemas)?;
@@ -473,9 +472,12 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         Ok(self.into_dispatcher(false))
     }
 
-    /// Builds a dispatcher that refuses any tool without a parameter schema: at build time for the
-    /// tools registered now (the error names them), and at dispatch (`validation_failed`) for
-    /// tools registered later. Like [`try_build`](Self::try_build), it also fails when a
+    /// Builds a dispatcher that refuses any tool that declares no parameter schema (see
+    /// [`ToolDefinition::declares_parameters`](crate::ToolDefinition::declares_parameters)): at
+    /// build time for the tools registered now (the error names them), and from then on at
+    /// registration, because the registry (every clone of it) takes on that rule. Dispatch checks
+    /// it again (`validation_failed`) for definitions that reach it another way, such as a run's
+    /// pinned tools. Like [`try_build`](Self::try_build), it also fails when a
     /// validator refuses a tool's schema. Only compiles when trust, permission and a validator
     /// were each certainly given.
     pub fn build_secure(self) -> Result<SecureDispatcher, SecureBuildError>
@@ -484,18 +486,17 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         P: PermissionGiven,
         V: ValidatorGiven,
     {
-        let missing: Vec<String> = self
-            .parts
-            .registry
-            .list()
-            .iter()
-            .filter(|tool| tool.parameters().is_none())
-            .map(|tool| tool.name().to_owned())
-            .collect();
-        let invalid_schemas = prepare_tools(&self.parts.registry, &self.parts.validators);
-        if !missing.is_empty() || !invalid_schemas.is_empty() {
+        let registry = &self.parts.registry;
+        let invalid_schemas = prepare_tools(registry, &self.parts.validators);
+        // The registry's rule is set only when the build succeeds.
+        let missing_schemas = if invalid_schemas.is_empty() {
+            registry.require_parameters().err().unwrap_or_default()
+        } else {
+            MissingParameterSchema::among(registry.snapshot().iter())
+        };
+        if !missing_schemas.is_empty() || !invalid_schemas.is_empty() {
             return Err(SecureBuildError {
-                tools: missing,
+                missing_schemas,
                 invalid_schemas,
             });
         }

@@ -37,7 +37,7 @@ use crate::limits::{Exceeded, Limits, check_value, drop_deep};
 use crate::panic::{guarded, guarded_future};
 use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
-use crate::registry::ToolRegistry;
+use crate::registry::{MissingParameterSchema, ToolRegistry};
 use crate::scope::ToolScope;
 
 pub(crate) use approval_gate::{Approval, ApprovalGate};
@@ -379,10 +379,8 @@ impl Dispatcher {
 
             // 7. Validators (the dispatcher's, then the run's), then the handler decodes the
             //    arguments.
-            if p.require_schema && tool.parameters().is_none() {
-                let message = format!(
-                    "Tool {name} has no parameter schema; this dispatcher only runs tools that declare one"
-                );
+            if p.require_schema && !tool.declares_parameters() {
+                let message = MissingParameterSchema(name.to_string()).to_string();
                 return Ok(observe.blocked(name, BlockReason::ValidationFailed, message.into()));
             }
             let run_validator = ctx.scope().and_then(|scope| scope.validator());

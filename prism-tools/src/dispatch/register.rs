@@ -1,5 +1,7 @@
 //! Registering a tool through a built dispatcher, so that its validators check the tool's schema
 //! before the tool becomes callable, as the builder does for the tools present at build time.
+//! Whether the tool must declare a schema at all is the registry's rule (a secure dispatcher sets
+//! it on the registry it reads), so registering on that registry directly is refused the same way.
 
 use std::fmt;
 
@@ -7,7 +9,7 @@ use super::Dispatcher;
 use super::builder::SecureDispatcher;
 use super::prepare::prepare_tool;
 use crate::definition::ToolDefinition;
-use crate::registry::DuplicateTool;
+use crate::registry::{DuplicateTool, MissingParameterSchema, RegistryError};
 use crate::validation::ToolSchemaError;
 
 /// [`Dispatcher::register`] refused a tool; the registry is unchanged.
@@ -17,8 +19,8 @@ pub enum RegisterError {
     /// A validator refused the tool's schema.
     InvalidSchema(ToolSchemaError),
     /// The dispatcher runs only tools with a schema (see
-    /// [`build_secure`](crate::DispatchBuilder::build_secure)) and this one has none.
-    MissingSchema(String),
+    /// [`build_secure`](crate::DispatchBuilder::build_secure)) and this one declares none.
+    MissingSchema(MissingParameterSchema),
     /// The registry refuses duplicate names and this one is taken.
     Duplicate(DuplicateTool),
 }
@@ -27,21 +29,37 @@ impl fmt::Display for RegisterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidSchema(error) => write!(f, "invalid parameter schema: {error}"),
-            Self::MissingSchema(tool) => write!(
-                f,
-                "tool {tool} has no parameter schema; this dispatcher only runs tools that declare one"
-            ),
+            Self::MissingSchema(error) => write!(f, "{error}"),
             Self::Duplicate(error) => write!(f, "{error}"),
         }
     }
 }
 
-impl std::error::Error for RegisterError {}
+impl std::error::Error for RegisterError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::InvalidSchema(error) => Some(error),
+            Self::MissingSchema(error) => Some(error),
+            Self::Duplicate(error) => Some(error),
+        }
+    }
+}
+
+impl From<RegistryError> for RegisterError {
+    fn from(error: RegistryError) -> Self {
+        match error {
+            RegistryError::Duplicate(error) => Self::Duplicate(error),
+            RegistryError::MissingSchema(error) => Self::MissingSchema(error),
+        }
+    }
+}
 
 impl Dispatcher {
     /// Registers `tool` in this dispatcher's registry after each of its validators has
     /// [prepared](crate::ArgumentValidator::prepare) it, so that a schema the validators cannot use
-    /// is reported now rather than at the model's first call.
+    /// is reported now rather than at the model's first call. The registry's own refusals come
+    /// back as [`RegisterError::Duplicate`] and, in a secure dispatcher's registry, as
+    /// [`RegisterError::MissingSchema`].
     ///
     /// ```
     /// use prism_tools::{Dispatcher, ToolDefinition, ToolRegistry, validator_fn};
@@ -56,9 +74,6 @@ impl Dispatcher {
     /// ```
     pub fn register(&self, tool: ToolDefinition) -> Result<(), RegisterError> {
         let pipeline = &*self.pipeline;
-        if pipeline.require_schema && tool.parameters().is_none() {
-            return Err(RegisterError::MissingSchema(tool.name().to_owned()));
-        }
         if let Some(error) = pipeline
             .validators
             .iter()
@@ -69,7 +84,7 @@ impl Dispatcher {
         pipeline
             .registry
             .register(tool)
-            .map_err(RegisterError::Duplicate)
+            .map_err(RegisterError::from)
     }
 }
 

@@ -1,5 +1,10 @@
+//! [`InMemoryEffectStore`]: effect claims and outcomes in this process's memory.
+//!
+//! The store is a handle: clones share one map, so a test can give one clone to the dispatcher
+//! and read claims through another, as with [`InMemoryLedger`](crate::InMemoryLedger).
+
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::clock::Millis;
 use crate::effects::{
@@ -8,10 +13,25 @@ use crate::effects::{
 };
 
 /// An [`EffectStore`] in memory: for tests and single-process hosts that accept losing claims on
-/// restart.
-#[derive(Debug, Default)]
+/// restart. Cloning is cheap and every clone sees the same claims.
+///
+/// ```
+/// use std::time::Duration;
+/// use prism_tools::{ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore};
+/// use serde_json::json;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = InMemoryEffectStore::new();
+/// let reader = store.clone();
+/// let key = EffectKey::new("pay", &EffectPolicy::default(), &json!({"cents": 100}));
+/// let lease = Duration::from_secs(60);
+/// store.claim(ClaimRequest { key: &key, owner: "worker-1", now: 0, lease }).await.unwrap();
+/// assert!(reader.state(&key).await.unwrap().is_some());
+/// # });
+/// ```
+#[derive(Clone, Debug, Default)]
 pub struct InMemoryEffectStore {
-    entries: Mutex<HashMap<EffectKey, EffectState>>,
+    entries: Arc<Mutex<HashMap<EffectKey, EffectState>>>,
 }
 
 impl InMemoryEffectStore {

@@ -20,6 +20,7 @@ mod recovery;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -232,4 +233,44 @@ pub trait EffectStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>>;
 }
 
-crate::slot::impl_into_slot!(EffectStore);
+/// A shared store is a store: hand the dispatcher an `Arc<InMemoryEffectStore>` (or an
+/// `Arc<dyn EffectStore>`) and keep another handle to inspect or settle claims.
+impl<S: EffectStore + ?Sized> EffectStore for Arc<S> {
+    fn claim<'a>(
+        &'a self,
+        request: ClaimRequest<'a>,
+    ) -> BoxFuture<'a, Result<Claim, EffectStoreError>> {
+        (**self).claim(request)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        owner: &'a str,
+        outcome: RecordedOutcome,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        (**self).complete(key, owner, outcome)
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        (**self).resolve(key, resolution)
+    }
+
+    fn state<'a>(
+        &'a self,
+        key: &'a EffectKey,
+    ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>> {
+        (**self).state(key)
+    }
+}
+
+/// A store fills the dispatcher's effect slot; an `Arc` of one is a store too (above).
+impl<T: EffectStore> crate::slot::IntoSlot<dyn EffectStore> for T {
+    fn into_slot(self) -> Option<Arc<dyn EffectStore>> {
+        Some(Arc::new(self))
+    }
+}

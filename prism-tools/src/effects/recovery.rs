@@ -6,6 +6,8 @@
 //! taken on stale information (the owner recorded its outcome late, another operator already
 //! released it) never lands on a newer state.
 
+use std::sync::Arc;
+
 use crate::clock::Millis;
 use crate::effects::{BoxFuture, EffectKey, EffectStore, EffectStoreError, Resolution};
 
@@ -74,4 +76,23 @@ pub trait EffectRecovery: EffectStore {
         effect: &'a UnknownEffect,
         resolution: Resolution,
     ) -> BoxFuture<'a, Result<RecoveryOutcome, EffectStoreError>>;
+}
+
+/// A shared store recovers like the store it shares.
+impl<S: EffectRecovery + ?Sized> EffectRecovery for Arc<S> {
+    fn unknown_effects<'a>(
+        &'a self,
+        now: Millis,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<UnknownEffect>, EffectStoreError>> {
+        (**self).unknown_effects(now, limit)
+    }
+
+    fn resolve_unknown<'a>(
+        &'a self,
+        effect: &'a UnknownEffect,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<RecoveryOutcome, EffectStoreError>> {
+        (**self).resolve_unknown(effect, resolution)
+    }
 }

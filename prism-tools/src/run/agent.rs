@@ -39,7 +39,7 @@ pub struct Agent {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) approvals: Option<Arc<dyn ApprovalStore>>,
     pub(crate) approval_policy: Option<Arc<dyn ApprovalPolicy>>,
-    /// Built by [`Agent::secure`]: every run re-checks the tools' schemas.
+    /// Built by [`Agent::secure`].
     pub(crate) secure: bool,
     /// Search indexes of recent snapshots, shared by clones.
     pub(crate) search_cache: SearchCache,

@@ -12,7 +12,7 @@
 //! with another tool or other arguments is refused with [`ApprovalStoreError::KeyMismatch`].
 
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -120,7 +120,7 @@ pub trait ApprovalStore: Send + Sync + 'static {
 }
 
 /// A shared store is a store: several agents (or an agent and a review UI) can hold one.
-impl<S: ApprovalStore + ?Sized> ApprovalStore for std::sync::Arc<S> {
+impl<S: ApprovalStore + ?Sized> ApprovalStore for Arc<S> {
     fn request<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -157,11 +157,22 @@ impl<S: ApprovalStore + ?Sized> ApprovalStore for std::sync::Arc<S> {
     }
 }
 
-/// An [`ApprovalStore`] in memory, for tests and single-process hosts.
-#[derive(Debug, Default)]
+/// An [`ApprovalStore`] in memory, for tests and single-process hosts. Cloning is cheap and every
+/// clone sees the same approvals, so an agent can hold one clone and a review loop another.
+///
+/// ```
+/// use prism_tools::run::{ApprovalStore, InMemoryApprovalStore};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = InMemoryApprovalStore::new();
+/// let review = store.clone();
+/// assert!(review.pending("s1").await.unwrap().is_empty());
+/// # });
+/// ```
+#[derive(Clone, Debug, Default)]
 pub struct InMemoryApprovalStore {
     /// Kept in request order, so `pending` lists calls in the order the run asked.
-    records: Mutex<IndexMap<(String, CallId), ApprovalRecord>>,
+    records: Arc<Mutex<IndexMap<(String, CallId), ApprovalRecord>>>,
 }
 
 impl InMemoryApprovalStore {

@@ -69,11 +69,6 @@ pub enum RunError {
     /// Search-mode disclosure reserves the name `search_tools`, and a tool of the run's snapshot
     /// uses it. Nothing was written.
     ReservedToolName,
-    /// A secure agent refuses tools without a non-empty parameter schema. Nothing was written.
-    SchemaRequired {
-        /// The tools without one.
-        names: Vec<String>,
-    },
     /// The session has a suspended run: resume it before starting another.
     Suspended,
     /// `resume` was called on a session with no suspended run.
@@ -118,11 +113,6 @@ impl fmt::Display for RunError {
                 f,
                 "the tool name `{SEARCH_TOOLS_NAME}` is reserved when tools are disclosed by \
                  search; rename the host tool or leave it out of the run's tool_names"
-            ),
-            Self::SchemaRequired { names } => write!(
-                f,
-                "a secure agent needs a non-empty parameter schema on every tool; missing on: {}",
-                names.join(", ")
             ),
             Self::Suspended => f.write_str("the session has a suspended run; resume it first"),
             Self::NotSuspended => f.write_str("the session has no suspended run to resume"),

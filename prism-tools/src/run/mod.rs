@@ -116,7 +116,6 @@ pub use provider::{
 };
 pub use round_gate::{RoundCharge, ToolRoundGate, round_gate_fn};
 pub use scripted::{RecordedRequest, ScriptedProvider};
-pub use secure::SecureAgentError;
 pub use session::{Session, SessionState};
 pub use skill::Skill;
 pub use suspension::SuspendedRun;

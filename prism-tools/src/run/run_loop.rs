@@ -318,12 +318,6 @@ fn prepare(
         options.tool_names.as_deref(),
         ceiling,
     )?;
-    if session.agent.secure {
-        let names = crate::run::secure::tools_without_schema(tools.tools());
-        if !names.is_empty() {
-            return Err(RunError::SchemaRequired { names });
-        }
-    }
     for skill in &settings.skills {
         let missing: Vec<String> = skill
             .tool_names

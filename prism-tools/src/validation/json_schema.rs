@@ -1,4 +1,4 @@
-//! [`JsonSchemaValidator`]: JSON Schema on the `jsonschema` crate, closed to the outside world.
+//! [`JsonSchemaEngine`]: JSON Schema on the `jsonschema` crate, closed to the outside world.
 //!
 //! The crate is built without its network and file features and every compilation uses its
 //! offline retriever, so no schema can make the process open a URL or a file; on top of that,
@@ -8,7 +8,7 @@
 //! vocabulary is respected.
 //!
 //! `format` is an annotation by default, as draft 2020-12 specifies: `"format": "email"` accepts
-//! any string. [`with_format_assertion(true)`](JsonSchemaValidator::with_format_assertion) makes
+//! any string. [`with_format_assertion(true)`](JsonSchemaEngine::with_format_assertion) makes
 //! known formats assertions (IDN hostnames and e-mails included); unknown formats are ignored.
 //!
 //! `pattern` uses a backtracking engine only where a pattern needs one, with a backtrack limit
@@ -23,8 +23,8 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{PatternOptions, ValidationError};
 use serde_json::Value;
 
-use super::argument::ToolArgumentValidator;
 use super::cache::{ContentKey, SchemaCache};
+use super::engine::SchemaEngine;
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
 use super::limits::ValidationLimits;
 use super::meta_schema::meta_schema_error;
@@ -37,7 +37,7 @@ const PATTERN_BACKTRACK_LIMIT: usize = 1_000_000;
 /// Bound on a compiled `pattern`, in bytes.
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
-/// A schema compiled by [`JsonSchemaValidator`]. Cheap to clone.
+/// A schema compiled by [`JsonSchemaEngine`]. Cheap to clone.
 #[derive(Clone)]
 pub struct CompiledSchema {
     validator: Arc<jsonschema::Validator>,
@@ -80,10 +80,10 @@ impl fmt::Debug for CompiledSchema {
 ///   that names [`normalize_tool`](super::normalize_tool) where normalising fixes it.
 ///
 /// ```
-/// use prism_tools::validation::{ArgumentError, JsonSchemaValidator, ToolArgumentValidator};
+/// use prism_tools::validation::{ArgumentError, JsonSchemaEngine, SchemaEngine};
 /// use serde_json::json;
 ///
-/// let validator = JsonSchemaValidator::new();
+/// let validator = JsonSchemaEngine::new();
 /// let schema = json!({
 ///     "type": "object",
 ///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "maximum": 14}},
@@ -100,19 +100,19 @@ impl fmt::Debug for CompiledSchema {
 /// assert_eq!(paths, [("", "required"), ("/days", "maximum")]);
 /// ```
 #[derive(Clone)]
-pub struct JsonSchemaValidator {
+pub struct JsonSchemaEngine {
     limits: ValidationLimits,
     assert_formats: bool,
     cache: Arc<SchemaCache<Result<CompiledSchema, SchemaError>>>,
 }
 
-impl Default for JsonSchemaValidator {
+impl Default for JsonSchemaEngine {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl JsonSchemaValidator {
+impl JsonSchemaEngine {
     /// A validator with the default limits, `format` as an annotation.
     pub fn new() -> Self {
         Self::with(ValidationLimits::default(), false)
@@ -185,7 +185,7 @@ impl JsonSchemaValidator {
     }
 }
 
-impl ToolArgumentValidator for JsonSchemaValidator {
+impl SchemaEngine for JsonSchemaEngine {
     type Compiled = CompiledSchema;
 
     fn compile(&self, schema: &Value) -> Result<CompiledSchema, SchemaError> {
@@ -221,9 +221,9 @@ impl ToolArgumentValidator for JsonSchemaValidator {
     }
 }
 
-impl fmt::Debug for JsonSchemaValidator {
+impl fmt::Debug for JsonSchemaEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JsonSchemaValidator")
+        f.debug_struct("JsonSchemaEngine")
             .field("limits", &self.limits)
             .field("assert_formats", &self.assert_formats)
             .field("cached_schemas", &self.cache.len())

@@ -5,26 +5,26 @@
 //!
 //! | item | role |
 //! | --- | --- |
-//! | [`ToolArgumentValidator`] | the engine seam: compile a schema once, check values against it, structured errors |
-//! | [`ToolParameterValidator`] | adapts an engine to the dispatcher's [`ArgumentValidator`](crate::ArgumentValidator): reads `tool.parameters`, keeps the compiled schema with the definition, [`MissingSchema`] policy |
+//! | [`SchemaEngine`] | the engine seam: compile a schema once, check values against it, structured errors |
+//! | [`SchemaValidator`] | adapts an engine to the dispatcher's [`ArgumentValidator`](crate::ArgumentValidator): reads `tool.parameters`, keeps the compiled schema with the definition, [`MissingSchema`] policy |
 //! | [`ArgumentError`], [`Violation`] | the model's mistakes: `validation_failed`, every violation with its path |
 //! | [`SchemaError`], [`ToolSchemaError`] | the host's mistakes: `invalid_tool_schema`, with the JSON pointer of the offending keyword, reported at build or registration |
 //! | [`ValidationLimits`] | bounds on schemas and arguments, each below a hard ceiling |
 //! | [`normalize_dialect`], [`normalize_tool`] | opt-in rewriting of `dict`/`float`/`any`-style catalogues into JSON Schema |
-//! | `JsonSchemaValidator` | the JSON Schema engine (feature `json-schema`): drafts 2020-12, 2019-09 and 7, no network or file access |
+//! | `JsonSchemaEngine` | the JSON Schema engine (feature `json-schema`): drafts 2020-12, 2019-09 and 7, no network or file access |
 //!
 //! With the `json-schema` feature:
 //!
 //! ```
 //! # #[cfg(feature = "json-schema")] {
-//! use prism_tools::validation::{JsonSchemaValidator, MissingSchema, ToolParameterValidator};
+//! use prism_tools::validation::{JsonSchemaEngine, MissingSchema, SchemaValidator};
 //! use prism_tools::{Dispatcher, ToolDefinition, ToolRegistry, permission_fn, trust_fn};
 //! use serde_json::{json, Value};
 //!
 //! let search = ToolDefinition::builder("search")
 //!     .parameters(json!({"type": "object", "properties": {"q": {"$ref": "https://example.com/q.json"}}}))
 //!     .run_sync(|_, _| Ok(Value::Null));
-//! let validator = ToolParameterValidator::new(JsonSchemaValidator::new())
+//! let validator = SchemaValidator::new(JsonSchemaEngine::new())
 //!     .missing_schema(MissingSchema::Reject);
 //! let error = Dispatcher::builder(ToolRegistry::from_iter([search]))
 //!     .trust(trust_fn(|_, _| Ok(())))
@@ -37,12 +37,12 @@
 //! # }
 //! ```
 
-mod argument;
+mod engine;
 mod error;
 mod keywords;
 mod limits;
 mod normalize;
-mod parameters;
+mod schema_validator;
 
 #[cfg(feature = "json-schema")]
 mod cache;
@@ -55,11 +55,11 @@ mod references;
 #[cfg(feature = "json-schema")]
 mod violations;
 
-pub use argument::ToolArgumentValidator;
+pub use engine::SchemaEngine;
 pub use error::{ArgumentError, SchemaError, SchemaErrorKind, ToolSchemaError, Violation};
 pub use limits::{FORBIDDEN_KEYS, LimitError, ValidationLimits};
 pub use normalize::{DialectReport, Rewrite, normalize_dialect, normalize_tool};
-pub use parameters::{MissingSchema, ToolParameterValidator};
+pub use schema_validator::{MissingSchema, SchemaValidator};
 
 #[cfg(feature = "json-schema")]
-pub use json_schema::{CompiledSchema, JsonSchemaValidator};
+pub use json_schema::{CompiledSchema, JsonSchemaEngine};

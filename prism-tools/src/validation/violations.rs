@@ -202,9 +202,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::validation::{
-        ArgumentError, JsonSchemaValidator, ToolArgumentValidator, ValidationLimits,
-    };
+    use crate::validation::{ArgumentError, JsonSchemaEngine, SchemaEngine, ValidationLimits};
 
     fn first_violation(schema: Value, value: Value) -> Violation {
         let validator = jsonschema::validator_for(&schema).unwrap();
@@ -245,7 +243,7 @@ mod tests {
 
     /// The violations a validator's refusal lists, and how many it left out.
     fn refusal(
-        validator: &JsonSchemaValidator,
+        validator: &JsonSchemaEngine,
         schema: &Value,
         value: &Value,
     ) -> (Vec<Violation>, usize) {
@@ -265,7 +263,7 @@ mod tests {
             let limits = ValidationLimits::default()
                 .with_max_violations(max)
                 .unwrap();
-            let validator = JsonSchemaValidator::new().with_limits(limits);
+            let validator = JsonSchemaEngine::new().with_limits(limits);
             // The engine's own listing took 7 s in release builds, 60 s in debug; the bare
             // refusal below is only ever written when the engine was not asked to list.
             let (violations, omitted) = refusal(&validator, &schema, &value);
@@ -278,7 +276,7 @@ mod tests {
     fn a_large_refusal_without_branches_names_its_first_violation() {
         let schema = json!({"properties": {"a": {"items": {"type": "string"}}}});
         let value = json!({"a": (0..100_000).collect::<Vec<_>>()});
-        let (violations, omitted) = refusal(&JsonSchemaValidator::new(), &schema, &value);
+        let (violations, omitted) = refusal(&JsonSchemaEngine::new(), &schema, &value);
         assert_eq!(omitted, 0);
         let found: Vec<_> = violations
             .iter()

@@ -1,5 +1,5 @@
-//! [`ToolParameterValidator`]: a [`ToolArgumentValidator`] plugged into the dispatcher's
-//! validator seam, checking each call against its tool's `parameters`.
+//! [`SchemaValidator`]: the dispatcher validator that checks each call's arguments against its
+//! tool's parameter schema, with a [`SchemaEngine`] doing the checking.
 //!
 //! The compiled schema lives with the tool definition (see
 //! [`ToolDefinition::memo`](crate::ToolDefinition::memo)): the first call, or the dispatcher's
@@ -11,19 +11,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
-use super::argument::ToolArgumentValidator;
+use super::engine::SchemaEngine;
 use super::error::{ArgumentError, SchemaError};
 use crate::definition::ToolDefinition;
 use crate::error::Refusal;
 use crate::guard::{ArgumentValidator, Verdict};
+use crate::registry::MissingParameterSchema;
 
-/// What to do with a tool that declares no `parameters`.
+/// What to do with a tool that declares no parameter schema (none, `{}` or `true`: see
+/// [`ToolDefinition::declares_parameters`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MissingSchema {
     /// Let its calls through unchecked (the default: `parameters` is optional metadata).
     #[default]
     Allow,
-    /// Refuse its calls (`validation_failed`): every tool must declare a schema.
+    /// Refuse its calls (`validation_failed`, with the message of
+    /// [`MissingParameterSchema`](crate::MissingParameterSchema)): every tool must declare a
+    /// schema.
     Reject,
 }
 
@@ -36,24 +40,24 @@ pub enum MissingSchema {
 /// tool registered through it.
 ///
 /// ```
-/// use prism_tools::validation::{MissingSchema, ToolParameterValidator};
-/// # use prism_tools::validation::{ArgumentError, SchemaError, ToolArgumentValidator};
+/// use prism_tools::validation::{MissingSchema, SchemaValidator};
+/// # use prism_tools::validation::{ArgumentError, SchemaError, SchemaEngine};
 /// # use serde_json::Value;
 /// # struct AnyValue;
-/// # impl ToolArgumentValidator for AnyValue {
+/// # impl SchemaEngine for AnyValue {
 /// #     type Compiled = ();
 /// #     fn compile(&self, _: &Value) -> Result<(), SchemaError> { Ok(()) }
 /// #     fn check(&self, _: &(), _: &Value) -> Result<(), ArgumentError> { Ok(()) }
 /// # }
 /// use prism_tools::{ToolDefinition, ArgumentValidator};
 ///
-/// let validator = ToolParameterValidator::new(AnyValue).missing_schema(MissingSchema::Reject);
+/// let validator = SchemaValidator::new(AnyValue).missing_schema(MissingSchema::Reject);
 /// let tool = ToolDefinition::builder("ping").run_sync(|_, _| Ok(Value::Null));
 /// let refusal = validator.validate(&tool, &serde_json::json!({})).ready().unwrap().unwrap_err();
 /// assert!(refusal.message.contains("declares no parameter schema"));
 /// ```
-pub struct ToolParameterValidator<A> {
-    arguments: A,
+pub struct SchemaValidator<E> {
+    engine: E,
     missing: MissingSchema,
     /// Identifies this validator's entries in definition memos.
     owner: u64,
@@ -65,12 +69,12 @@ struct Memo<C> {
     compiled: Result<C, SchemaError>,
 }
 
-impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
-    /// Validates with `arguments`; tools without a schema are let through.
-    pub fn new(arguments: A) -> Self {
+impl<E: SchemaEngine> SchemaValidator<E> {
+    /// Validates with `engine`; tools without a schema are let through.
+    pub fn new(engine: E) -> Self {
         static NEXT_OWNER: AtomicU64 = AtomicU64::new(0);
         Self {
-            arguments,
+            engine,
             missing: MissingSchema::Allow,
             owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed),
         }
@@ -88,8 +92,8 @@ impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
     }
 
     /// The schema engine.
-    pub fn argument_validator(&self) -> &A {
-        &self.arguments
+    pub fn engine(&self) -> &E {
+        &self.engine
     }
 
     /// This tool's compiled schema, compiling it on first use. `None` when the definition's memo
@@ -98,25 +102,28 @@ impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
         &self,
         tool: &'t ToolDefinition,
         schema: &Value,
-    ) -> Option<&'t Result<A::Compiled, SchemaError>> {
+    ) -> Option<&'t Result<E::Compiled, SchemaError>> {
         let memo = tool.memo(|| Memo {
             owner: self.owner,
-            compiled: self.arguments.compile(schema),
+            compiled: self.engine.compile(schema),
         })?;
         (memo.owner == self.owner).then_some(&memo.compiled)
     }
 }
 
-impl<A: ToolArgumentValidator> ArgumentValidator for ToolParameterValidator<A> {
+impl<E: SchemaEngine> ArgumentValidator for SchemaValidator<E> {
     fn validate<'a>(&'a self, tool: &'a ToolDefinition, arguments: &'a Value) -> Verdict<'a> {
         // Everything but the common case (a compiled schema in this validator's memo, valid
         // arguments) is out of line, so the engine's check, inlined here, runs with little
         // more around it than the memo read.
-        let Some(schema) = tool.parameters() else {
-            return Verdict::Ready(self.without_schema(tool));
+        let schema = match tool.parameters() {
+            Some(schema) if self.missing == MissingSchema::Allow || tool.declares_parameters() => {
+                schema
+            }
+            _ => return Verdict::Ready(self.without_schema(tool)),
         };
         let outcome = match self.compiled(tool, schema) {
-            Some(Ok(compiled)) => self.arguments.check(compiled, arguments),
+            Some(Ok(compiled)) => self.engine.check(compiled, arguments),
             Some(Err(error)) => Err(schema_error(error)),
             None => self.validate_with_engine_cache(schema, arguments),
         };
@@ -129,21 +136,20 @@ impl<A: ToolArgumentValidator> ArgumentValidator for ToolParameterValidator<A> {
         };
         match self.compiled(tool, schema) {
             Some(compiled) => compiled.as_ref().map(drop).map_err(Clone::clone),
-            None => self.arguments.compile(schema).map(drop),
+            None => self.engine.compile(schema).map(drop),
         }
     }
 }
 
-impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
+impl<E: SchemaEngine> SchemaValidator<E> {
     /// A call of a tool that declares no schema, under the [`MissingSchema`] policy.
     #[inline(never)]
     fn without_schema(&self, tool: &ToolDefinition) -> Result<(), Refusal> {
         match self.missing {
             MissingSchema::Allow => Ok(()),
-            MissingSchema::Reject => Err(Refusal::new(format!(
-                "Tool {} declares no parameter schema, and this validator requires one",
-                tool.name()
-            ))),
+            MissingSchema::Reject => Err(Refusal::new(
+                MissingParameterSchema(tool.name().to_owned()).to_string(),
+            )),
         }
     }
 
@@ -154,7 +160,7 @@ impl<A: ToolArgumentValidator> ToolParameterValidator<A> {
         schema: &Value,
         arguments: &Value,
     ) -> Result<(), ArgumentError> {
-        self.arguments.validate(schema, arguments)
+        self.engine.validate(schema, arguments)
     }
 }
 
@@ -172,10 +178,10 @@ fn refusal(tool: &ToolDefinition, error: &ArgumentError) -> Refusal {
     error.to_refusal(tool.name())
 }
 
-impl<A> std::fmt::Debug for ToolParameterValidator<A> {
+impl<E> std::fmt::Debug for SchemaValidator<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolParameterValidator")
-            .field("engine", &std::any::type_name::<A>())
+        f.debug_struct("SchemaValidator")
+            .field("engine", &std::any::type_name::<E>())
             .field("missing", &self.missing)
             .finish()
     }
@@ -197,7 +203,7 @@ mod tests {
         compiled: AtomicUsize,
     }
 
-    impl ToolArgumentValidator for Required {
+    impl SchemaEngine for Required {
         type Compiled = Vec<String>;
 
         fn compile(&self, schema: &Value) -> Result<Vec<String>, SchemaError> {
@@ -243,7 +249,7 @@ mod tests {
 
     #[test]
     fn compiles_once_per_definition() {
-        let validator = ToolParameterValidator::new(Required::default());
+        let validator = SchemaValidator::new(Required::default());
         let tool = tool(Some(json!({"required": ["a"]})));
         assert!(
             validator
@@ -259,13 +265,13 @@ mod tests {
             .unwrap_err();
         assert_eq!(refusal.code, None);
         assert!(refusal.message.contains("\"a\" is required"));
-        assert_eq!(validator.arguments.compiled.load(Ordering::SeqCst), 1);
+        assert_eq!(validator.engine.compiled.load(Ordering::SeqCst), 1);
     }
 
     #[test]
     fn a_second_validator_does_not_use_the_first_ones_memo() {
-        let first = ToolParameterValidator::new(Required::default());
-        let second = ToolParameterValidator::new(Required::default());
+        let first = SchemaValidator::new(Required::default());
+        let second = SchemaValidator::new(Required::default());
         let tool = tool(Some(json!({"required": ["a"]})));
         assert!(
             first
@@ -276,13 +282,13 @@ mod tests {
         );
         assert!(second.validate(&tool, &json!({})).ready().unwrap().is_err());
         assert!(second.validate(&tool, &json!({})).ready().unwrap().is_err());
-        assert_eq!(second.arguments.compiled.load(Ordering::SeqCst), 2);
+        assert_eq!(second.engine.compiled.load(Ordering::SeqCst), 2);
     }
 
     /// Accepts objects only, whatever the schema; its compiled form is of another type.
     struct ObjectsOnly;
 
-    impl ToolArgumentValidator for ObjectsOnly {
+    impl SchemaEngine for ObjectsOnly {
         type Compiled = ();
 
         fn compile(&self, _: &Value) -> Result<(), SchemaError> {
@@ -306,8 +312,8 @@ mod tests {
 
     #[test]
     fn a_validator_of_another_type_checks_with_its_own_engine() {
-        let required = ToolParameterValidator::new(Required::default());
-        let objects = ToolParameterValidator::new(ObjectsOnly);
+        let required = SchemaValidator::new(Required::default());
+        let objects = SchemaValidator::new(ObjectsOnly);
         let tool = tool(Some(json!({"required": ["a"]})));
         assert!(
             required
@@ -331,12 +337,12 @@ mod tests {
                 .unwrap()
                 .is_err()
         );
-        assert_eq!(required.arguments.compiled.load(Ordering::SeqCst), 1);
+        assert_eq!(required.engine.compiled.load(Ordering::SeqCst), 1);
     }
 
     #[test]
     fn schema_errors_surface_at_prepare_and_at_dispatch() {
-        let validator = ToolParameterValidator::new(Required::default());
+        let validator = SchemaValidator::new(Required::default());
         let tool = tool(Some(json!({"required": "a"})));
         assert_eq!(validator.prepare(&tool).unwrap_err().pointer, "/required");
         let refusal = validator
@@ -350,7 +356,7 @@ mod tests {
     #[test]
     fn missing_schemas_follow_the_policy() {
         let tool = tool(None);
-        let allow = ToolParameterValidator::new(Required::default());
+        let allow = SchemaValidator::new(Required::default());
         assert!(allow.validate(&tool, &json!({})).ready().unwrap().is_ok());
         assert!(allow.prepare(&tool).is_ok());
         let reject = allow.missing_schema(MissingSchema::Reject);
@@ -360,5 +366,14 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(refusal.message.contains("declares no parameter schema"));
+        // A schema that constrains nothing is no schema.
+        for schema in [json!({}), json!(true)] {
+            let refusal = reject
+                .validate(&self::tool(Some(schema)), &json!({}))
+                .ready()
+                .unwrap()
+                .unwrap_err();
+            assert!(refusal.message.contains("declares no parameter schema"));
+        }
     }
 }

@@ -10,66 +10,17 @@
 //!
 //! The table of rewrites is on [`normalize_dialect`].
 
-use std::fmt;
+mod report;
+mod type_names;
 
 use serde_json::{Map, Value};
 
+use self::type_names::{standard_name, standard_type};
 use super::keywords::{children, push_segment};
 use super::limits::ValidationLimits;
 use crate::definition::ToolDefinition;
 
-/// One change made by [`normalize_dialect`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rewrite {
-    /// JSON pointer to the changed keyword.
-    pub pointer: String,
-    /// Its value before, if it existed.
-    pub before: Option<Value>,
-    /// Its value after, if it still exists.
-    pub after: Option<Value>,
-}
-
-impl fmt::Display for Rewrite {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let show = |value: &Option<Value>| match value {
-            Some(value) => value.to_string(),
-            None => "(absent)".to_owned(),
-        };
-        write!(
-            f,
-            "{}: {} -> {}",
-            self.pointer,
-            show(&self.before),
-            show(&self.after)
-        )
-    }
-}
-
-/// What [`normalize_dialect`] rewrote: each schema's own keywords, then its subschemas.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DialectReport {
-    /// Every change.
-    pub rewrites: Vec<Rewrite>,
-}
-
-impl DialectReport {
-    /// True when the schema was already standard.
-    pub fn is_empty(&self) -> bool {
-        self.rewrites.is_empty()
-    }
-}
-
-impl fmt::Display for DialectReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, rewrite) in self.rewrites.iter().enumerate() {
-            if index > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{rewrite}")?;
-        }
-        Ok(())
-    }
-}
+pub use self::report::{DialectReport, Rewrite};
 
 /// Rewrites common non-standard schema dialects into JSON Schema, in place, and reports each
 /// rewrite:
@@ -294,47 +245,6 @@ fn flag_value(value: &Value) -> Option<bool> {
         }
         _ => None,
     }
-}
-
-/// The standard form of a `type` value: `Some(Some(v))` to set it, `Some(None)` to drop it,
-/// `None` when it is not a string or a list of strings.
-fn standard_type(found: &Value) -> Option<Option<Value>> {
-    match found {
-        Value::String(name) => Some(standard_name(name).map(|name| Value::from(name.as_str()))),
-        Value::Array(names) => {
-            let mut standard: Vec<Value> = Vec::with_capacity(names.len());
-            for name in names {
-                let name = name.as_str()?;
-                let Some(name) = standard_name(name) else {
-                    return Some(None);
-                };
-                let name = Value::from(name.as_str());
-                if !standard.contains(&name) {
-                    standard.push(name);
-                }
-            }
-            Some(Some(Value::Array(standard)))
-        }
-        _ => None,
-    }
-}
-
-/// The JSON Schema name for a dialect's type name; `None` for "no constraint". Names not in
-/// the table come back unchanged.
-fn standard_name(name: &str) -> Option<String> {
-    let lower = name.trim().to_ascii_lowercase();
-    let standard = match lower.as_str() {
-        "" | "any" => return None,
-        "dict" | "dictionary" | "map" | "hashmap" | "object" => "object",
-        "float" | "double" | "decimal" | "number" => "number",
-        "int" | "long" | "integer" => "integer",
-        "tuple" | "list" | "arraylist" | "array" => "array",
-        "bool" | "boolean" => "boolean",
-        "str" | "string" | "char" => "string",
-        "none" | "null" => "null",
-        _ => return Some(name.to_owned()),
-    };
-    Some(standard.to_owned())
 }
 
 #[cfg(test)]

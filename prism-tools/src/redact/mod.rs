@@ -21,14 +21,19 @@
 //! [`EffectKeySecret`](crate::EffectKeySecret), which makes effect keys an HMAC-SHA-256 under a
 //! key the store never sees.
 
+mod value_walk;
+mod written_forms;
+
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::call::{ErrorCode, ErrorInfo, ToolOutcome};
+
+use self::written_forms::written_forms;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -162,105 +167,6 @@ impl SecretRedactor {
     fn text_has_secret(&self, automaton: &AhoCorasick, text: &str) -> bool {
         text.len() >= self.shortest && automaton.is_match(text)
     }
-
-    fn value_has_secret(&self, value: &Value) -> bool {
-        let Some(automaton) = &self.automaton else {
-            return true;
-        };
-        // Strings are looked at where they are found; containers wait on an explicit stack, so
-        // a flat value allocates nothing and a deep one cannot overflow the thread's stack.
-        let mut pending: Vec<&Value> = Vec::new();
-        let mut next = Some(value);
-        while let Some(value) = next.take().or_else(|| pending.pop()) {
-            let found = match value {
-                Value::String(text) => self.text_has_secret(automaton, text),
-                Value::Array(items) => items
-                    .iter()
-                    .any(|item| self.item_has_secret(automaton, item, &mut pending)),
-                Value::Object(map) => map.iter().any(|(key, item)| {
-                    self.text_has_secret(automaton, key)
-                        || self.item_has_secret(automaton, item, &mut pending)
-                }),
-                Value::Null | Value::Bool(_) | Value::Number(_) => false,
-            };
-            if found {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Whether `item`, a string, holds a secret; a container is left on `pending` instead.
-    fn item_has_secret<'v>(
-        &self,
-        automaton: &AhoCorasick,
-        item: &'v Value,
-        pending: &mut Vec<&'v Value>,
-    ) -> bool {
-        match item {
-            Value::String(text) => self.text_has_secret(automaton, text),
-            Value::Array(_) | Value::Object(_) => {
-                pending.push(item);
-                false
-            }
-            Value::Null | Value::Bool(_) | Value::Number(_) => false,
-        }
-    }
-
-    /// A copy of `value` with every string and key redacted. Containers being copied wait on an
-    /// explicit stack, so a deep value cannot overflow the thread's stack.
-    fn redacted_copy(&self, value: &Value) -> Value {
-        /// A container being copied: what is left of the original, and the copy so far.
-        enum Frame<'v> {
-            Array(std::slice::Iter<'v, Value>, Vec<Value>),
-            /// The last field is the redacted key of the item being copied.
-            Object(serde_json::map::Iter<'v>, Map<String, Value>, String),
-        }
-        let mut stack: Vec<Frame<'_>> = Vec::new();
-        let mut next = value;
-        loop {
-            let mut copied = match next {
-                Value::String(text) => Some(Value::String(self.redact_str(text).into_owned())),
-                Value::Array(items) => {
-                    stack.push(Frame::Array(items.iter(), Vec::with_capacity(items.len())));
-                    None
-                }
-                Value::Object(map) => {
-                    stack.push(Frame::Object(map.iter(), Map::new(), String::new()));
-                    None
-                }
-                scalar @ (Value::Null | Value::Bool(_) | Value::Number(_)) => Some(scalar.clone()),
-            };
-            // Hand each finished copy to its container, until one has an item left to copy.
-            next = loop {
-                let Some(frame) = stack.last_mut() else {
-                    // The stack empties only once the root's copy is finished.
-                    return copied.unwrap_or_default();
-                };
-                match frame {
-                    Frame::Array(items, copy) => {
-                        copy.extend(copied.take());
-                        if let Some(item) = items.next() {
-                            break item;
-                        }
-                    }
-                    Frame::Object(entries, copy, key) => {
-                        if let Some(item) = copied.take() {
-                            copy.insert(std::mem::take(key), item);
-                        }
-                        if let Some((next_key, item)) = entries.next() {
-                            *key = self.redact_str(next_key).into_owned();
-                            break item;
-                        }
-                    }
-                }
-                copied = stack.pop().map(|frame| match frame {
-                    Frame::Array(_, copy) => Value::Array(copy),
-                    Frame::Object(_, copy, _) => Value::Object(copy),
-                });
-            };
-        }
-    }
 }
 
 /// `text` with every match of `automaton` replaced: overlapping matches are merged and each merged
@@ -308,31 +214,6 @@ pub fn truncate_at_char_boundary(text: &mut String, max_bytes: usize) {
     }
 }
 
-/// Every form in which a message may write `secret`, so that each is redacted: as is, as a JSON
-/// pointer segment (`~` as `~0`, `/` as `~1`), inside a JSON string, and through Rust's `{:?}`
-/// (which escapes quotes, backslashes, invisible and combining characters), the last two also
-/// applied to the pointer form. Each escape works character by character, so a secret escaped
-/// inside a longer text reads the same as escaped alone.
-fn written_forms(secret: &str) -> [String; 6] {
-    let pointer = secret.replace('~', "~0").replace('/', "~1");
-    let json = |text: &str| {
-        let quoted = Value::from(text).to_string();
-        quoted[1..quoted.len() - 1].to_owned()
-    };
-    let debug = |text: &str| {
-        let quoted = format!("{text:?}");
-        quoted[1..quoted.len() - 1].to_owned()
-    };
-    [
-        secret.to_owned(),
-        json(secret),
-        debug(secret),
-        json(&pointer),
-        debug(&pointer),
-        pointer,
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,45 +255,6 @@ mod tests {
             nested.redact_str("a-secret-bzz secret"),
             "[REDACTED][REDACTED] [REDACTED]"
         );
-    }
-
-    #[test]
-    fn deeply_nested_values_are_redacted_on_a_small_stack() {
-        const DEPTH: usize = 100_000;
-        let redact = || {
-            let redactor = SecretRedactor::new(["hunter2"]);
-            let mut value = json!("pw=hunter2");
-            for level in 0..DEPTH {
-                value = if level % 2 == 0 {
-                    Value::Array(vec![Value::Null, value])
-                } else {
-                    let mut map = serde_json::Map::new();
-                    map.insert("hunter2".to_owned(), value);
-                    Value::Object(map)
-                };
-            }
-            let redacted = redactor.redact_value(&value).into_owned();
-            let mut leaf = &redacted;
-            let mut depth = 0;
-            loop {
-                leaf = match leaf {
-                    Value::Array(items) => &items[1],
-                    Value::Object(map) => &map["[REDACTED]"],
-                    _ => break,
-                };
-                depth += 1;
-            }
-            assert_eq!((depth, leaf), (DEPTH, &json!("pw=[REDACTED]")));
-            assert!(!redactor.value_has_secret(&redacted));
-            crate::limits::drop_deep(value);
-            crate::limits::drop_deep(redacted);
-        };
-        std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(redact)
-            .unwrap()
-            .join()
-            .unwrap();
     }
 
     #[test]

@@ -1,25 +1,27 @@
-//! [`ToolArgumentValidator`]: checks a JSON value against a schema, whatever the schema language.
+//! [`SchemaEngine`]: checks a JSON value against a schema, whatever the schema language.
 //!
 //! The dispatcher knows nothing about schemas; this trait is the seam where a schema engine
 //! plugs in. It splits the work in two so that the expensive half happens once: `compile` turns
 //! a schema into a reusable form, and `check` runs that form against each call's arguments.
-//! [`ToolParameterValidator`](super::ToolParameterValidator) keeps the compiled form with the tool
+//! [`SchemaValidator`](super::SchemaValidator) keeps the compiled form with the tool
 //! definition, so the dispatch path never compiles or hashes a schema twice.
 
 use serde_json::Value;
 
 use super::error::{ArgumentError, SchemaError};
 
-/// Validates values against schemas, with structured errors.
+/// A schema engine: compiles a schema once and checks JSON values against it, with structured
+/// errors. [`JsonSchemaEngine`](super::JsonSchemaEngine) (feature `json-schema`) is the one this
+/// crate ships.
 ///
 /// ```
-/// use prism_tools::validation::{ArgumentError, SchemaError, SchemaErrorKind, ToolArgumentValidator, Violation};
+/// use prism_tools::validation::{ArgumentError, SchemaError, SchemaErrorKind, SchemaEngine, Violation};
 /// use serde_json::{json, Value};
 ///
 /// /// Accepts schemas of the form `{"required": [...]}` and nothing else.
 /// struct RequiredKeys;
 ///
-/// impl ToolArgumentValidator for RequiredKeys {
+/// impl SchemaEngine for RequiredKeys {
 ///     type Compiled = Vec<String>;
 ///
 ///     fn compile(&self, schema: &Value) -> Result<Vec<String>, SchemaError> {
@@ -52,7 +54,7 @@ use super::error::{ArgumentError, SchemaError};
 /// let error = RequiredKeys.validate(&schema, &json!({})).unwrap_err();
 /// assert_eq!(error.to_string(), "2 schema violations\n- at the root: \"a\" is required\n- at the root: \"b\" is required");
 /// ```
-pub trait ToolArgumentValidator: Send + Sync + 'static {
+pub trait SchemaEngine: Send + Sync + 'static {
     /// A schema made ready for repeated checks.
     type Compiled: Send + Sync + 'static;
 

@@ -1,0 +1,19 @@
+//! What the model asks for ([`ToolCall`]) and what it gets back ([`ToolResult`]).
+//!
+//! Every call id that enters the dispatcher leaves it with exactly one [`ToolResult`]. The
+//! result's [`ToolOutcome`] is an enum rather than two optional fields, so "a value and an error
+//! at once" cannot be represented. On the wire a result has the familiar shape
+//! `{"toolCallId", "name", "value"}` or `{"toolCallId", "name", "error": {code, message, reason?}}`.
+//!
+//! One file per part: the call ([`ToolCall`], [`CallId`]), the codes and error a refused or failed
+//! call carries ([`BlockReason`], [`ErrorCode`], [`ErrorInfo`]), and the result with its wire
+//! shape ([`ToolResult`], [`ToolOutcome`]).
+
+mod error_info;
+mod result;
+mod tool_call;
+
+pub use error_info::{BlockReason, ErrorCode, ErrorInfo};
+pub(crate) use result::{ResultRef, optional_outcome};
+pub use result::{ToolOutcome, ToolResult};
+pub use tool_call::{CallId, JsonObject, ToolCall};

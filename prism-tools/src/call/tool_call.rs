@@ -1,0 +1,109 @@
+//! [`ToolCall`]: what the model asks for, with its [`CallId`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// A JSON object: the shape every tool's arguments must have.
+pub type JsonObject = serde_json::Map<String, Value>;
+
+/// The id of one tool call, as chosen by the provider. Cheap to clone.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallId(Arc<str>);
+
+impl CallId {
+    /// Wraps an id.
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        Self(id.into())
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for CallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for CallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&self.0)
+    }
+}
+
+impl From<&str> for CallId {
+    fn from(id: &str) -> Self {
+        Self(id.into())
+    }
+}
+
+impl From<String> for CallId {
+    fn from(id: String) -> Self {
+        Self(id.into())
+    }
+}
+
+impl Serialize for CallId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for CallId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self::from)
+    }
+}
+
+/// One tool call requested by the model.
+///
+/// `arguments` is whatever the provider sent. The dispatcher refuses anything but a JSON object
+/// before a tool sees it. When the provider could not even parse the streamed argument text, it
+/// sets `arguments_error` instead; such a call is blocked with code `invalid_json_arguments`, so the
+/// model can correct itself on its next turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The provider's id for this call; the result carries it back.
+    pub id: CallId,
+    /// The tool the model asked for.
+    pub name: String,
+    /// The arguments, normally a JSON object.
+    #[serde(default)]
+    pub arguments: Value,
+    /// Why the provider could not parse the arguments, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_error: Option<String>,
+}
+
+impl ToolCall {
+    /// A call with parsed arguments.
+    pub fn new(id: impl Into<CallId>, name: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            arguments_error: None,
+        }
+    }
+
+    /// A call whose argument text did not parse; `error` says why.
+    pub fn malformed(
+        id: impl Into<CallId>,
+        name: impl Into<String>,
+        error: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: Value::Null,
+            arguments_error: Some(error.into()),
+        }
+    }
+}
