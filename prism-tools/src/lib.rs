@@ -156,6 +156,7 @@ pub mod limits;
 #[doc(hidden)]
 pub mod macro_support;
 mod panic;
+mod prepared;
 mod progress;
 pub mod redact;
 pub mod registry;
@@ -176,7 +177,8 @@ pub use clock::{Clock, ManualClock, Millis, SystemClock};
 pub use context::{CancellationToken, ProgressUpdate, ToolExecutionContext};
 pub use contributions::{ContributedTools, ContributionRegistries, ExtensionApi};
 pub use definition::{
-    ToolAnnotations, ToolDefinition, ToolDefinitionBuilder, ToolFuture, ToolHandler,
+    NotPrepared, PendingBody, Prepared, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
+    ToolFuture, ToolHandler,
 };
 pub use dispatch::{
     BuildError, CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger,
@@ -189,7 +191,7 @@ pub use effects::{
     Resolution, UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
-pub use extract::{FromToolContext, State};
+pub use extract::{Extraction, FromState, FromToolContext, PendingExtraction, State};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
 pub use grant::ToolGrant;
 pub use guard::{
