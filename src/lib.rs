@@ -94,7 +94,8 @@
 //!   structs and enums.
 //! - **Output schema**: the return type's schema, when it implements `JsonSchema`.
 //! - **Hints**: `title = "…"`, `read_only`, `destructive`, `idempotent`, `open_world` (each alone
-//!   or `= true`/`= false`), `exclusive`, and `effect` (the default [`EffectPolicy`]) or
+//!   or `= true`/`= false`), `exclusive`, `requires_approval` (a run suspends before each call
+//!   until it is approved), and `effect` (the default [`EffectPolicy`]) or
 //!   `effect = <expression>`.
 //!
 //! Without a `schemars` dependency of your own, derive through the re-export:
@@ -105,10 +106,20 @@
 //!
 //! A parameter whose type is [`ToolExecutionContext`] (by value or `&`) or [`State<T>`] is
 //! supplied at dispatch and never appears in the schema. `State<T>` is the `Arc<T>` given to
-//! `definition(state)`. Any type implementing [`FromToolContext`] (a caller id read from the
-//! run's metadata, a handle taken out of the state) is supplied the same way when the parameter
-//! is marked `#[ctx]`; `#[ctx]` also marks an alias of the context type. `#[tool(state = T)]`
-//! names the state type when no `State<T>` parameter does.
+//! `definition(state)`. `#[tool(state = AppState)]` names the state type when no `State<T>`
+//! parameter does, or when the tool takes parts of one host state: each `State<T>` parameter is
+//! then the part `T: FromState<AppState>` (every type is a part of itself), so a tool can take
+//! `State<Db>` and `State<Config>` of one `AppState`. A `#[tools]` method takes parts of `Self`
+//! the same way.
+//!
+//! Any type implementing [`FromToolContext`] (a caller id read from the run's metadata, a
+//! session looked up in another service) is supplied the same way when the parameter is marked
+//! `#[ctx]`; `#[ctx]` also marks an alias of the context type. Extractors run when the call is
+//! prepared, after the arguments are decoded and before the before-execute policy, any effect
+//! claim and the `started` row. An extractor answers with an [`Extraction`]: ready at once, or
+//! pending on a future, which the dispatcher awaits there. Its rejection (its own
+//! `FromToolContext::Rejection` type) refuses the call: a blocked `extraction_failed` result,
+//! message redacted, and the body never runs.
 //!
 //! A single parameter marked `#[args]` takes the whole argument object: its type (a struct with
 //! named fields, ideally `#[serde(deny_unknown_fields)]`) is the schema.
@@ -123,7 +134,7 @@
 //! Arguments are decoded in the handler's `prepare` step, after the validators and before the
 //! before-execute policy and any effect claim: a decoding failure is a blocked
 //! `invalid_arguments` result naming the JSON path of the bad field, and the body never runs.
-//! Context parameters are taken when the body starts; a failing extractor fails the call.
+//! Extractors run before that, when the call is prepared; a rejection refuses the call.
 //! A synchronous function runs on the dispatching task when the body is awaited: use an
 //! `async fn` with `spawn_blocking` for long blocking work.
 //!

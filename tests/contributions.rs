@@ -17,14 +17,15 @@ impl ToolHandler for Watched {
         &self,
         arguments: &Value,
         _ctx: ToolExecutionContext,
-    ) -> Result<ToolFuture, Refusal> {
+    ) -> Result<Prepared, NotPrepared> {
         self.0.fetch_add(1, Ordering::SeqCst);
         let touched = Arc::clone(&self.0);
         let arguments = arguments.clone();
         Ok(ToolFuture::new(async move {
             touched.fetch_add(1, Ordering::SeqCst);
             Ok(arguments)
-        }))
+        })
+        .into())
     }
 }
 

@@ -130,7 +130,7 @@ impl ToolHandler for TracedHandler {
         &self,
         arguments: &Value,
         _ctx: ToolExecutionContext,
-    ) -> Result<ToolFuture, Refusal> {
+    ) -> Result<Prepared, NotPrepared> {
         self.0.push("prepare");
         if arguments.get("undecodable").is_some() {
             return Err("cannot decode".into());
@@ -140,7 +140,8 @@ impl ToolHandler for TracedHandler {
         Ok(ToolFuture::new(async move {
             trace.push("body");
             Ok(arguments)
-        }))
+        })
+        .into())
     }
 }
 

@@ -5,9 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prism::{
-    BlockReason, CollectingSink, Dispatcher, ErrorCode, FromToolContext, InMemoryEffectStore,
-    InMemoryLedger, RecordStatus, SecretRedactor, State, Tool, ToolCall, ToolError, ToolEventKind,
-    ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn, tool, tools, validator_fn,
+    BlockReason, CollectingSink, Dispatcher, ErrorCode, ErrorInfo, Extraction, FromToolContext,
+    InMemoryEffectStore, InMemoryLedger, RecordStatus, SecretRedactor, State, Tool, ToolCall,
+    ToolError, ToolEventKind, ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn,
+    tool, tools, validator_fn,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -305,11 +306,13 @@ fn an_effect_tool_runs_at_most_once_per_arguments() {
 struct UserId(String);
 
 impl<S: ?Sized> FromToolContext<S> for UserId {
-    fn from_context(ctx: &ToolExecutionContext, _state: &Arc<S>) -> Result<Self, ToolError> {
+    type Rejection = ErrorInfo;
+
+    fn from_context(ctx: &ToolExecutionContext, _state: &Arc<S>) -> Extraction<Self, ErrorInfo> {
         match ctx.metadata().get("user") {
-            Some(Value::String(user)) => Ok(Self(user.clone())),
-            _ => Err(ToolError::with_code(
-                "unauthenticated",
+            Some(Value::String(user)) => Extraction::ok(Self(user.clone())),
+            _ => Extraction::rejected(ErrorInfo::new(
+                ErrorCode::parse("unauthenticated"),
                 "the run has no user",
             )),
         }
@@ -317,7 +320,7 @@ impl<S: ?Sized> FromToolContext<S> for UserId {
 }
 
 #[test]
-fn an_extractor_feeds_the_body_or_fails_the_call_before_it() {
+fn an_extractor_feeds_the_body_or_refuses_the_call_before_it() {
     /// Greets the run's user.
     #[tool]
     fn greet(greeting: String, #[ctx] user: UserId, calls: State<AtomicUsize>) -> String {
@@ -340,10 +343,9 @@ fn an_extractor_feeds_the_body_or_fails_the_call_before_it() {
         .unwrap();
     assert_eq!(greeted.as_value(), Some(&json!("Hi, ada")));
     let refused = runtime.block_on(call(&dispatcher, "greet", json!({"greeting": "Hi"})));
-    assert_eq!(
-        refused.error_info().unwrap().code.as_str(),
-        "unauthenticated"
-    );
+    let error = refused.error_info().unwrap();
+    assert_eq!(error.code.as_str(), "unauthenticated");
+    assert_eq!(error.reason, Some(BlockReason::ExtractionFailed));
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
@@ -351,8 +353,13 @@ fn an_extractor_feeds_the_body_or_fails_the_call_before_it() {
 struct StateAt(usize);
 
 impl FromToolContext<()> for StateAt {
-    fn from_context(_ctx: &ToolExecutionContext, state: &Arc<()>) -> Result<Self, ToolError> {
-        Ok(Self(Arc::as_ptr(state) as usize))
+    type Rejection = std::convert::Infallible;
+
+    fn from_context(
+        _ctx: &ToolExecutionContext,
+        state: &Arc<()>,
+    ) -> Extraction<Self, Self::Rejection> {
+        Ok(Self(Arc::as_ptr(state) as usize)).into()
     }
 }
 

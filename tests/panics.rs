@@ -333,10 +333,11 @@ impl Future for ReadyThenExplode {
 struct ExplodingHandler;
 
 impl ToolHandler for ExplodingHandler {
-    fn prepare(&self, _: &Value, _: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+    fn prepare(&self, _: &Value, _: ToolExecutionContext) -> Result<Prepared, NotPrepared> {
         Ok(ToolFuture::new(ReadyThenExplode {
             _armed: PanicOnDrop,
-        }))
+        })
+        .into())
     }
 }
 

@@ -106,19 +106,20 @@ struct Handler {
 }
 
 impl ToolHandler for Handler {
-    fn prepare(&self, _: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+    fn prepare(&self, _: &Value, ctx: ToolExecutionContext) -> Result<Prepared, NotPrepared> {
         let guard = Counted {
             drops: Arc::clone(&self.drops),
             explodes: self.explodes,
         };
-        Ok(match self.storage {
+        let body: ToolFuture = match self.storage {
             Storage::Inline => ToolFuture::new(body::<0>(self.ending, &ctx, guard)),
             Storage::Large => ToolFuture::new(body::<LARGE>(self.ending, &ctx, guard)),
             Storage::BoxedByHandler => {
                 let boxed: DynBody = Box::pin(body::<0>(self.ending, &ctx, guard));
                 boxed.into()
             }
-        })
+        };
+        Ok(body.into())
     }
 }
 

@@ -31,6 +31,7 @@ const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "exclusive",
+    "requires_approval",
     "effect",
     "state",
     "crate",
@@ -57,6 +58,7 @@ pub struct ToolAttrs {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub exclusive: Option<bool>,
+    pub requires_approval: Option<bool>,
     pub effect: Option<Effect>,
     pub state: Option<Type>,
     pub krate: Option<Path>,
@@ -89,6 +91,7 @@ impl ToolAttrs {
             "idempotent" => set_once(&mut self.idempotent, &meta, errors, flag),
             "open_world" => set_once(&mut self.open_world, &meta, errors, flag),
             "exclusive" => set_once(&mut self.exclusive, &meta, errors, flag),
+            "requires_approval" => set_once(&mut self.requires_approval, &meta, errors, flag),
             "effect" => set_once(&mut self.effect, &meta, errors, |m| {
                 if m.input.peek(Token![=]) {
                     Ok(Effect::Policy(m.value()?.parse()?))
@@ -272,5 +275,7 @@ mod tests {
         assert_eq!(closest("readonly", keys), Some("read_only"));
         assert_eq!(closest("desc", keys), Some("description"));
         assert_eq!(closest("retries", keys), None);
+        assert_eq!(closest("require_approval", keys), Some("requires_approval"));
+        assert_eq!(closest("approval", keys), None);
     }
 }

@@ -100,8 +100,19 @@ fn check_name(name: &str, span: Span, errors: &mut Errors) {
     }
 }
 
-/// Checks the parameters together; returns the `T` of a `State<T>` parameter, if there is one.
-pub fn params(params: &[Param], errors: &mut Errors) -> Option<Type> {
+/// How a tool's state type is known.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum StateType {
+    /// From its `State<T>` parameter, if it has one.
+    FromParameter,
+    /// Given (`#[tool(state = …)]`, or `Self` in a `#[tools]` block): every `State<T>` is a part
+    /// of it, so there may be several.
+    Given,
+}
+
+/// Checks the parameters together; returns the `T` of the first `State<T>` parameter, if there
+/// is one.
+pub fn params(params: &[Param], state_type: StateType, errors: &mut Errors) -> Option<Type> {
     let mut json_names: HashMap<&str, &Param> = HashMap::new();
     let mut arguments = Vec::new();
     let mut whole = None;
@@ -139,10 +150,12 @@ pub fn params(params: &[Param], errors: &mut Errors) -> Option<Type> {
                 }
             }
             ParamKind::Context(Context::State { .. }) => {
-                if state.replace(param).is_some() {
+                if state.is_none() {
+                    state = Some(param);
+                } else if state_type == StateType::FromParameter {
                     errors.at(
                         &param.ty,
-                        "a tool has one state: put both values in one struct and take `State<ThatStruct>`",
+                        "a tool taking several `State<…>` parameters takes them as parts of one state: name it with `#[tool(state = AppState)]`, and implement `FromState<AppState>` for each part",
                     );
                 }
             }

@@ -15,24 +15,33 @@ use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
 use crate::effects::EffectPolicy;
-use crate::error::{Refusal, ToolError};
+use crate::error::ToolError;
 
+pub use crate::prepared::{NotPrepared, PendingBody, Prepared};
 pub use crate::tool_future::ToolFuture;
 
 /// Runs a tool, in two steps.
 ///
-/// [`prepare`](Self::prepare) decodes the arguments (already checked to be a JSON object) and
-/// returns the body *without running it*, as a [`ToolFuture`] (`ToolFuture::new(async move {
-/// … })`), which stores a small body without allocating. A decoding failure is a [`Refusal`],
-/// which the dispatcher reports as a blocked `invalid_arguments` result: no side effect can have
-/// happened. The dispatcher then runs its remaining guards and only awaits the body when they
-/// all pass; a body that is refused is dropped unpolled.
+/// [`prepare`](Self::prepare) decodes the arguments (already checked to be a JSON object), takes
+/// what the body needs from the call's context, and returns the body *without running it*, as a
+/// [`ToolFuture`] (`ToolFuture::new(async move { … }).into()`), which stores a small body without
+/// allocating. A preparation that must wait (an extractor asking another service) returns
+/// [`Prepared::Pending`] instead, which the dispatcher awaits before its last guards; it must not
+/// perform the side effect. A refusal is a [`NotPrepared`], which the dispatcher reports as a
+/// blocked result with its reason (`invalid_arguments` for arguments that do not decode,
+/// `extraction_failed` for a missing context value): no side effect can have happened. The
+/// dispatcher then runs its remaining guards and only awaits the body when they all pass; a body
+/// that is refused is dropped unpolled.
 ///
 /// Most tools never implement this trait by hand: use `#[tool]`, the typed [`Tool`](crate::Tool)
 /// trait, or [`ToolDefinition::builder`] with a closure.
 pub trait ToolHandler: Send + Sync + 'static {
-    /// Decodes `arguments` and returns the body to run.
-    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal>;
+    /// Decodes `arguments` and returns the body to run, ready or still being prepared.
+    fn prepare(
+        &self,
+        arguments: &Value,
+        ctx: ToolExecutionContext,
+    ) -> Result<Prepared, NotPrepared>;
 
     /// Whether the body reads the context [`prepare`](Self::prepare) is given. A handler that
     /// never does answers `false`, and the dispatcher then skips making the call's context (a
@@ -400,8 +409,12 @@ where
     F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
 {
-    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
-        Ok(ToolFuture::new((self.0)(arguments.clone(), ctx)))
+    fn prepare(
+        &self,
+        arguments: &Value,
+        ctx: ToolExecutionContext,
+    ) -> Result<Prepared, NotPrepared> {
+        Ok(ToolFuture::new((self.0)(arguments.clone(), ctx)).into())
     }
 }
 
@@ -411,9 +424,13 @@ impl<F> ToolHandler for SyncFnHandler<F>
 where
     F: Fn(&Value, &ToolExecutionContext) -> Result<Value, ToolError> + Send + Sync + 'static,
 {
-    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+    fn prepare(
+        &self,
+        arguments: &Value,
+        ctx: ToolExecutionContext,
+    ) -> Result<Prepared, NotPrepared> {
         let body = Arc::clone(&self.0);
         let arguments = arguments.clone();
-        Ok(ToolFuture::new(async move { body(&arguments, &ctx) }))
+        Ok(ToolFuture::new(async move { body(&arguments, &ctx) }).into())
     }
 }

@@ -126,3 +126,10 @@ impl From<ErrorInfo> for Refusal {
         }
     }
 }
+
+/// An extractor that cannot fail names `Infallible` as its rejection; there is no such value.
+impl From<std::convert::Infallible> for Refusal {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}

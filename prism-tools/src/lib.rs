@@ -21,7 +21,8 @@
 //!                                                        invalid_json_arguments, the parser's
 //!                                                        message redacted and cut)
 //!  6  trust, then permission      permission_denied
-//!  7  validators, then decoding   validation_failed / invalid_arguments (field path named)
+//!  7  validators, then prepare    validation_failed / invalid_arguments (field path named);
+//!                                 extractors: extraction_failed (a pending one is awaited here)
 //!  8  before_execute              execution_denied
 //!     run approval                inside a run: a call needing approval waits here, unclaimed
 //!  9  effect claim                replay a recorded outcome; refuse in-flight or unknown
@@ -51,6 +52,7 @@
 //! | trust or permission refused | `permission_denied` | blocked | blocked |
 //! | validator refused, or no schema under a secure dispatcher | `validation_failed` | blocked | blocked |
 //! | the tool's own schema is unusable (host bug) | `validation_failed` with code `invalid_tool_schema` | blocked | blocked |
+//! | an extractor (`#[ctx]` parameter) rejected the call | `extraction_failed` (or the rejection's code) | blocked | blocked |
 //! | before-execute refused | `execution_denied` | blocked | blocked |
 //! | guardrail block (input or output) | `guardrail_blocked` | blocked | blocked |
 //! | effect outcome unknown / in flight / store failure | `effect_outcome_unknown` / `effect_in_flight` / `effect_store_error` | error | error |
@@ -123,7 +125,7 @@
 //! | [`registry`] | [`ToolRegistry`]: lock-free reads, replace or strict duplicates |
 //! | [`filter`], [`grant`], [`scope`] | exact allow/deny filters; per-run grants; per-call scope |
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
-//! | [`extract`] | [`FromToolContext`], [`State`]: tool parameters taken from the call, not the model |
+//! | [`extract`] | [`FromToolContext`] (answering an [`Extraction`]), [`State`], [`FromState`]: tool parameters taken from the call, not the model |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
 //! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
 //! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
@@ -156,6 +158,7 @@ pub mod limits;
 #[doc(hidden)]
 pub mod macro_support;
 mod panic;
+mod prepared;
 mod progress;
 pub mod redact;
 pub mod registry;
@@ -177,7 +180,8 @@ pub use clock::{Clock, ManualClock, Millis, SystemClock};
 pub use context::{CancellationToken, ProgressUpdate, ToolExecutionContext};
 pub use contributions::{ContributedTools, ContributionRegistries, ExtensionApi};
 pub use definition::{
-    ToolAnnotations, ToolDefinition, ToolDefinitionBuilder, ToolFuture, ToolHandler,
+    NotPrepared, PendingBody, Prepared, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
+    ToolFuture, ToolHandler,
 };
 pub use dispatch::{
     BuildError, CollectingSink, DispatchBuilder, Dispatcher, EventSink, InMemoryLedger,
@@ -190,7 +194,7 @@ pub use effects::{
     Resolution, UnknownEffect,
 };
 pub use error::{Refusal, ToolError};
-pub use extract::{FromToolContext, State};
+pub use extract::{Extraction, FromState, FromToolContext, PendingExtraction, State};
 pub use filter::{CompiledFilters, ToolFilter, filter_tools};
 pub use grant::ToolGrant;
 pub use guard::{

@@ -25,8 +25,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::context::ToolExecutionContext;
 use crate::definition::ToolAnnotations;
-use crate::error::ToolError;
+use crate::error::{Refusal, ToolError};
+use crate::extract::{Extraction, FromToolContext};
+
+/// The generated code names the trait of sub-states here, beside the rest it uses.
+pub use crate::extract::FromState;
 
 /// A type the model's JSON arguments can be decoded into and described by a schema.
 #[diagnostic::on_unimplemented(
@@ -253,5 +258,65 @@ pub fn annotations(
         destructive,
         idempotent,
         open_world,
+    }
+}
+
+/// What the generated `Tool::prepare` of a tool with `#[ctx]` extractors returns.
+pub type Extracted<T> = Extraction<T, Refusal>;
+
+/// Runs the extractor of one `#[ctx]` parameter, its rejection made a [`Refusal`].
+#[inline]
+pub fn extract<S, T>(ctx: &ToolExecutionContext, state: &Arc<S>) -> Extracted<T>
+where
+    S: ?Sized,
+    T: FromToolContext<S> + Send + 'static,
+{
+    T::from_context(ctx, state).map_err(Into::into)
+}
+
+/// Runs the extractor of the next `#[ctx]` parameter and pairs its value with the earlier ones.
+#[inline]
+pub fn extract_next<S, T, A>(
+    earlier: Extracted<A>,
+    ctx: &ToolExecutionContext,
+    state: &Arc<S>,
+) -> Extracted<(A, T)>
+where
+    S: ?Sized,
+    T: FromToolContext<S> + Send + 'static,
+    A: Send + 'static,
+{
+    earlier.and(extract::<S, T>(ctx, state))
+}
+
+/// The body of a tool with extractors, once they are taken: `body` makes it from their values,
+/// now when they are ready, when they arrive otherwise.
+#[inline]
+pub fn with_extracted<V, F, B>(extracted: Extracted<V>, body: F) -> Extracted<B>
+where
+    V: Send + 'static,
+    F: FnOnce(V) -> B + Send + 'static,
+{
+    extracted.map(body)
+}
+
+/// `Tool::call` of a tool with extractors, for code that calls a tool directly rather than
+/// through the dispatcher: a refused extraction is then the call's error, code
+/// `extraction_failed` unless the rejection chose one.
+pub async fn call_prepared<B, O>(prepared: Extracted<B>) -> Result<O, ToolError>
+where
+    B: Future<Output = Result<O, ToolError>>,
+{
+    match prepared.into_future().await {
+        Ok(body) => body.await,
+        Err(refusal) => {
+            let code = refusal
+                .code
+                .unwrap_or(crate::call::ErrorCode::ExtractionFailed);
+            Err(ToolError::with_code(
+                code.as_str().to_owned(),
+                refusal.message,
+            ))
+        }
     }
 }

@@ -3,8 +3,12 @@
 //! `#[tool]` expands to an implementation of this trait; implement it by hand for tools that
 //! need generics or hold state. [`ToolDefinition::from_tool`] turns any `Tool` into a definition
 //! that the registry stores. Arguments are decoded straight from the borrowed JSON (no clone)
-//! inside the handler's `prepare` step, so a decoding failure is reported before any guard that
-//! follows and before any side effect.
+//! inside the handler's `prepare` step, then [`Tool::prepare`] takes what the body needs from the
+//! call's context, so a decoding failure or a failed extraction is reported before any guard
+//! that follows and before any side effect.
+//!
+//! The body future is made in one place, [`typed_body`], whether preparation was ready at once
+//! or had to wait: a tool's body is instantiated once, and a ready preparation allocates nothing.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -14,9 +18,12 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
-use crate::definition::{ToolAnnotations, ToolDefinition, ToolFuture, ToolHandler};
+use crate::definition::{
+    NotPrepared, Prepared, ToolAnnotations, ToolDefinition, ToolFuture, ToolHandler,
+};
 use crate::effects::EffectPolicy;
 use crate::error::{Refusal, ToolError};
+use crate::extract::Extraction;
 
 /// A tool with typed arguments and output.
 ///
@@ -97,6 +104,13 @@ pub trait Tool: Clone + Send + Sync + 'static {
         false
     }
 
+    /// True when a run must suspend before every call of this tool until a decision approves
+    /// the exact call (see the run layer's approvals). `#[tool(requires_approval)]` answers
+    /// `true`.
+    fn requires_approval(&self) -> bool {
+        false
+    }
+
     /// The effect policy, for tools whose side effect must happen at most once.
     fn effect(&self) -> Option<EffectPolicy> {
         None
@@ -118,6 +132,24 @@ pub trait Tool: Clone + Send + Sync + 'static {
         args: Self::Args,
         ctx: ToolExecutionContext,
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send + 'static;
+
+    /// Prepares one call once its arguments are decoded: takes what the body needs from the
+    /// call's context and returns the body, unpolled. The default takes nothing and returns
+    /// [`call`](Self::call)'s body, ready.
+    ///
+    /// This is where extractors run, so a value that cannot be made refuses the call (a blocked
+    /// `extraction_failed` result) before the before-execute policy, the effect claim and the
+    /// `started` row. Returning [`Extraction::Pending`] lets the preparation wait (on an
+    /// authorisation service, say); the dispatcher awaits it before any side effect. `#[tool]`
+    /// writes this method for functions that take `#[ctx]` extractors.
+    fn prepare(
+        self,
+        args: Self::Args,
+        ctx: ToolExecutionContext,
+    ) -> Extraction<impl Future<Output = Result<Self::Output, Self::Error>> + Send + 'static, Refusal>
+    {
+        Extraction::Ready(Ok(self.call(args, ctx)))
+    }
 }
 
 impl ToolDefinition {
@@ -125,7 +157,8 @@ impl ToolDefinition {
     pub fn from_tool<T: Tool>(tool: T) -> Self {
         let mut builder = ToolDefinition::builder(T::NAME)
             .annotations(tool.annotations())
-            .exclusive(tool.exclusive());
+            .exclusive(tool.exclusive())
+            .requires_approval(tool.requires_approval());
         if let Some(description) = tool.description() {
             builder = builder.description(description);
         }
@@ -150,19 +183,41 @@ impl<T: Tool> ToolHandler for TypedHandler<T> {
         self.0.reads_context()
     }
 
-    fn prepare(&self, arguments: &Value, ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+    fn prepare(
+        &self,
+        arguments: &Value,
+        ctx: ToolExecutionContext,
+    ) -> Result<Prepared, NotPrepared> {
         let args = decode_arguments::<T::Args>(T::NAME, arguments)?;
-        let tool = self.0.clone();
-        Ok(ToolFuture::new(async move {
-            let output = tool.call(args, ctx).await.map_err(Into::into)?;
-            serde_json::to_value(output).map_err(|error| {
-                ToolError::new(format!(
-                    "The output of tool `{}` could not be serialised: {error}",
-                    T::NAME
-                ))
-            })
-        }))
+        match self.0.clone().prepare(args, ctx) {
+            Extraction::Ready(Ok(body)) => Ok(Prepared::Ready(typed_body::<T, _>(body))),
+            Extraction::Ready(Err(refusal)) => Err(NotPrepared::extraction_failed(refusal)),
+            Extraction::Pending(pending) => Ok(Prepared::pending(async move {
+                match pending.await {
+                    Ok(body) => Ok(typed_body::<T, _>(body)),
+                    Err(refusal) => Err(NotPrepared::extraction_failed(refusal)),
+                }
+            })),
+        }
     }
+}
+
+/// The erased body of a typed tool: awaits `body` and serialises its output. The one place a
+/// tool's body becomes a [`ToolFuture`], for ready and pending preparations alike.
+fn typed_body<T, F>(body: F) -> ToolFuture
+where
+    T: Tool,
+    F: Future<Output = Result<T::Output, T::Error>> + Send + 'static,
+{
+    ToolFuture::new(async move {
+        let output = body.await.map_err(Into::into)?;
+        serde_json::to_value(output).map_err(|error| {
+            ToolError::new(format!(
+                "The output of tool `{}` could not be serialised: {error}",
+                T::NAME
+            ))
+        })
+    })
 }
 
 /// Decodes tool arguments from borrowed JSON. On failure the message names the JSON path of the

@@ -32,8 +32,8 @@ type Storage = StackFuture<'static, Result<Value, ToolError>, INLINE_CAPACITY>;
 pin_project! {
     /// The unpolled body of one tool call: awaiting it performs the tool's side effect.
     ///
-    /// [`ToolHandler::prepare`](crate::ToolHandler::prepare) returns one after decoding the
-    /// arguments, and the dispatcher awaits it only once every guard has passed. Make one with
+    /// [`ToolHandler::prepare`](crate::ToolHandler::prepare) returns one (in a
+    /// [`Prepared`](crate::Prepared)) after decoding the arguments, and the dispatcher awaits it only once every guard has passed. Make one with
     /// [`ToolFuture::new`] from any `Send + 'static` future of a `Result<Value, ToolError>`: a
     /// body of at most [`INLINE_CAPACITY`](Self::INLINE_CAPACITY) bytes is stored inline, with
     /// no allocation, and a larger one is boxed. A body that is already boxed converts with
@@ -43,26 +43,29 @@ pin_project! {
     /// (`std::pin::pin!`) to poll it by hand.
     ///
     /// ```
-    /// use prism_tools::{Refusal, ToolExecutionContext, ToolFuture, ToolHandler};
+    /// use prism_tools::{NotPrepared, Prepared, ToolExecutionContext, ToolFuture, ToolHandler};
     /// use serde_json::Value;
     ///
     /// /// Counts the characters of `text`.
     /// struct CountChars;
     ///
     /// impl ToolHandler for CountChars {
-    ///     fn prepare(&self, arguments: &Value, _ctx: ToolExecutionContext) -> Result<ToolFuture, Refusal> {
+    ///     fn prepare(&self, arguments: &Value, _ctx: ToolExecutionContext) -> Result<Prepared, NotPrepared> {
     ///         // Decode now, so bad arguments are refused before anything runs...
     ///         let text = arguments["text"].as_str().ok_or("`text` must be a string")?.to_owned();
     ///         let body = async move { Ok(Value::from(text.chars().count())) };
     ///         assert!(ToolFuture::fits_inline(&body));
     ///         // ...and do the work only when the body is awaited.
-    ///         Ok(ToolFuture::new(body))
+    ///         Ok(ToolFuture::new(body).into())
     ///     }
     /// }
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let arguments = serde_json::json!({"text": "héllo"});
-    /// let body = CountChars.prepare(&arguments, ToolExecutionContext::new()).unwrap();
+    /// let Ok(Prepared::Ready(body)) = CountChars.prepare(&arguments, ToolExecutionContext::new())
+    /// else {
+    ///     unreachable!("the text decodes")
+    /// };
     /// assert_eq!(body.await.unwrap(), Value::from(5));
     /// # });
     /// ```

@@ -38,7 +38,10 @@ pub async fn call_search(tool: &ToolDefinition, arguments: Value) -> Result<Stri
     let body = tool
         .handler()
         .prepare(&arguments, ToolExecutionContext::new())
-        .map_err(|refusal| refusal.message)?;
+        .map_err(|refused| refused.refusal().message.clone())?;
+    let prism::Prepared::Ready(body) = body else {
+        return Err("search_tools prepares its body at once".to_owned());
+    };
     match body.await {
         Ok(Value::String(text)) => Ok(text),
         Ok(other) => Err(format!("unexpected value {other}")),

@@ -4,19 +4,23 @@
 use std::sync::Arc;
 
 use prism::{
-    Dispatcher, FromToolContext, ToolCall, ToolError, ToolExecutionContext, ToolRegistry, tool,
+    BlockReason, Dispatcher, Extraction, FromToolContext, ToolCall, ToolExecutionContext,
+    ToolRegistry, tool,
 };
 use serde_json::json;
 
 struct UserId(String);
 
 impl<S: ?Sized> FromToolContext<S> for UserId {
-    fn from_context(ctx: &ToolExecutionContext, _state: &Arc<S>) -> Result<Self, ToolError> {
+    type Rejection = &'static str;
+
+    fn from_context(ctx: &ToolExecutionContext, _state: &Arc<S>) -> Extraction<Self, &'static str> {
         ctx.metadata()
             .get("user_id")
             .and_then(|id| id.as_str())
             .map(|id| UserId(id.to_owned()))
-            .ok_or_else(|| ToolError::new("no user_id in the run's metadata"))
+            .ok_or("no user_id in the run's metadata")
+            .into()
     }
 }
 
@@ -43,9 +47,11 @@ fn main() {
         let result = dispatcher.dispatch(call, &ctx).await.unwrap();
         assert_eq!(result.as_value(), Some(&json!(["u-1/docs/a.txt", "r1"])));
 
-        // Without the metadata the extractor fails the call; the body never runs.
+        // Without the metadata the extractor refuses the call; the body never runs.
         let call = ToolCall::new("c2", "list_files", json!({"prefix": "docs"}));
         let result = dispatcher.dispatch(call, &ToolExecutionContext::new()).await.unwrap();
-        assert_eq!(result.error_info().unwrap().message, "no user_id in the run's metadata");
+        let error = result.error_info().unwrap();
+        assert_eq!(error.message, "no user_id in the run's metadata");
+        assert_eq!(error.reason, Some(BlockReason::ExtractionFailed));
     });
 }

@@ -12,7 +12,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Meta};
 
-use super::tool_impl::{CratePaths, Holds, ToolImpl, call_idents, state_param, tool_struct};
+use super::tool_impl::{Body, CratePaths, Holds, ToolImpl, call_idents, state_param, tool_struct};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs, skip_value};
 use crate::check;
@@ -77,13 +77,11 @@ pub fn expand(item: TokenStream) -> TokenStream {
     let mut predicates = Vec::new();
     let (holds, extraction, state_arg) = match &keys.state {
         Some(state_ty) => {
-            let extractor = quote!(#p::State<#state_ty>);
-            predicates
-                .push(quote_spanned!(state_ty.span()=> #extractor: #p::FromToolContext<#state>));
+            predicates.push(quote_spanned!(state_ty.span()=> #state_ty: #p::FromState<#state>));
             (
                 Holds::Shared,
                 Some(quote! {
-                    let state = <#extractor as #p::FromToolContext<#state>>::from_context(&#ctx, &self.__state)?;
+                    let state = #p::State::<#state_ty>::from_state(&self.__state);
                 }),
                 Some(quote!(, state)),
             )
@@ -104,12 +102,12 @@ pub fn expand(item: TokenStream) -> TokenStream {
         output_schema: None,
         parameters_fn: syn::parse_quote!(derived_parameters),
         reads_context: true,
-        body: quote! {
+        body: Body::Call(quote! {
             async move {
                 #extraction
                 #p::run_derived(<Self as #p::Tool>::NAME, #run(#args.0, #ctx #state_arg)).await
             }
-        },
+        }),
     }
     .to_tokens();
     let tool_struct = tool_struct(&syn::parse_quote!(__PrismTool), &[], holds);

@@ -6,7 +6,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-use super::tool_impl::{CratePaths, Holds, ToolImpl, call_idents, state_param};
+use super::tool_impl::{Body, CratePaths, Holds, ToolImpl, call_idents, state_param};
 use crate::check::Identity;
 use crate::param::{Argument, Context, Decoding, ParamKind};
 use crate::parse::{Output, ToolFn};
@@ -37,7 +37,10 @@ pub fn expand(
     let mut predicates: Vec<TokenStream> = invocation.holds.predicate(paths).into_iter().collect();
     let state_ref = invocation.holds.state_ref(paths);
     let mut args_struct_parts = ArgsStruct::default();
-    let mut extractions = Vec::new();
+    // Parts of the state, taken in the body (they cannot fail); `#[ctx]` extractors, run when
+    // the call is prepared, each with the local its value is bound to.
+    let mut state_parts = Vec::new();
+    let mut extractors: Vec<(&syn::Type, Ident)> = Vec::new();
     let mut call_args = Vec::new();
     let mut whole = None;
     if let Some(self_ty) = &invocation.receiver {
@@ -67,12 +70,18 @@ pub fn expand(
             ParamKind::Context(Context::Execution { by_ref: true }) => {
                 call_args.push(quote!(&#ctx))
             }
-            ParamKind::Context(Context::State { .. } | Context::Extractor) => {
+            ParamKind::Context(Context::State { inner }) => {
+                let at = paths.private_at(inner.span());
+                predicates.push(quote_spanned!(inner.span()=> #inner: #at::FromState<#state>));
+                state_parts.push(quote! {
+                    let #local = #p::State::<#inner>::from_state(#state_ref);
+                });
+                call_args.push(quote!(#local));
+            }
+            ParamKind::Context(Context::Extractor) => {
                 let at = paths.private_at(ty.span());
                 predicates.push(quote_spanned!(ty.span()=> #ty: #at::FromToolContext<#state>));
-                extractions.push(quote! {
-                    let #local = <#ty as #p::FromToolContext<#state>>::from_context(&#ctx, #state_ref)?;
-                });
+                extractors.push((ty, local.clone()));
                 call_args.push(quote!(#local));
             }
         }
@@ -125,6 +134,13 @@ pub fn expand(
         _ => quote!(#p::Returned<()>),
     };
 
+    let async_body = quote! {
+        async move {
+            #unpack
+            #(#state_parts)*
+            #result
+        }
+    };
     let tool_impl = ToolImpl {
         paths,
         tool_ty,
@@ -141,19 +157,47 @@ pub fn expand(
                 ParamKind::Context(Context::Execution { .. } | Context::Extractor)
             )
         }),
-        body: quote! {
-            async move {
-                #unpack
-                #(#extractions)*
-                #result
-            }
-        },
+        body: body(paths, invocation.holds, &extractors, async_body),
     }
     .to_tokens();
     quote! {
         #args_item
         #tool_impl
     }
+}
+
+/// The tool's body. Without extractors, `call` returns `async_body`. With them, `prepare` runs
+/// each extractor in parameter order, pairs their values (`((first, second), third)`), and makes
+/// `async_body` from them: at once when every extractor answered at once, when the last pending
+/// one answers otherwise. The body is written once, for both cases.
+fn body(
+    paths: &CratePaths,
+    holds: Holds,
+    extractors: &[(&syn::Type, Ident)],
+    async_body: TokenStream,
+) -> Body {
+    let Some(((first_ty, first), rest)) = extractors.split_first() else {
+        return Body::Call(async_body);
+    };
+    let p = paths.private();
+    let state = state_param();
+    let state_ref = holds.state_ref(paths);
+    let (_, ctx) = call_idents();
+    let extracted = Ident::new("__prism_extracted", Span::mixed_site());
+    let mut steps = vec![quote! {
+        let #extracted = #p::extract::<#state, #first_ty>(&#ctx, #state_ref);
+    }];
+    let mut pattern = first.to_token_stream();
+    for (ty, local) in rest {
+        steps.push(quote! {
+            let #extracted = #p::extract_next::<#state, #ty, _>(#extracted, &#ctx, #state_ref);
+        });
+        pattern = quote!((#pattern, #local));
+    }
+    Body::Prepare(quote! {
+        #(#steps)*
+        #p::with_extracted(#extracted, move |#pattern| #async_body)
+    })
 }
 
 /// The hidden argument struct: one field per argument, generic over the field types.

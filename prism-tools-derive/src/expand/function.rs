@@ -60,11 +60,15 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         &mut errors,
     );
     let identity = check::identity(&tool.keys, &tool.docs, &tool.ident, &mut errors);
+    let state_type = match tool.keys.state {
+        Some(_) => check::StateType::Given,
+        None => check::StateType::FromParameter,
+    };
     let state = tool
         .keys
         .state
         .clone()
-        .or(check::params(&tool.params, &mut errors));
+        .or(check::params(&tool.params, state_type, &mut errors));
     let emitted = strip(&function);
 
     if !errors.is_empty() {

@@ -66,12 +66,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             &mut errors,
         );
         let identity = check::identity(&tool.keys, &tool.docs, &tool.ident, &mut errors);
-        if let Some(state) = check::params(&tool.params, &mut errors) {
-            errors.at(
-                &state,
-                "the state of a `#[tools]` method is `Self`: read it through `&self` instead of `State<…>`",
-            );
-        }
+        // The state is `Self`: a `State<T>` parameter is a part of it (`T: FromState<Self>`).
+        check::params(&tool.params, check::StateType::Given, &mut errors);
         for input in &mut method.sig.inputs {
             if let FnArg::Typed(typed) = input {
                 strip_consumed_attrs(typed);

@@ -168,6 +168,15 @@ pub fn tool_struct(name: &Ident, attrs: &[Attribute], holds: Holds) -> TokenStre
     }
 }
 
+/// The body of a generated tool.
+pub enum Body {
+    /// The future `call` returns.
+    Call(TokenStream),
+    /// The body of `Tool::prepare`, an expression of type `Extracted<impl Future>`: the tool
+    /// takes `#[ctx]` extractors, which run when the call is prepared.
+    Prepare(TokenStream),
+}
+
 /// Everything the `Tool` impl needs.
 pub struct ToolImpl<'a> {
     pub paths: &'a CratePaths,
@@ -184,8 +193,9 @@ pub struct ToolImpl<'a> {
     /// The function of `__private` that makes the parameters' schema: `parameters_for`, or
     /// `derived_parameters` when the description would repeat the tool's.
     pub parameters_fn: Ident,
-    /// The future `call` returns, built with the names from [`call_idents`].
-    pub body: TokenStream,
+    /// The future `call` returns, built with the names from [`call_idents`]; for a tool with
+    /// extractors, what `prepare` returns instead (an `Extracted` body), and `call` awaits it.
+    pub body: Body,
     /// Whether the body reads the call's context (a context or extractor parameter does).
     pub reads_context: bool,
 }
@@ -205,6 +215,26 @@ impl ToolImpl<'_> {
         } = self;
         let state = state_param();
         let name = &identity.name;
+        let (args, ctx) = call_idents();
+        let (call_body, prepare) = match body {
+            Body::Call(body) => (body.clone(), None),
+            Body::Prepare(body) => (
+                quote!(#p::call_prepared(<Self as #p::Tool>::prepare(self, #args, #ctx))),
+                Some(quote! {
+                    fn prepare(
+                        self,
+                        #args: Self::Args,
+                        #ctx: #p::ToolExecutionContext,
+                    ) -> #p::Extracted<
+                        impl ::core::future::Future<
+                            Output = ::core::result::Result<Self::Output, Self::Error>,
+                        > + ::core::marker::Send + 'static,
+                    > {
+                        #body
+                    }
+                }),
+            ),
+        };
         let description = &identity.description;
         let (args, ctx) = call_idents();
         let output_schema = self.output_schema.as_ref().map(|value_ty| {
@@ -227,6 +257,17 @@ impl ToolImpl<'_> {
                 }
             }
         });
+        let requires_approval = self
+            .keys
+            .requires_approval
+            .filter(|requires| *requires)
+            .map(|_| {
+                quote! {
+                    fn requires_approval(&self) -> bool {
+                        true
+                    }
+                }
+            });
         // Only said when `false`: the dispatcher then skips making the call's context.
         let reads_context = (!self.reads_context).then(|| {
             quote! {
@@ -273,6 +314,7 @@ impl ToolImpl<'_> {
                 #output_schema
                 #annotations
                 #exclusive
+                #requires_approval
                 #effect
                 #reads_context
 
@@ -283,8 +325,10 @@ impl ToolImpl<'_> {
                 ) -> impl ::core::future::Future<
                     Output = ::core::result::Result<Self::Output, Self::Error>,
                 > + ::core::marker::Send + 'static {
-                    #body
+                    #call_body
                 }
+
+                #prepare
             }
         }
     }

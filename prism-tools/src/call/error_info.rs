@@ -27,6 +27,9 @@ pub enum BlockReason {
     ExecutionDenied,
     /// A guardrail blocked the call or its result.
     GuardrailBlocked,
+    /// A value the tool takes from its call's context (an extractor) could not be made, so the
+    /// body did not run: the host's set-up lacks something, or the extractor refused the caller.
+    ExtractionFailed,
 }
 
 impl BlockReason {
@@ -40,6 +43,7 @@ impl BlockReason {
             Self::ValidationFailed => "validation_failed",
             Self::ExecutionDenied => "execution_denied",
             Self::GuardrailBlocked => "guardrail_blocked",
+            Self::ExtractionFailed => "extraction_failed",
         }
     }
 }
@@ -77,6 +81,8 @@ pub enum ErrorCode {
     InvalidToolSchema,
     /// See [`BlockReason::GuardrailBlocked`].
     GuardrailBlocked,
+    /// See [`BlockReason::ExtractionFailed`].
+    ExtractionFailed,
     /// The tool's effect was claimed earlier and never recorded an outcome; it may or may not have
     /// happened, so it is not run again until the host resolves it.
     EffectOutcomeUnknown,
@@ -114,6 +120,7 @@ impl ErrorCode {
             Self::ValidationFailed => "validation_failed",
             Self::ExecutionDenied => "execution_denied",
             Self::GuardrailBlocked => "guardrail_blocked",
+            Self::ExtractionFailed => "extraction_failed",
             Self::InvalidToolSchema => "invalid_tool_schema",
             Self::EffectOutcomeUnknown => "effect_outcome_unknown",
             Self::EffectInFlight => "effect_in_flight",
@@ -141,6 +148,7 @@ impl ErrorCode {
             "execution_denied" => Self::ExecutionDenied,
             "invalid_tool_schema" => Self::InvalidToolSchema,
             "guardrail_blocked" => Self::GuardrailBlocked,
+            "extraction_failed" => Self::ExtractionFailed,
             "effect_outcome_unknown" => Self::EffectOutcomeUnknown,
             "effect_in_flight" => Self::EffectInFlight,
             "effect_store_error" => Self::EffectStoreError,
@@ -166,6 +174,7 @@ impl From<BlockReason> for ErrorCode {
             BlockReason::ValidationFailed => Self::ValidationFailed,
             BlockReason::ExecutionDenied => Self::ExecutionDenied,
             BlockReason::GuardrailBlocked => Self::GuardrailBlocked,
+            BlockReason::ExtractionFailed => Self::ExtractionFailed,
         }
     }
 }

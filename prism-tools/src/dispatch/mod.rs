@@ -26,6 +26,7 @@ use serde_json::Value;
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
 use crate::clock::{Clock, Millis, now_or_system};
 use crate::context::ToolExecutionContext;
+use crate::definition::Prepared;
 use crate::effects::{EffectKeySecret, EffectStore};
 use crate::error::{Refusal, ToolError};
 use crate::filter::CompiledFilters;
@@ -407,9 +408,22 @@ impl Dispatcher {
             // destructor guarded, as does dropping this future.
             let body = pin!(
                 match guarded(|| tool.handler().prepare(arguments, call_ctx)) {
-                    Ok(Ok(body)) => guard_body(body),
-                    Ok(Err(refusal)) => {
-                        return Ok(observe.blocked(name, BlockReason::InvalidArguments, refusal));
+                    Ok(Ok(Prepared::Ready(body))) => guard_body(body),
+                    // An extractor that waits: awaited here, before any side effect.
+                    Ok(Ok(Prepared::Pending(pending))) => match guarded_future(|| pending).await {
+                        Ok(Ok(body)) => guard_body(body),
+                        Ok(Err(refused)) => {
+                            let (reason, refusal) = refused.into_parts();
+                            return Ok(observe.blocked(name, reason, refusal));
+                        }
+                        Err(panic) => {
+                            let what = format!("preparing tool {name}");
+                            return Ok(observe.error(name, panicked(&what, &panic, p)));
+                        }
+                    },
+                    Ok(Err(refused)) => {
+                        let (reason, refusal) = refused.into_parts();
+                        return Ok(observe.blocked(name, reason, refusal));
                     }
                     Err(panic) => {
                         // Decoding the arguments, or cloning a typed tool for this call.

@@ -37,8 +37,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
-use crate::definition::{ToolDefinition, ToolFuture, ToolHandler};
-use crate::error::{Refusal, ToolError};
+use crate::definition::{NotPrepared, Prepared, ToolDefinition, ToolFuture, ToolHandler};
+use crate::error::ToolError;
 use crate::tool::decode_arguments;
 
 use super::activated::SharedActivatedTools;
@@ -98,7 +98,7 @@ impl ToolHandler for SearchToolsHandler {
         &self,
         arguments: &Value,
         _ctx: ToolExecutionContext,
-    ) -> Result<ToolFuture, Refusal> {
+    ) -> Result<Prepared, NotPrepared> {
         let args: SearchToolsArgs = decode_arguments(SEARCH_TOOLS_NAME, arguments)?;
         let k = args.k.map_or(self.search.limits().top_k(), |k| k as usize);
         let k = k.clamp(1, MAX_TOP_K);
@@ -126,7 +126,8 @@ impl ToolHandler for SearchToolsHandler {
                 &results,
                 search.limits().max_query_bytes(),
             )))
-        }))
+        })
+        .into())
     }
 }
 
