@@ -127,7 +127,8 @@
 //! | [`context`] | [`ToolExecutionContext`]: ids, cancellation, metadata, progress, scope |
 //! | [`extract`] | [`FromToolContext`] (answering an [`Extraction`]), [`State`], [`FromState`]: tool parameters taken from the call, not the model |
 //! | [`dispatch`] | the pipeline, the typestate builder, events and the ledger |
-//! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute |
+//! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute; a guard answers with a [`Verdict`](guard::Verdict), ready or pending; [`AllowAll`](guard::AllowAll) and [`DenyAll`](guard::DenyAll) |
+//! | [`slot`] | [`IntoSlot`](slot::IntoSlot): what the builder takes for an event sink, a ledger or an effect store |
 //! | [`effects`] | effect claims: at most once, or say unknown; [`EffectRecovery`] for the host |
 //! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect and approval stores, [`RecordQuery`] |
 //! | [`redact`] | [`SecretRedactor`] |

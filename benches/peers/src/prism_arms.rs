@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use prism_tools::{
-    Dispatcher, SecretRedactor, Tool, ToolAnnotations, ToolDefinition, ToolExecutionContext,
+    Dispatcher, Refusal, SecretRedactor, Tool, ToolAnnotations, ToolDefinition, ToolExecutionContext,
     ToolFilter, ToolRegistry, before_execute_fn, call_middleware, permission_fn, schema, trust_fn,
     validator_fn,
 };
@@ -100,12 +100,12 @@ pub fn full_chain(sink: &CountingSink) -> Dispatcher {
             ToolFilter::allow(["add", "subtract", "search", "read_file"]).and_deny(["write_file"]),
         )
         .trust(trust_fn(|tool, _ctx| match tool.annotations().open_world {
-            Some(true) => Err(format!("{} reaches outside this host", tool.name())),
+            Some(true) => Err(format!("{} reaches outside this host", tool.name()).into()),
             _ => Ok(()),
         }))
         .permission(permission_fn(|tool, _args, _ctx| {
             match tool.annotations().destructive {
-                Some(true) => Err("destructive tools need a person's approval"),
+                Some(true) => Err("destructive tools need a person's approval".into()),
                 _ => Ok(()),
             }
         }))
@@ -118,7 +118,7 @@ pub fn full_chain(sink: &CountingSink) -> Dispatcher {
                 .get("dry_run")
                 .is_some_and(|flag| flag == true);
             if dry_run && tool.annotations().read_only != Some(true) {
-                Err("dry run: only read-only tools execute")
+                Err("dry run: only read-only tools execute".into())
             } else {
                 Ok(())
             }
@@ -132,7 +132,7 @@ pub fn full_chain(sink: &CountingSink) -> Dispatcher {
 /// The validator of the full chain: every field the schema requires is present. Both maps hold a
 /// handful of entries, so it scans them rather than hashing (with rig in this binary, serde_json
 /// maps hash with SipHash, which would make this check cost more than the dispatcher around it).
-fn required_fields_present(tool: &ToolDefinition, args: &Value) -> Result<(), String> {
+fn required_fields_present(tool: &ToolDefinition, args: &Value) -> Result<(), Refusal> {
     fn entry<'m>(map: &'m serde_json::Map<String, Value>, name: &str) -> Option<&'m Value> {
         map.iter()
             .find_map(|(key, value)| (key == name).then_some(value))
@@ -145,7 +145,7 @@ fn required_fields_present(tool: &ToolDefinition, args: &Value) -> Result<(), St
     let args = args.as_object().ok_or("arguments must be an object")?;
     for field in required.into_iter().flatten().filter_map(Value::as_str) {
         if entry(args, field).is_none() {
-            return Err(format!("missing required field `{field}`"));
+            return Err(format!("missing required field `{field}`").into());
         }
     }
     Ok(())
