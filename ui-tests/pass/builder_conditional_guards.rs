@@ -16,7 +16,7 @@ fn dispatcher(strict: bool) -> Dispatcher {
         .trust(strict.then(|| trust_fn(|_tool, _ctx| Ok(()))))
         .permission(None::<Arc<dyn PermissionPolicy>>)
         .validate(
-            strict.then(|| validator_fn(|_tool, _args| Err("strict mode refuses everything"))),
+            strict.then(|| validator_fn(|_tool, _args| Err("strict mode refuses everything".into()))),
         )
         .before_execute(strict.then(|| before_execute_fn(|_tool, _args, _ctx| Ok(()))))
         .effects(strict.then(InMemoryEffectStore::new))
