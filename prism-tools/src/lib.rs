@@ -91,7 +91,7 @@
 //! let dispatcher = Dispatcher::builder(registry)
 //!     .filter(ToolFilter::allow(["add"]))
 //!     .permission(permission_fn(|tool, _args, _ctx| {
-//!         if tool.annotations().destructive == Some(true) { Err("needs approval") } else { Ok(()) }
+//!         if tool.annotations().destructive == Some(true) { Err("needs approval".into()) } else { Ok(()) }
 //!     }))
 //!     .ledger(ledger.clone())
 //!     .redactor(SecretRedactor::new(["sk-secret"]))
