@@ -69,70 +69,48 @@ impl DenyAll {
     }
 }
 
-impl TrustPolicy for AllowAll {
-    fn check<'a>(&'a self, _: &'a ToolDefinition, _: &'a ToolExecutionContext) -> Verdict<'a> {
-        Verdict::allow()
-    }
+/// Implements the four guard traits for `$guard`, each answering `$answer(self)`.
+macro_rules! fixed_answer {
+    ($guard:ty, $answer:expr) => {
+        impl TrustPolicy for $guard {
+            fn check<'a>(
+                &'a self,
+                _: &'a ToolDefinition,
+                _: &'a ToolExecutionContext,
+            ) -> Verdict<'a> {
+                $answer(self)
+            }
+        }
+
+        impl PermissionPolicy for $guard {
+            fn check<'a>(
+                &'a self,
+                _: &'a ToolDefinition,
+                _: &'a Value,
+                _: &'a ToolExecutionContext,
+            ) -> Verdict<'a> {
+                $answer(self)
+            }
+        }
+
+        impl ArgumentValidator for $guard {
+            fn validate<'a>(&'a self, _: &'a ToolDefinition, _: &'a Value) -> Verdict<'a> {
+                $answer(self)
+            }
+        }
+
+        impl BeforeExecute for $guard {
+            fn check<'a>(
+                &'a self,
+                _: &'a ToolDefinition,
+                _: &'a Value,
+                _: &'a ToolExecutionContext,
+            ) -> Verdict<'a> {
+                $answer(self)
+            }
+        }
+    };
 }
 
-impl PermissionPolicy for AllowAll {
-    fn check<'a>(
-        &'a self,
-        _: &'a ToolDefinition,
-        _: &'a Value,
-        _: &'a ToolExecutionContext,
-    ) -> Verdict<'a> {
-        Verdict::allow()
-    }
-}
-
-impl ArgumentValidator for AllowAll {
-    fn validate<'a>(&'a self, _: &'a ToolDefinition, _: &'a Value) -> Verdict<'a> {
-        Verdict::allow()
-    }
-}
-
-impl BeforeExecute for AllowAll {
-    fn check<'a>(
-        &'a self,
-        _: &'a ToolDefinition,
-        _: &'a Value,
-        _: &'a ToolExecutionContext,
-    ) -> Verdict<'a> {
-        Verdict::allow()
-    }
-}
-
-impl TrustPolicy for DenyAll {
-    fn check<'a>(&'a self, _: &'a ToolDefinition, _: &'a ToolExecutionContext) -> Verdict<'a> {
-        self.verdict()
-    }
-}
-
-impl PermissionPolicy for DenyAll {
-    fn check<'a>(
-        &'a self,
-        _: &'a ToolDefinition,
-        _: &'a Value,
-        _: &'a ToolExecutionContext,
-    ) -> Verdict<'a> {
-        self.verdict()
-    }
-}
-
-impl ArgumentValidator for DenyAll {
-    fn validate<'a>(&'a self, _: &'a ToolDefinition, _: &'a Value) -> Verdict<'a> {
-        self.verdict()
-    }
-}
-
-impl BeforeExecute for DenyAll {
-    fn check<'a>(
-        &'a self,
-        _: &'a ToolDefinition,
-        _: &'a Value,
-        _: &'a ToolExecutionContext,
-    ) -> Verdict<'a> {
-        self.verdict()
-    }
-}
+fixed_answer!(AllowAll, |_: &AllowAll| Verdict::allow());
+fixed_answer!(DenyAll, DenyAll::verdict);
