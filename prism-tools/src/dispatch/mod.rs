@@ -357,22 +357,13 @@ impl Dispatcher {
             // 6. Trust, then permission. A guard answers now or after an await (a pending
             //    verdict); only a pending one costs an allocation and a suspension.
             for trust in &p.trust {
-                let answer = match run_guard("trust policy", || trust.check(tool, ctx)) {
-                    Verdict::Ready(answer) => answer,
-                    Verdict::Pending(check) => awaited("trust policy", check).await,
-                };
+                let answer = decide!("trust policy", trust.check(tool, ctx));
                 if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                 }
             }
             for permission in &p.permission {
-                let verdict = run_guard("permission policy", || {
-                    permission.check(tool, arguments, ctx)
-                });
-                let answer = match verdict {
-                    Verdict::Ready(answer) => answer,
-                    Verdict::Pending(check) => awaited("permission policy", check).await,
-                };
+                let answer = decide!("permission policy", permission.check(tool, arguments, ctx));
                 if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                 }
@@ -386,10 +377,7 @@ impl Dispatcher {
             }
             let run_validator = ctx.scope().and_then(|scope| scope.validator());
             for validator in p.validators.iter().chain(run_validator) {
-                let answer = match run_guard("validator", || validator.validate(tool, arguments)) {
-                    Verdict::Ready(answer) => answer,
-                    Verdict::Pending(check) => awaited("validator", check).await,
-                };
+                let answer = decide!("validator", validator.validate(tool, arguments));
                 if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
                 }
@@ -435,11 +423,7 @@ impl Dispatcher {
 
             // 8. The execution policy's last word before the side effect.
             for policy in &p.before_execute {
-                let verdict = run_guard("execution policy", || policy.check(tool, arguments, ctx));
-                let answer = match verdict {
-                    Verdict::Ready(answer) => answer,
-                    Verdict::Pending(check) => awaited("execution policy", check).await,
-                };
+                let answer = decide!("execution policy", policy.check(tool, arguments, ctx));
                 if let Err(refusal) = answer {
                     return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
                 }
@@ -601,6 +585,19 @@ enum Step1 {
     /// Already through [`Dispatcher::plan`], with the failure it ended in, if any.
     Done(Option<Box<ErrorInfo>>),
 }
+
+/// A guard's answer inside the pipeline: the verdict of `$check` (run through [`run_guard`]),
+/// awaited only when it is pending. A macro, not an `async fn`, so a ready verdict adds no
+/// future to the pipeline's state and no poll.
+macro_rules! decide {
+    ($kind:literal, $check:expr) => {
+        match run_guard($kind, || $check) {
+            Verdict::Ready(answer) => answer,
+            Verdict::Pending(check) => awaited($kind, check).await,
+        }
+    };
+}
+use decide;
 
 /// Runs a guard callback; a panic refuses the call (fail closed).
 #[inline]
