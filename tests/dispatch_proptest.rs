@@ -203,6 +203,7 @@ impl Case {
             name: self.name.clone(),
             arguments: self.arguments.clone(),
             arguments_error: self.arguments_error.clone(),
+            replay: None,
         }
     }
 

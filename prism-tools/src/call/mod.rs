@@ -6,14 +6,20 @@
 //! `{"toolCallId", "name", "value"}` or `{"toolCallId", "name", "error": {code, message, reason?}}`.
 //!
 //! One file per part: the call ([`ToolCall`], [`CallId`]), the codes and error a refused or failed
-//! call carries ([`BlockReason`], [`ErrorCode`], [`ErrorInfo`]), and the result with its wire
-//! shape ([`ToolResult`], [`ToolOutcome`]).
+//! call carries ([`BlockReason`], [`ErrorCode`], [`ErrorInfo`]), the result with its wire
+//! shape ([`ToolResult`], [`ToolOutcome`]), the content blocks a tool may return
+//! ([`ContentBlock`]), and the opaque provider state a call carries back to its provider
+//! ([`ReplayState`]).
 
+mod content;
 mod error_info;
+mod replay;
 mod result;
 mod tool_call;
 
+pub use content::{ContentBlock, ContentSummary, EmbeddedResource};
 pub use error_info::{BlockReason, ErrorCode, ErrorInfo};
+pub use replay::ReplayState;
 pub(crate) use result::{ResultRef, optional_outcome};
 pub use result::{ToolOutcome, ToolResult};
 pub use tool_call::{CallId, JsonObject, ToolCall};

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use super::replay::ReplayState;
+
 /// A JSON object: the shape every tool's arguments must have.
 pub type JsonObject = serde_json::Map<String, Value>;
 
@@ -80,6 +82,10 @@ pub struct ToolCall {
     /// Why the provider could not parse the arguments, when it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments_error: Option<String>,
+    /// State the provider attached to this call and wants back unchanged (a Gemini thought
+    /// signature, an OpenAI Responses item id). Boxed: most calls have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Box<ReplayState>>,
 }
 
 impl ToolCall {
@@ -90,6 +96,7 @@ impl ToolCall {
             name: name.into(),
             arguments,
             arguments_error: None,
+            replay: None,
         }
     }
 
@@ -104,6 +111,13 @@ impl ToolCall {
             name: name.into(),
             arguments: Value::Null,
             arguments_error: Some(error.into()),
+            replay: None,
         }
+    }
+
+    /// Attaches the provider's replay state.
+    pub fn with_replay(mut self, replay: ReplayState) -> Self {
+        self.replay = Some(Box::new(replay));
+        self
     }
 }

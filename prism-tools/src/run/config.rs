@@ -12,7 +12,8 @@ use std::sync::Arc;
 use crate::context::CancellationToken;
 use crate::guard::ArgumentValidator;
 use crate::run::{
-    ArtifactLoop, ArtifactValidator, DisclosureMode, Skill, ToolNarrowing, ToolRoundGate,
+    ArtifactLoop, ArtifactValidator, DisclosureMode, ProviderEventObserver, Skill, ToolChoice,
+    ToolNarrowing, ToolRoundGate,
 };
 use crate::search::SearchConfig;
 
@@ -49,6 +50,10 @@ pub(crate) struct Settings {
     pub(crate) skills: Option<Vec<Skill>>,
     pub(crate) round_gate: Option<Arc<dyn ToolRoundGate>>,
     pub(crate) artifact_validator: Option<Arc<dyn ArtifactValidator>>,
+    pub(crate) instructions: Option<Arc<str>>,
+    pub(crate) tool_choice: Option<ToolChoice>,
+    pub(crate) parallel_tool_calls: Option<bool>,
+    pub(crate) provider_events: Option<Arc<ProviderEventObserver>>,
 }
 
 impl Settings {
@@ -73,6 +78,10 @@ impl Settings {
             skills: pick(&run.skills, &self.skills),
             round_gate: pick(&run.round_gate, &self.round_gate),
             artifact_validator: pick(&run.artifact_validator, &self.artifact_validator),
+            instructions: pick(&run.instructions, &self.instructions),
+            tool_choice: pick(&run.tool_choice, &self.tool_choice),
+            parallel_tool_calls: pick(&run.parallel_tool_calls, &self.parallel_tool_calls),
+            provider_events: pick(&run.provider_events, &self.provider_events),
         }
     }
 }
@@ -92,6 +101,10 @@ impl fmt::Debug for Settings {
             .field("skills", &self.skills)
             .field("round_gate", &self.round_gate.is_some())
             .field("artifact_validator", &self.artifact_validator.is_some())
+            .field("instructions", &self.instructions)
+            .field("tool_choice", &self.tool_choice)
+            .field("parallel_tool_calls", &self.parallel_tool_calls)
+            .field("provider_events", &self.provider_events.is_some())
             .finish()
     }
 }
@@ -166,6 +179,34 @@ macro_rules! shared_setters {
         /// Sets the validator of the generate-validate-revise loop's candidates.
         pub fn artifact_validator(mut self, validator: impl ArtifactValidator) -> Self {
             self.settings.artifact_validator = Some(Arc::new(validator));
+            self
+        }
+
+        /// Sets the system instructions sent with every provider turn.
+        pub fn instructions(mut self, instructions: impl Into<Arc<str>>) -> Self {
+            self.settings.instructions = Some(instructions.into());
+            self
+        }
+
+        /// Sets whether, and which, tools the model must call (default [`ToolChoice::Auto`]).
+        pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+            self.settings.tool_choice = Some(choice);
+            self
+        }
+
+        /// Allows or forbids several calls in one response (default: the provider's).
+        pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+            self.settings.parallel_tool_calls = Some(parallel);
+            self
+        }
+
+        /// Watches each provider turn as it streams in (text deltas, calls forming). The events
+        /// carry the model's raw output, before any redaction.
+        pub fn provider_events(
+            mut self,
+            observer: impl Fn(&crate::run::ProviderEvent) + Send + Sync + 'static,
+        ) -> Self {
+            self.settings.provider_events = Some(Arc::new(observer));
             self
         }
     };
@@ -269,6 +310,10 @@ pub(crate) struct Resolved {
     pub(crate) skills: Vec<Skill>,
     pub(crate) round_gate: Option<Arc<dyn ToolRoundGate>>,
     pub(crate) artifact_validator: Option<Arc<dyn ArtifactValidator>>,
+    pub(crate) instructions: Option<Arc<str>>,
+    pub(crate) tool_choice: ToolChoice,
+    pub(crate) parallel_tool_calls: Option<bool>,
+    pub(crate) provider_events: Option<Arc<ProviderEventObserver>>,
 }
 
 impl Resolved {
@@ -288,6 +333,10 @@ impl Resolved {
             skills: settings.skills.unwrap_or_default(),
             round_gate: settings.round_gate,
             artifact_validator: settings.artifact_validator,
+            instructions: settings.instructions,
+            tool_choice: settings.tool_choice.unwrap_or_default(),
+            parallel_tool_calls: settings.parallel_tool_calls,
+            provider_events: settings.provider_events,
         }
     }
 }

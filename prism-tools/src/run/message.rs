@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::call::{ToolCall, ToolResult};
+use crate::call::{ReplayState, ToolCall, ToolResult};
 
 /// One transcript row.
 ///
@@ -33,6 +33,10 @@ pub enum Message {
         /// The calls, in the order the model made them.
         #[serde(default, skip_serializing_if = "Vec::is_empty", rename = "toolCalls")]
         tool_calls: Vec<ToolCall>,
+        /// State the provider wants back with this message (reasoning items, thinking blocks),
+        /// kept with the session and sent back unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replay: Option<ReplayState>,
     },
     /// The answer to one call.
     Tool {
@@ -54,6 +58,16 @@ impl Message {
         Self::Assistant {
             content: content.into(),
             tool_calls,
+            replay: None,
+        }
+    }
+
+    /// The assistant row of a provider's response, replay state included.
+    pub fn from_response(response: &crate::run::ProviderResponse) -> Self {
+        Self::Assistant {
+            content: response.text.clone(),
+            tool_calls: response.tool_calls.clone(),
+            replay: response.replay.clone(),
         }
     }
 

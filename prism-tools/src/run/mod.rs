@@ -71,6 +71,9 @@ mod message;
 mod narrowing;
 mod outcome;
 mod provider;
+mod provider_error;
+mod provider_event;
+mod response;
 mod resume;
 mod round_gate;
 mod run_disclosure;
@@ -82,6 +85,7 @@ mod session;
 mod skill;
 mod snapshot;
 mod suspension;
+mod tool_choice;
 mod tool_round;
 mod turn;
 
@@ -110,12 +114,13 @@ pub use events::{
 pub use message::Message;
 pub use narrowing::{NarrowingRequest, ToolNarrowing, narrowing_fn};
 pub use outcome::{RunEnd, RunOutcome, RunSummary};
-pub use provider::{
-    Provider, ProviderError, ProviderRequest, ProviderResponse, StopReason, ToolsMetadata,
-    TurnMetadata,
-};
+pub use provider::{Provider, ProviderEventObserver, ProviderRequest, ToolsMetadata, TurnMetadata};
+pub use provider_error::{ProviderError, ProviderErrorKind};
+pub use provider_event::{ProviderEvent, ResponseFold};
+pub use response::{ProviderResponse, StopReason, Usage};
 pub use round_gate::{RoundCharge, ToolRoundGate, round_gate_fn};
 pub use scripted::{RecordedRequest, ScriptedProvider};
 pub use session::{Session, SessionState};
 pub use skill::Skill;
 pub use suspension::SuspendedRun;
+pub use tool_choice::ToolChoice;

@@ -13,12 +13,15 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::call::ToolCall;
 use crate::definition::ToolDefinition;
 use crate::effects::BoxFuture;
-use crate::run::Message;
+use crate::run::{Message, ProviderError, ProviderEvent, ProviderResponse, ToolChoice};
 
 /// A language model, or anything that answers like one.
+///
+/// A streaming provider tells [`ProviderRequest::observe`] of each [`ProviderEvent`] as it
+/// decodes it and answers with their fold; one that does not stream may report
+/// [`ProviderResponse::to_events`] when it is done.
 pub trait Provider: Send + Sync + 'static {
     /// Answers one turn.
     fn complete<'a>(
@@ -27,18 +30,111 @@ pub trait Provider: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<ProviderResponse, ProviderError>>;
 }
 
+/// Receives a turn's [`ProviderEvent`]s as they arrive.
+pub type ProviderEventObserver = dyn Fn(&ProviderEvent) + Send + Sync;
+
 /// What the provider is sent for one turn. Borrowed: the run owns the data.
-#[derive(Clone, Copy, Debug)]
+///
+/// ```
+/// use prism::run::{Message, ProviderRequest, ToolChoice, TurnMetadata, ToolsMetadata};
+///
+/// let transcript = [Message::user("Hello")];
+/// let metadata = TurnMetadata {
+///     session_id: "s1".into(),
+///     run_id: "r1".into(),
+///     turn: 1,
+///     tools: ToolsMetadata::of_names::<_, &str>([]),
+/// };
+/// let request = ProviderRequest::new(&transcript, &[], &metadata)
+///     .with_instructions(Some("Answer briefly."));
+/// assert_eq!(request.instructions, Some("Answer briefly."));
+/// assert_eq!(*request.tool_choice, ToolChoice::Auto);
+/// ```
+#[derive(Clone, Copy)]
+#[non_exhaustive]
 pub struct ProviderRequest<'a> {
+    /// The system instructions, sent before the transcript.
+    pub instructions: Option<&'a str>,
     /// Every row so far, oldest first.
     pub transcript: &'a [Message],
     /// The tools described this turn, in the run snapshot's order.
     pub tools: &'a [ToolDefinition],
+    /// Whether and which tools the model must call.
+    pub tool_choice: &'a ToolChoice,
+    /// Whether the model may make several calls in one response; `None` leaves the provider's
+    /// default.
+    pub parallel_tool_calls: Option<bool>,
     /// Which turn this is and what its tool list hashes to.
     pub metadata: &'a TurnMetadata,
+    /// Told of each event as the response streams in, when the host asked to watch.
+    pub observer: Option<&'a ProviderEventObserver>,
 }
 
-impl ProviderRequest<'_> {
+impl fmt::Debug for ProviderRequest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderRequest")
+            .field("instructions", &self.instructions)
+            .field("transcript", &self.transcript)
+            .field("tools", &self.tools)
+            .field("tool_choice", &self.tool_choice)
+            .field("parallel_tool_calls", &self.parallel_tool_calls)
+            .field("metadata", &self.metadata)
+            .field("observer", &self.observer.is_some())
+            .finish()
+    }
+}
+
+impl<'a> ProviderRequest<'a> {
+    /// A request with no instructions, [`ToolChoice::Auto`], the provider's default for
+    /// parallel calls, and no observer.
+    pub fn new(
+        transcript: &'a [Message],
+        tools: &'a [ToolDefinition],
+        metadata: &'a TurnMetadata,
+    ) -> Self {
+        static AUTO: ToolChoice = ToolChoice::Auto;
+        Self {
+            instructions: None,
+            transcript,
+            tools,
+            tool_choice: &AUTO,
+            parallel_tool_calls: None,
+            metadata,
+            observer: None,
+        }
+    }
+
+    /// Sets the system instructions.
+    pub fn with_instructions(mut self, instructions: Option<&'a str>) -> Self {
+        self.instructions = instructions;
+        self
+    }
+
+    /// Sets the tool choice.
+    pub fn with_tool_choice(mut self, choice: &'a ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Allows or forbids several calls in one response.
+    pub fn with_parallel_tool_calls(mut self, parallel: Option<bool>) -> Self {
+        self.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// Sets the observer of streamed events.
+    pub fn with_observer(mut self, observer: Option<&'a ProviderEventObserver>) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// Tells the observer, if any, of one event.
+    pub fn observe(&self, event: &ProviderEvent) {
+        if let Some(observer) = self.observer {
+            observer(event);
+        }
+    }
+
     /// The tool schemas as JSON (`[{name, description?, parameters?}]`), in request order: the
     /// provider-neutral form a wire adapter lowers into its own dialect. The same tools always
     /// give the same bytes.
@@ -115,86 +211,3 @@ impl ToolsMetadata {
         Self::of_names(tools.iter().map(ToolDefinition::name))
     }
 }
-
-/// Why the model stopped.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum StopReason {
-    /// The model finished its answer.
-    #[default]
-    EndTurn,
-    /// The model wants its tool calls answered.
-    ToolCalls,
-    /// The model ran out of output tokens.
-    MaxTokens,
-}
-
-/// What the provider answered.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProviderResponse {
-    /// The assistant text (may be empty).
-    #[serde(default)]
-    pub text: String,
-    /// The tool calls, in the order the model made them.
-    #[serde(default)]
-    pub tool_calls: Vec<ToolCall>,
-    /// Why the model stopped.
-    #[serde(default)]
-    pub stop_reason: StopReason,
-}
-
-impl ProviderResponse {
-    /// A final answer with no calls.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            tool_calls: Vec::new(),
-            stop_reason: StopReason::EndTurn,
-        }
-    }
-
-    /// A response that calls tools.
-    pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        Self {
-            text: String::new(),
-            tool_calls: calls.into_iter().collect(),
-            stop_reason: StopReason::ToolCalls,
-        }
-    }
-
-    /// Adds assistant text to the response.
-    pub fn with_text(mut self, text: impl Into<String>) -> Self {
-        self.text = text.into();
-        self
-    }
-}
-
-/// The provider could not answer. Its message reaches the host after redaction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProviderError {
-    message: String,
-}
-
-impl ProviderError {
-    /// An error with a message.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for ProviderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ProviderError {}

@@ -132,12 +132,12 @@ impl<'s> RunDriver<'s> {
                 Ok(response) => response,
                 Err(error) => return Err(self.fail(error)),
             };
+            self.session
+                .transcript
+                .push(Message::from_response(&response));
             let ProviderResponse {
                 text, tool_calls, ..
             } = response;
-            self.session
-                .transcript
-                .push(Message::assistant(text.clone(), tool_calls.clone()));
             self.text = text;
             let step = match self.settings.strategy {
                 LoopStrategy::SingleShot => self.single_shot_step(tool_calls, &turn_tools).await,
@@ -247,11 +247,13 @@ impl<'s> RunDriver<'s> {
                 tools: turn_tools.metadata.clone(),
             },
         });
-        let request = ProviderRequest {
-            transcript: &self.session.transcript,
-            tools: &turn_tools.described,
-            metadata: &metadata,
-        };
+        let settings = &self.settings;
+        let request =
+            ProviderRequest::new(&self.session.transcript, &turn_tools.described, &metadata)
+                .with_instructions(settings.instructions.as_deref())
+                .with_tool_choice(&settings.tool_choice)
+                .with_parallel_tool_calls(settings.parallel_tool_calls)
+                .with_observer(settings.provider_events.as_deref());
         let provider = &self.session.agent.provider;
         let answer = match guarded(|| provider.complete(request)) {
             Ok(future) => AssertUnwindSafe(future)
@@ -271,7 +273,7 @@ impl<'s> RunDriver<'s> {
             let redactor = self.session.agent.dispatcher.redactor();
             RunError::Provider {
                 turn: self.turn,
-                error: ProviderError::new(redactor.redact_str(error.message())),
+                error: error.redacted(redactor),
             }
         })
     }

@@ -2,19 +2,25 @@
 //!
 //! Tests and examples use it to drive the run loop without a network: each call to
 //! [`complete`](Provider::complete) returns the next scripted response, and keeps a copy of the
-//! request (transcript, tool schema bytes, metadata) to assert on afterwards.
+//! request (instructions, transcript, tool schema bytes, metadata) to assert on afterwards. An
+//! observer of the request is told of the response's events ([`ProviderResponse::to_events`]),
+//! as a streaming provider would tell it.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use crate::effects::BoxFuture;
 use crate::run::{
-    Message, Provider, ProviderError, ProviderRequest, ProviderResponse, TurnMetadata,
+    Message, Provider, ProviderError, ProviderRequest, ProviderResponse, ToolChoice, TurnMetadata,
 };
 
 /// What a [`ScriptedProvider`] was sent on one turn.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordedRequest {
+    /// The system instructions as sent.
+    pub instructions: Option<String>,
+    /// The tool choice as sent.
+    pub tool_choice: ToolChoice,
     /// The transcript as sent.
     pub transcript: Vec<Message>,
     /// The names of the tools described, in request order.
@@ -85,6 +91,8 @@ impl Provider for ScriptedProvider {
         request: ProviderRequest<'a>,
     ) -> BoxFuture<'a, Result<ProviderResponse, ProviderError>> {
         let recorded = RecordedRequest {
+            instructions: request.instructions.map(str::to_owned),
+            tool_choice: request.tool_choice.clone(),
             transcript: request.transcript.to_vec(),
             tool_names: request
                 .tools
@@ -94,14 +102,21 @@ impl Provider for ScriptedProvider {
             tool_schemas: request.tool_schemas().to_string(),
             metadata: request.metadata.clone(),
         };
-        let mut script = self.lock();
-        script.requests.push(recorded);
-        let answer = script.turns.pop_front().ok_or_else(|| {
-            ProviderError::new(format!(
-                "the script has no response left for turn {}",
-                request.metadata.turn
-            ))
-        });
+        let answer = {
+            let mut script = self.lock();
+            script.requests.push(recorded);
+            script.turns.pop_front().ok_or_else(|| {
+                ProviderError::new(format!(
+                    "the script has no response left for turn {}",
+                    request.metadata.turn
+                ))
+            })
+        };
+        if let (Ok(response), Some(_)) = (&answer, request.observer) {
+            for event in response.to_events() {
+                request.observe(&event);
+            }
+        }
         Box::pin(std::future::ready(answer))
     }
 }

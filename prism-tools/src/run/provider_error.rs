@@ -1,0 +1,169 @@
+//! [`ProviderError`]: why a provider turn failed, with a kind a host (or a retry policy) can act on.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::redact::SecretRedactor;
+use crate::run::ProviderResponse;
+
+/// What kind of failure a [`ProviderError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProviderErrorKind {
+    /// Too many requests; [`ProviderError::retry_after`] says how long to wait when the provider
+    /// said.
+    RateLimited,
+    /// The provider is overloaded or failing on its side (5xx, `overloaded_error`).
+    Overloaded,
+    /// The provider refused the request as malformed or unsupported (4xx).
+    InvalidRequest,
+    /// The key is missing, wrong or not allowed to do this.
+    Authentication,
+    /// The connection failed, or a timeout fired.
+    Transport,
+    /// The stream ended before the response was complete; [`ProviderError::partial`] holds what
+    /// was complete.
+    TruncatedStream,
+    /// The run's cancellation stopped the turn.
+    Cancelled,
+    /// The response could not be read as the wire format says it should look.
+    InvalidResponse,
+    /// Anything else.
+    Other,
+}
+
+impl ProviderErrorKind {
+    /// The kind's name: `rate_limited`, `overloaded`, `invalid_request`, `authentication`,
+    /// `transport`, `truncated_stream`, `cancelled`, `invalid_response`, `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RateLimited => "rate_limited",
+            Self::Overloaded => "overloaded",
+            Self::InvalidRequest => "invalid_request",
+            Self::Authentication => "authentication",
+            Self::Transport => "transport",
+            Self::TruncatedStream => "truncated_stream",
+            Self::Cancelled => "cancelled",
+            Self::InvalidResponse => "invalid_response",
+            Self::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for ProviderErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The provider could not answer. Its message reaches the host after redaction.
+///
+/// ```
+/// use std::time::Duration;
+/// use prism::run::{ProviderError, ProviderErrorKind};
+///
+/// let error = ProviderError::with_kind(ProviderErrorKind::RateLimited, "slow down")
+///     .with_status(429)
+///     .with_retry_after(Duration::from_secs(2));
+/// assert_eq!(error.kind(), ProviderErrorKind::RateLimited);
+/// assert_eq!(error.retry_after(), Some(Duration::from_secs(2)));
+/// assert_eq!(error.to_string(), "rate_limited (HTTP 429): slow down");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderError {
+    kind: ProviderErrorKind,
+    message: String,
+    status: Option<u16>,
+    retry_after: Option<Duration>,
+    partial: Option<Box<ProviderResponse>>,
+}
+
+impl ProviderError {
+    /// An error of kind [`ProviderErrorKind::Other`].
+    pub fn new(message: impl Into<String>) -> Self {
+        Self::with_kind(ProviderErrorKind::Other, message)
+    }
+
+    /// An error of this kind.
+    pub fn with_kind(kind: ProviderErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            status: None,
+            retry_after: None,
+            partial: None,
+        }
+    }
+
+    /// Records the HTTP status the provider answered with.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Records how long the provider asked to wait before trying again.
+    pub fn with_retry_after(mut self, wait: Duration) -> Self {
+        self.retry_after = Some(wait);
+        self
+    }
+
+    /// Keeps what was complete when a stream ended early.
+    pub fn with_partial(mut self, partial: ProviderResponse) -> Self {
+        self.partial = Some(Box::new(partial));
+        self
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ProviderErrorKind {
+        self.kind
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The HTTP status, when there was one.
+    pub fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// How long the provider asked to wait, when it said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    /// What was complete before a stream ended early: whole text deltas, and only the tool
+    /// calls whose arguments were complete.
+    pub fn partial(&self) -> Option<&ProviderResponse> {
+        self.partial.as_deref()
+    }
+
+    /// The same error with its message, and any partial text, redacted.
+    pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
+        if let std::borrow::Cow::Owned(clean) = redactor.redact_str(&self.message) {
+            self.message = clean;
+        }
+        if let Some(partial) = &mut self.partial {
+            if let std::borrow::Cow::Owned(clean) = redactor.redact_str(&partial.text) {
+                partial.text = clean;
+            }
+        }
+        self
+    }
+}
+
+impl fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kind == ProviderErrorKind::Other && self.status.is_none() {
+            return f.write_str(&self.message);
+        }
+        f.write_str(self.kind.as_str())?;
+        if let Some(status) = self.status {
+            write!(f, " (HTTP {status})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ProviderError {}
