@@ -161,6 +161,7 @@ pub mod macro_support;
 mod panic;
 mod prepared;
 mod progress;
+pub mod provider;
 pub mod redact;
 pub mod registry;
 pub mod run;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use super::content::ContentBlock;
 use super::error_info::{BlockReason, ErrorInfo};
 use super::tool_call::CallId;
 
@@ -42,16 +43,17 @@ pub struct ToolResult {
     pub name: Arc<str>,
     /// How it ended.
     pub outcome: ToolOutcome,
+    /// Content blocks the tool returned beside (or, with a `null` value, instead of) its value.
+    pub content: Vec<ContentBlock>,
+    /// True when the output comes from outside the host's trust (a web page, a remote MCP
+    /// server): wire formats fence it as data for the model, and guardrails can tell.
+    pub untrusted: bool,
 }
 
 impl ToolResult {
     /// A successful result.
     pub fn value(tool_call_id: CallId, name: impl Into<Arc<str>>, value: Value) -> Self {
-        Self {
-            tool_call_id,
-            name: name.into(),
-            outcome: ToolOutcome::Value(value),
-        }
+        Self::new(tool_call_id, name.into(), ToolOutcome::Value(value))
     }
 
     /// A blocked result.
@@ -61,20 +63,49 @@ impl ToolResult {
         reason: BlockReason,
         message: impl Into<String>,
     ) -> Self {
-        Self {
+        Self::new(
             tool_call_id,
-            name: name.into(),
-            outcome: ToolOutcome::Blocked(ErrorInfo::blocked(reason, message)),
-        }
+            name.into(),
+            ToolOutcome::Blocked(ErrorInfo::blocked(reason, message)),
+        )
     }
 
     /// A failed result.
     pub fn error(tool_call_id: CallId, name: impl Into<Arc<str>>, error: ErrorInfo) -> Self {
+        Self::new(tool_call_id, name.into(), ToolOutcome::Error(error))
+    }
+
+    /// A result with this outcome, no content blocks, trusted.
+    pub fn new(tool_call_id: CallId, name: Arc<str>, outcome: ToolOutcome) -> Self {
         Self {
             tool_call_id,
-            name: name.into(),
-            outcome: ToolOutcome::Error(error),
+            name,
+            outcome,
+            content: Vec::new(),
+            untrusted: false,
         }
+    }
+
+    /// Adds content blocks.
+    pub fn with_content(mut self, content: impl IntoIterator<Item = ContentBlock>) -> Self {
+        self.content.extend(content);
+        self
+    }
+
+    /// Marks the output as untrusted.
+    pub fn with_untrusted(mut self, untrusted: bool) -> Self {
+        self.untrusted = untrusted;
+        self
+    }
+
+    /// The content blocks, in the order the tool returned them.
+    pub fn content(&self) -> &[ContentBlock] {
+        &self.content
+    }
+
+    /// True when the output comes from outside the host's trust.
+    pub fn is_untrusted(&self) -> bool {
+        self.untrusted
     }
 
     /// The value, when the call succeeded.
@@ -117,6 +148,10 @@ struct ToolResultWire<'a> {
     value: Option<Cow<'a, Value>>,
     #[serde(default)]
     error: Option<Cow<'a, ErrorInfo>>,
+    #[serde(default)]
+    content: Vec<ContentBlock>,
+    #[serde(default)]
+    untrusted: bool,
 }
 
 /// An outcome as it is read: `value`, or `error` (whose `reason` says whether it was blocked).
@@ -141,7 +176,10 @@ impl OutcomeWire<'_> {
 
 impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        ResultRef::new(&self.tool_call_id, &self.name, &self.outcome).serialize(serializer)
+        let mut wire = ResultRef::new(&self.tool_call_id, &self.name, &self.outcome);
+        wire.content = &self.content;
+        wire.untrusted = self.untrusted;
+        wire.serialize(serializer)
     }
 }
 
@@ -156,6 +194,8 @@ impl<'de> Deserialize<'de> for ToolResult {
                 error: wire.error,
             }
             .into_outcome(),
+            content: wire.content,
+            untrusted: wire.untrusted,
         })
     }
 }
@@ -170,6 +210,10 @@ pub(crate) struct ResultRef<'a> {
     value: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a ErrorInfo>,
+    #[serde(skip_serializing_if = "<[ContentBlock]>::is_empty")]
+    content: &'a [ContentBlock],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    untrusted: bool,
 }
 
 impl<'a> ResultRef<'a> {
@@ -180,6 +224,8 @@ impl<'a> ResultRef<'a> {
             name,
             value: Some(value),
             error: None,
+            content: &[],
+            untrusted: false,
         }
     }
 
@@ -193,6 +239,8 @@ impl<'a> ResultRef<'a> {
             name,
             value,
             error,
+            content: &[],
+            untrusted: false,
         }
     }
 }
@@ -240,5 +288,17 @@ mod tests {
         let back: ToolResult =
             serde_json::from_value(serde_json::to_value(&failed).unwrap()).unwrap();
         assert_eq!(back, failed);
+
+        let rich = ToolResult::value("c4".into(), "chart", Value::Null)
+            .with_content([ContentBlock::image_bytes(b"png", "image/png")])
+            .with_untrusted(true);
+        let text = serde_json::to_value(&rich).unwrap();
+        assert_eq!(
+            text,
+            json!({"toolCallId": "c4", "name": "chart", "value": null,
+                   "content": [{"type": "image", "data": "cG5n", "mimeType": "image/png"}],
+                   "untrusted": true})
+        );
+        assert_eq!(serde_json::from_value::<ToolResult>(text).unwrap(), rich);
     }
 }

@@ -96,11 +96,7 @@ impl<'a> Observe<'a> {
         self.p.redactor.redact_error(&mut error);
         let p = self.p;
         let Some(ledger) = &p.ledger else {
-            return ToolResult {
-                tool_call_id: self.id,
-                name,
-                outcome: ToolOutcome::Error(error),
-            };
+            return ToolResult::new(self.id, name, ToolOutcome::Error(error));
         };
         let event = self.event(name, ToolEventKind::ToolExecutionError { error });
         let row = row_of(event, p.ownership.clone());
@@ -176,11 +172,7 @@ impl<'a> Observe<'a> {
             "tool call ended"
         );
         if !self.is_watching() {
-            return ToolResult {
-                tool_call_id: self.id,
-                name,
-                outcome,
-            };
+            return ToolResult::new(self.id, name, outcome);
         }
         let kind = match outcome {
             ToolOutcome::Value(value) => ToolEventKind::ToolExecutionFinished { value },
@@ -238,12 +230,9 @@ fn append(ledger: &dyn RunLedger, row: &ToolCallRecord) {
 
 /// The result a terminal row records, handed back once the row has been reported.
 fn take_result(row: ToolCallRecord) -> ToolResult {
-    ToolResult {
-        tool_call_id: row.tool_call_id,
-        name: row.tool_name,
-        // `row_of` gives every terminal row its outcome.
-        outcome: row.outcome.expect("a terminal row carries its outcome"),
-    }
+    // `row_of` gives every terminal row its outcome.
+    let outcome = row.outcome.expect("a terminal row carries its outcome");
+    ToolResult::new(row.tool_call_id, row.tool_name, outcome)
 }
 
 /// The ledger row that records what `event` reports, made of its contents.
