@@ -42,7 +42,7 @@ pub enum RunError {
         error: ProviderError,
     },
     /// A guardrail tripped during a batch. The rows of that batch were written first.
-    Tripwire(Tripwire),
+    Tripwire(Box<Tripwire>),
     /// The run's cancellation token fired.
     Cancelled,
     /// A response called tools after the run's last allowed tool round; its calls were answered

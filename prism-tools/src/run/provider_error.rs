@@ -73,9 +73,15 @@ impl fmt::Display for ProviderErrorKind {
 pub struct ProviderError {
     kind: ProviderErrorKind,
     message: String,
+    /// Boxed so a `Result` carrying the error stays small.
+    details: Option<Box<Details>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Details {
     status: Option<u16>,
     retry_after: Option<Duration>,
-    partial: Option<Box<ProviderResponse>>,
+    partial: Option<ProviderResponse>,
 }
 
 impl ProviderError {
@@ -89,27 +95,29 @@ impl ProviderError {
         Self {
             kind,
             message: message.into(),
-            status: None,
-            retry_after: None,
-            partial: None,
+            details: None,
         }
+    }
+
+    fn details_mut(&mut self) -> &mut Details {
+        self.details.get_or_insert_with(Box::default)
     }
 
     /// Records the HTTP status the provider answered with.
     pub fn with_status(mut self, status: u16) -> Self {
-        self.status = Some(status);
+        self.details_mut().status = Some(status);
         self
     }
 
     /// Records how long the provider asked to wait before trying again.
     pub fn with_retry_after(mut self, wait: Duration) -> Self {
-        self.retry_after = Some(wait);
+        self.details_mut().retry_after = Some(wait);
         self
     }
 
     /// Keeps what was complete when a stream ended early.
     pub fn with_partial(mut self, partial: ProviderResponse) -> Self {
-        self.partial = Some(Box::new(partial));
+        self.details_mut().partial = Some(partial);
         self
     }
 
@@ -125,18 +133,18 @@ impl ProviderError {
 
     /// The HTTP status, when there was one.
     pub fn status(&self) -> Option<u16> {
-        self.status
+        self.details.as_ref()?.status
     }
 
     /// How long the provider asked to wait, when it said.
     pub fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
+        self.details.as_ref()?.retry_after
     }
 
     /// What was complete before a stream ended early: whole text deltas, and only the tool
     /// calls whose arguments were complete.
     pub fn partial(&self) -> Option<&ProviderResponse> {
-        self.partial.as_deref()
+        self.details.as_ref()?.partial.as_ref()
     }
 
     /// The same error with its message, and any partial text, redacted.
@@ -144,10 +152,14 @@ impl ProviderError {
         if let std::borrow::Cow::Owned(clean) = redactor.redact_str(&self.message) {
             self.message = clean;
         }
-        if let Some(partial) = &mut self.partial {
-            if let std::borrow::Cow::Owned(clean) = redactor.redact_str(&partial.text) {
-                partial.text = clean;
-            }
+        let partial = self
+            .details
+            .as_mut()
+            .and_then(|details| details.partial.as_mut());
+        if let Some(partial) = partial
+            && let std::borrow::Cow::Owned(clean) = redactor.redact_str(&partial.text)
+        {
+            partial.text = clean;
         }
         self
     }
@@ -155,11 +167,12 @@ impl ProviderError {
 
 impl fmt::Display for ProviderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.kind == ProviderErrorKind::Other && self.status.is_none() {
+        let status = self.status();
+        if self.kind == ProviderErrorKind::Other && status.is_none() {
             return f.write_str(&self.message);
         }
         f.write_str(self.kind.as_str())?;
-        if let Some(status) = self.status {
+        if let Some(status) = status {
             write!(f, " (HTTP {status})")?;
         }
         write!(f, ": {}", self.message)

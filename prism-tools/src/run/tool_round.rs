@@ -309,7 +309,7 @@ impl RunDriver<'_> {
 pub(crate) fn stop_error(stopped: Option<BatchStop>) -> Result<(), RunError> {
     match stopped {
         None => Ok(()),
-        Some(BatchStop::Tripwire(tripwire)) => Err(RunError::Tripwire(tripwire)),
+        Some(BatchStop::Tripwire(tripwire)) => Err(RunError::Tripwire(Box::new(tripwire))),
         Some(BatchStop::Cancelled) => Err(RunError::Cancelled),
     }
 }
