@@ -220,15 +220,13 @@ fn null_branches(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_
     if branches.len() == before {
         return;
     }
-    map.insert("nullable".to_owned(), json!(true));
     walk.report
         .rewritten(pointer, "anyOf", "a `null` branch as `nullable: true`");
-    let Some(Value::Array(branches)) = map.get("anyOf") else {
-        return;
-    };
-    if let [Value::Object(only)] = branches.as_slice() {
+    if let Some(Value::Array(branches)) = map.get("anyOf")
+        && let [Value::Object(only)] = branches.as_slice()
+    {
         let overlap = only.keys().any(|keyword| {
-            map.contains_key(keyword) && !is_annotation(keyword) && keyword != "nullable"
+            keyword != "anyOf" && map.contains_key(keyword) && !is_annotation(keyword)
         });
         if !overlap {
             let only = only.clone();
@@ -238,6 +236,7 @@ fn null_branches(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_
             }
         }
     }
+    map.insert("nullable".to_owned(), json!(true));
 }
 
 /// Enums hold strings: a `null` among them becomes `nullable`; other values remove the enum.
