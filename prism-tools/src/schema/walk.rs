@@ -165,11 +165,10 @@ impl<'a> Walk<'a> {
                         } else if keyword == "dependencies" {
                             entry.clone()
                         } else {
-                            pointer.truncate(at);
                             return Err(LoweringError::invalid(
                                 pointer,
-                                keyword,
-                                "a map of schemas",
+                                "schema",
+                                "an object or a boolean",
                             )
                             .into());
                         };
