@@ -8,7 +8,7 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -284,6 +284,30 @@ impl ToolDefinition {
     /// True when both values are the same definition (not merely equal fields).
     pub fn ptr_eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// This definition's identity, for caches keyed on it (see [`DefinitionIdentity`]).
+    pub(crate) fn identity(&self) -> DefinitionIdentity {
+        DefinitionIdentity(Arc::downgrade(&self.inner))
+    }
+}
+
+/// The identity of one definition, which does not keep it alive. While an identity exists, the
+/// definition's allocation is not freed, so its [`address`](Self::address) cannot be given to a
+/// later definition: a cache keyed on the address and holding the identity never serves one
+/// definition's entry to another, even after the first is dropped or replaced.
+#[derive(Clone)]
+pub(crate) struct DefinitionIdentity(Weak<DefinitionInner>);
+
+impl DefinitionIdentity {
+    /// A number unique among the definitions alive, and among those whose identity is held.
+    pub(crate) fn address(&self) -> usize {
+        self.0.as_ptr().cast::<()>() as usize
+    }
+
+    /// Whether the definition is still alive.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.0.strong_count() > 0
     }
 }
 

@@ -133,8 +133,9 @@
 //! | [`storage`] | durable ledgers (JSON Lines, SQLite, PostgreSQL), durable effect and approval stores, [`RecordQuery`] |
 //! | [`redact`] | [`SecretRedactor`] |
 //! | [`limits`] | argument and output bounds |
-//! | [`schema`] | JSON Schema generation settings for parameters |
+//! | [`schema`] | JSON Schema generation settings for parameters; [`lower`](schema::lower)ing them per provider [`Dialect`](schema::Dialect), with a [`LoweringCache`](schema::LoweringCache) |
 //! | [`contributions`] | inert tools contributed by extensions |
+//! | [`provider`] | provider wire formats: [`names`](provider::names) (reversible tool names per provider) |
 //! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |

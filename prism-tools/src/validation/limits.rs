@@ -11,8 +11,8 @@ use std::fmt;
 use serde_json::Value;
 
 use super::error::{ArgumentError, SchemaError, SchemaErrorKind};
-use super::keywords::push_segment;
 use crate::limits::Widest;
+use crate::schema::keywords::push_segment;
 
 /// Object keys never accepted in arguments or schemas: in JavaScript they reach an object's
 /// prototype, and arguments and schemas are often handed on to JavaScript tools or services.

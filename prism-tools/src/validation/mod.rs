@@ -39,7 +39,6 @@
 
 mod engine;
 mod error;
-mod keywords;
 mod limits;
 mod normalize;
 mod schema_validator;

@@ -24,7 +24,7 @@ use jsonschema::{Draft, Uri, uri};
 use serde_json::{Map, Value};
 
 use super::error::{SchemaError, SchemaErrorKind};
-use super::keywords::{Place, children, place_of, push_segment};
+use crate::schema::keywords::{Place, children, place_of, push_segment};
 
 /// Most subschemas that references and in-place applicators may apply to one value.
 pub(crate) const MAX_IN_PLACE_EXPANSION: usize = 100_000;

@@ -16,9 +16,9 @@ mod type_names;
 use serde_json::{Map, Value};
 
 use self::type_names::{standard_name, standard_type};
-use super::keywords::{children, push_segment};
 use super::limits::ValidationLimits;
 use crate::definition::ToolDefinition;
+use crate::schema::keywords::{children, push_segment};
 
 pub use self::report::{DialectReport, Rewrite};
 

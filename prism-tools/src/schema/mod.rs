@@ -1,4 +1,7 @@
-//! JSON Schema generation for tool parameters, with fixed settings.
+//! JSON Schema for tool parameters: generation with fixed settings, and lowering to each
+//! provider's dialect.
+//!
+//! ## Generation
 //!
 //! Models read these schemas, so they are kept lean and predictable: draft 2020-12, no `$schema`
 //! and no `title` (the name of a generated argument struct must not leak into the prompt),
@@ -15,6 +18,52 @@
 //! is kept in every JSON value, and nothing in this crate depends on sorted keys. Digests of JSON
 //! values (effect keys, approval keys, `ids_hash`) use the canonical form of RFC 8785, which
 //! sorts keys itself, so they are the same whichever order a value's keys arrived in.
+//!
+//! ## Lowering
+//!
+//! One canonical schema per tool (what `#[tool]` generated, what the host gave the builder, what
+//! a remote MCP server sent); each provider gets it through [`lower`], a pure function of the
+//! schema and a [`Dialect`] that returns a [`LoweredSchema`]: the schema to send, the strict flag
+//! to send with it, every change made ([`Downgrade`]: JSON pointer, keyword, what was done), and
+//! what [`LoweredSchema::restore_arguments`] needs to decode a strict call exactly. What cannot be
+//! lowered is a [`LoweringError`] with the pointer; nothing panics and nothing changes silently.
+//! [`LoweringCache`] keeps the result per definition and dialect.
+//!
+//! Strict modes (OpenAI, Anthropic) need closed objects, so a schema with an open map
+//! (`additionalProperties` a schema or `true`: `HashMap<String, T>`, common in MCP servers), a
+//! tuple, or a subschema accepting any value (`serde_json::Value`) is lowered non-strict for that
+//! tool, with [`LoweredSchema::non_strict_reason`]. Under OpenAI's strict mode every property is
+//! required, so an optional one becomes nullable and the model sends `null` to leave it out;
+//! [`LoweredSchema::restore_arguments`] removes those `null`s before decoding, so `#[serde(default)]`
+//! and `Option<T>` fields decode exactly as if the property had been absent.
+//!
+//! The dialects without references (Gemini `parameters`, [`Dialect::NoRef`]) inline every local
+//! `$ref`; a recursive type cannot be inlined and is an error
+//! ([`LoweringErrorKind::RecursiveReference`]): lower it for a dialect that keeps references.
+
+mod anthropic;
+mod cache;
+mod dialect;
+mod edit;
+mod formats;
+mod gemini;
+mod gemini_json;
+pub(crate) mod keywords;
+mod lower;
+mod lowered;
+mod lowering_error;
+mod nullable;
+mod openai;
+mod references;
+mod restore;
+mod strict;
+mod walk;
+
+pub use cache::LoweringCache;
+pub use dialect::Dialect;
+pub use lower::lower;
+pub use lowered::{Downgrade, DowngradeAction, LoweredSchema};
+pub use lowering_error::{LoweringError, LoweringErrorKind};
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

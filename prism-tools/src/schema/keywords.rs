@@ -1,5 +1,5 @@
 //! Where a JSON Schema document holds subschemas, for the walks that inspect or rewrite schemas
-//! before they are compiled.
+//! before they are compiled (validation) or lowered for a provider (this module).
 //!
 //! A schema is not a plain tree of keywords: under `properties` the keys are property names (a
 //! property may be called `$ref`), under `enum` or `const` everything is data (an object there
