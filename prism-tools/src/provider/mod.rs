@@ -12,6 +12,8 @@
 //!
 //! - [`wire`]: the contract every format implements, and a turn's [`wire::ToolTable`].
 //! - [`names`]: tool names as each provider accepts them, mapped reversibly per request.
+//! - [`prepare`]: a turn's tools named and lowered for one provider.
 
 pub mod names;
+pub mod prepare;
 pub mod wire;

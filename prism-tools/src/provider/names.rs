@@ -149,8 +149,7 @@ pub struct ToolNames {
     pairs: Vec<(String, String)>,
     by_registered: HashMap<String, usize>,
     by_wire: HashMap<String, usize>,
-    /// Every registered name, when some wire name differs from its registered one.
-    finder: Option<AhoCorasick>,
+    rewriter: NameRewriter,
 }
 
 impl ToolNames {
@@ -219,20 +218,13 @@ impl ToolNames {
                 (name, wire)
             })
             .collect();
-        let finder = if pairs.iter().any(|(name, wire)| name != wire) {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(pairs.iter().map(|(name, _)| name.as_str()))
-                .ok()
-        } else {
-            None
-        };
+        let rewriter = NameRewriter::new(pairs.clone());
         Ok(Self {
             rule,
             pairs,
             by_registered,
             by_wire,
-            finder,
+            rewriter,
         })
     }
 
@@ -271,10 +263,40 @@ impl ToolNames {
     }
 
     /// `text` (an error message, a result sent back to the model) with every registered name
-    /// that has another wire name replaced by it. A name counts only as a whole word: not
-    /// inside a longer identifier (letters, digits, `_`, `-` on either side), and the longest
-    /// registered name wins (`billing.refund.v2` is not read as `billing.refund`).
+    /// that has another wire name replaced by it; see [`NameRewriter::rewrite`].
     pub fn rewrite_text<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        self.rewriter.rewrite(text)
+    }
+}
+
+/// Replaces registered tool names by the names the model saw, in text sent back to the model.
+#[derive(Clone, Debug, Default)]
+pub struct NameRewriter {
+    /// (registered, wire) pairs; the finder's pattern ids index it.
+    pairs: Vec<(String, String)>,
+    /// Every registered name, when some wire name differs from its registered one.
+    finder: Option<AhoCorasick>,
+}
+
+impl NameRewriter {
+    /// A rewriter of these (registered, wire) pairs.
+    pub fn new(pairs: Vec<(String, String)>) -> Self {
+        let finder = if pairs.iter().any(|(name, wire)| name != wire) {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(pairs.iter().map(|(name, _)| name.as_str()))
+                .ok()
+        } else {
+            None
+        };
+        Self { pairs, finder }
+    }
+
+    /// `text` with every registered name that has another wire name replaced by it. A name
+    /// counts only as a whole word: not inside a longer identifier (letters, digits, `_`, `-` on
+    /// either side), and the longest registered name wins (`billing.refund.v2` is not read as
+    /// `billing.refund`).
+    pub fn rewrite<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let Some(finder) = &self.finder else {
             return Cow::Borrowed(text);
         };

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::provider::names::NameRewriter;
 use crate::run::{ProviderError, ProviderEvent, ProviderRequest, ProviderResponse};
 
 /// One server-sent event: its `event:` name, when it had one, and its `data:` text.
@@ -190,6 +191,7 @@ pub struct ToolTable {
     tools: Vec<PreparedTool>,
     by_wire: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
+    rewriter: NameRewriter,
 }
 
 impl ToolTable {
@@ -212,10 +214,17 @@ impl ToolTable {
                 )));
             }
         }
+        let rewriter = NameRewriter::new(
+            tools
+                .iter()
+                .map(|tool| (tool.name.clone(), tool.wire_name.clone()))
+                .collect(),
+        );
         Ok(Self {
             tools,
             by_wire,
             by_name,
+            rewriter,
         })
     }
 
@@ -248,24 +257,9 @@ impl ToolTable {
     }
 
     /// `text` with every registered name that the model saw under another name replaced by that
-    /// name, so an error message speaks the model's names. Longer names are replaced first.
-    pub fn to_wire_text(&self, text: &str) -> String {
-        let mut renamed: Vec<&PreparedTool> = self
-            .tools
-            .iter()
-            .filter(|tool| tool.name != tool.wire_name)
-            .collect();
-        if renamed.is_empty() {
-            return text.to_owned();
-        }
-        renamed.sort_by_key(|tool| std::cmp::Reverse(tool.name.len()));
-        let mut out = text.to_owned();
-        for tool in renamed {
-            if out.contains(tool.name.as_str()) {
-                out = out.replace(tool.name.as_str(), &tool.wire_name);
-            }
-        }
-        out
+    /// name, whole words only, so an error message speaks the model's names.
+    pub fn to_wire_text<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        self.rewriter.rewrite(text)
     }
 
     /// Arguments the model sent for the tool registered as `name`, back in the tool's canonical
