@@ -38,6 +38,9 @@ pub struct Argument {
     /// Doc, `serde` and `schemars` attributes, moved onto the generated field.
     pub field_attrs: Vec<Attribute>,
     pub decoding: Decoding,
+    /// No serde attribute but `rename`: the generated decoder handles the field, without serde's
+    /// derive.
+    pub plain: bool,
 }
 
 /// How the generated struct holds the field.
@@ -137,6 +140,7 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
         json_span,
         flatten,
         decoding,
+        plain,
     } = serde_field(&input.attrs, &ident);
     if let Some(flatten) = flatten {
         errors.push(syn::Error::new(
@@ -151,6 +155,7 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
             json_name,
             json_span,
             decoding,
+            plain,
             field_attrs: input
                 .attrs
                 .iter()
@@ -282,6 +287,8 @@ struct SerdeField {
     json_span: Span,
     flatten: Option<Span>,
     decoding: Decoding,
+    /// Only `rename` was given (or nothing).
+    plain: bool,
 }
 
 /// The JSON key (`rename = "…"` or its `deserialize` half, else the name without `r#`), and how
@@ -292,10 +299,14 @@ fn serde_field(attrs: &[Attribute], ident: &Ident) -> SerdeField {
         json_span: ident.span(),
         flatten: None,
         decoding: Decoding::Generic,
+        plain: true,
     };
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
-        let _ = attr.parse_nested_meta(|meta| {
+        let parsed = attr.parse_nested_meta(|meta| {
             let path = &meta.path;
+            if !path.is_ident("rename") {
+                field.plain = false;
+            }
             if path.is_ident("rename") && !meta.input.peek(syn::Token![=]) {
                 return meta.parse_nested_meta(|half| {
                     let literal: syn::LitStr = half.value()?.parse()?;
@@ -326,6 +337,8 @@ fn serde_field(attrs: &[Attribute], ident: &Ident) -> SerdeField {
             }
             skip_value(&meta)
         });
+        // serde's derive reports what the macro could not read.
+        field.plain &= parsed.is_ok();
     }
     field
 }

@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -155,23 +156,62 @@ pub trait Tool: Clone + Send + Sync + 'static {
 impl ToolDefinition {
     /// A definition for a typed tool.
     pub fn from_tool<T: Tool>(tool: T) -> Self {
-        let mut builder = ToolDefinition::builder(T::NAME)
-            .annotations(tool.annotations())
-            .exclusive(tool.exclusive())
-            .requires_approval(tool.requires_approval());
-        if let Some(description) = tool.description() {
+        let parts = ToolParts::of(&tool);
+        parts.build(TypedHandler(tool))
+    }
+}
+
+/// What a [`Tool`] says about itself, gathered once so that the definition is built by one
+/// function for every tool type.
+pub(crate) struct ToolParts {
+    name: &'static str,
+    description: Option<Cow<'static, str>>,
+    parameters: Option<Value>,
+    output_schema: Option<Value>,
+    annotations: ToolAnnotations,
+    exclusive: bool,
+    requires_approval: bool,
+    effect: Option<EffectPolicy>,
+}
+
+impl ToolParts {
+    /// Asks `tool`.
+    pub(crate) fn of<T: Tool>(tool: &T) -> Self {
+        Self {
+            name: T::NAME,
+            description: tool.description(),
+            parameters: tool.parameters(),
+            output_schema: tool.output_schema(),
+            annotations: tool.annotations(),
+            exclusive: tool.exclusive(),
+            requires_approval: tool.requires_approval(),
+            effect: tool.effect(),
+        }
+    }
+
+    /// The definition running `handler`.
+    pub(crate) fn build(self, handler: impl ToolHandler) -> ToolDefinition {
+        self.build_shared(Arc::new(handler))
+    }
+
+    fn build_shared(self, handler: Arc<dyn ToolHandler>) -> ToolDefinition {
+        let mut builder = ToolDefinition::builder(self.name)
+            .annotations(self.annotations)
+            .exclusive(self.exclusive)
+            .requires_approval(self.requires_approval);
+        if let Some(description) = self.description {
             builder = builder.description(description);
         }
-        if let Some(parameters) = tool.parameters() {
+        if let Some(parameters) = self.parameters {
             builder = builder.parameters(parameters);
         }
-        if let Some(output) = tool.output_schema() {
+        if let Some(output) = self.output_schema {
             builder = builder.output_schema(output);
         }
-        if let Some(effect) = tool.effect() {
+        if let Some(effect) = self.effect {
             builder = builder.effect(effect);
         }
-        builder.handler(TypedHandler(tool))
+        builder.handler_arc(handler)
     }
 }
 
@@ -189,16 +229,29 @@ impl<T: Tool> ToolHandler for TypedHandler<T> {
         ctx: ToolExecutionContext,
     ) -> Result<Prepared, NotPrepared> {
         let args = decode_arguments::<T::Args>(T::NAME, arguments)?;
-        match self.0.clone().prepare(args, ctx) {
-            Extraction::Ready(Ok(body)) => Ok(Prepared::Ready(typed_body::<T, _>(body))),
-            Extraction::Ready(Err(refusal)) => Err(NotPrepared::extraction_failed(refusal)),
-            Extraction::Pending(pending) => Ok(Prepared::pending(async move {
-                match pending.await {
-                    Ok(body) => Ok(typed_body::<T, _>(body)),
-                    Err(refusal) => Err(NotPrepared::extraction_failed(refusal)),
-                }
-            })),
-        }
+        prepared(self.0.clone().prepare(args, ctx), typed_body::<T, _>)
+    }
+}
+
+/// What a handler returns for a tool's preparation: the body, made by `body` from what
+/// [`Tool::prepare`] produced, now or once it is ready; or why there is none.
+pub(crate) fn prepared<F, B>(
+    extraction: Extraction<F, Refusal>,
+    body: B,
+) -> Result<Prepared, NotPrepared>
+where
+    F: Send + 'static,
+    B: FnOnce(F) -> ToolFuture + Send + 'static,
+{
+    match extraction {
+        Extraction::Ready(Ok(ready)) => Ok(Prepared::Ready(body(ready))),
+        Extraction::Ready(Err(refusal)) => Err(NotPrepared::extraction_failed(refusal)),
+        Extraction::Pending(pending) => Ok(Prepared::pending(async move {
+            match pending.await {
+                Ok(ready) => Ok(body(ready)),
+                Err(refusal) => Err(NotPrepared::extraction_failed(refusal)),
+            }
+        })),
     }
 }
 
@@ -211,13 +264,19 @@ where
 {
     ToolFuture::new(async move {
         let output = body.await.map_err(Into::into)?;
-        serde_json::to_value(output).map_err(|error| {
-            ToolError::new(format!(
-                "The output of tool `{}` could not be serialised: {error}",
-                T::NAME
-            ))
-        })
+        serialized_output(T::NAME, output)
     })
+}
+
+/// A tool's output as JSON, or the error saying it could not be serialised.
+pub(crate) fn serialized_output<O: Serialize>(tool: &str, output: O) -> Result<Value, ToolError> {
+    serde_json::to_value(output).map_err(|error| unserialisable(tool, &error))
+}
+
+fn unserialisable(tool: &str, error: &serde_json::Error) -> ToolError {
+    ToolError::new(format!(
+        "The output of tool `{tool}` could not be serialised: {error}"
+    ))
 }
 
 /// Decodes tool arguments from borrowed JSON. On failure the message names the JSON path of the
@@ -242,7 +301,12 @@ pub fn decode_arguments<A: DeserializeOwned>(tool: &str, arguments: &Value) -> R
         // failure rather than invent a path.
         Ok(_) => ("the top level".to_owned(), first.to_string()),
     };
-    Err(Refusal::new(format!(
+    Err(invalid_arguments(tool, &location, &detail))
+}
+
+/// The one wording of arguments that do not decode: the tool, where, and serde's message.
+pub(crate) fn invalid_arguments(tool: &str, location: &str, detail: &str) -> Refusal {
+    Refusal::new(format!(
         "Invalid arguments for tool `{tool}` at {location}: {detail}"
-    )))
+    ))
 }

@@ -89,8 +89,22 @@ impl ToolFuture {
     where
         F: Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
+        // Decided at compile time, so each body type compiles only the storage it uses: the
+        // branch not taken is not instantiated.
+        if const { Storage::has_space_for::<F>() && Storage::has_alignment_for::<F>() } {
+            match Storage::try_from(body) {
+                Ok(body) => Self { body },
+                Err(_) => unreachable!("a body that fits is stored inline"),
+            }
+        } else {
+            Self::boxed(Box::pin(body))
+        }
+    }
+
+    /// A body too large to store inline, boxed: one function for every body type.
+    fn boxed(body: Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>) -> Self {
         Self {
-            body: Storage::from_or_box(body),
+            body: Storage::from(body),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Prism's arms: `add` as a hand-written [`Tool`], dispatched bare (arm b) and through the full
-//! guard chain with observers and a redactor (arms c, c' and the concurrent and traced variants).
+//! guard chain with observers and a redactor (arms c, c' and the concurrent and traced variants);
+//! and `add` as a `#[tool]` function, dispatched bare (arm bt).
 
 use std::borrow::Cow;
 
@@ -83,6 +84,28 @@ pub fn registry() -> ToolRegistry {
 /// Arm b: the dispatcher with no guards and no observers.
 pub fn bare_dispatcher() -> Dispatcher {
     Dispatcher::builder(registry()).build()
+}
+
+/// Adds two integers.
+#[prism::tool(name = "add", read_only, idempotent)]
+pub fn add_tool(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    add(AddArgs { a, b })
+}
+
+/// Arm bt: arm b with `add` written as a `#[tool]` function instead of a hand-written [`Tool`],
+/// so the code the macro generates is what runs.
+pub fn bare_dispatcher_macro() -> Dispatcher {
+    let tools = registry();
+    tools.remove("add");
+    tools
+        .register(add_tool::definition())
+        .expect("`add` was just removed");
+    Dispatcher::builder(tools).build()
 }
 
 /// Arm c: every guard stage the happy path runs, each doing a small realistic check, with `sink`

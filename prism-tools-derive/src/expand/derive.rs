@@ -98,7 +98,6 @@ pub fn expand(item: TokenStream) -> TokenStream {
         identity: &identity,
         keys: &keys,
         args_ty: args_ty.clone(),
-        output_ty: quote!(#p::Value),
         output_schema: None,
         parameters_fn: syn::parse_quote!(derived_parameters),
         reads_context: true,
@@ -123,7 +122,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
             impl #ident {
                 /// The tool's definition, ready to register.
                 #vis fn definition(#parameter) -> #p::ToolDefinition {
-                    #p::ToolDefinition::from_tool(#tool_value)
+                    #p::definition(#tool_value)
                 }
             }
         };

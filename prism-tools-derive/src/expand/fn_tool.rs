@@ -87,6 +87,7 @@ pub fn expand(
         }
     }
 
+    let name = &identity.name;
     let (args_ty, args_item, unpack) = match whole {
         Some(ty) => (
             quote_spanned!(ty.span()=> #p::WholeArguments<#state, #ty>),
@@ -94,7 +95,7 @@ pub fn expand(
             None,
         ),
         None => {
-            let (item, args_ty) = args_struct_parts.item(paths, args_struct);
+            let (item, args_ty) = args_struct_parts.item(paths, args_struct, name);
             let bindings = &args_struct_parts.bindings;
             let unpack = quote!(let #args_struct { #(#bindings,)* .. } = #args;);
             (args_ty, Some(item), Some(unpack))
@@ -106,32 +107,34 @@ pub fn expand(
     let path = &invocation.path;
     let awaited = tool.is_async.then(|| quote!(.await));
     let call = quote!(#path(#(#call_args),*) #awaited);
+    // The body ends in `serialized`, which requires the value to be serialisable: the compiler
+    // blames a failed bound on the argument, so the value is named at the return type, and the
+    // error points there rather than at the attribute.
     let (value_ty, result) = match &tool.output {
-        Output::Unit => (None, quote!(#p::returned(#call))),
-        Output::Value(ty) => (Some(ty.to_token_stream()), quote!(#p::returned(#call))),
-        Output::Result(ty) => {
-            // The compiler blames a failed bound on the argument; naming the value at the
-            // return type makes it blame the return type, not the attribute.
+        Output::Unit => (None, quote!(#p::serialized(#name, #p::returned(#call)))),
+        Output::Value(ty) => {
             let at = paths.private_at(ty.span());
-            let value = Ident::new(
-                "__prism_returned",
-                ty.span().resolved_at(Span::mixed_site()),
-            );
+            let value = returned_ident(ty);
+            (
+                Some(ty.to_token_stream()),
+                quote!({
+                    let #value = #p::returned(#call);
+                    #at::serialized(#name, #value)
+                }),
+            )
+        }
+        Output::Result(ty) => {
+            let at = paths.private_at(ty.span());
+            let value = returned_ident(ty);
             (
                 Some(quote_spanned!(ty.span()=> <#ty as #at::ResultReturn>::Ok)),
                 quote!({
                     let #value = #call;
-                    #at::returned_result(#value)
+                    let #value = #at::returned_result(#value);
+                    #at::serialized(#name, #value)
                 }),
             )
         }
-    };
-    let output_ty = match (&value_ty, &tool.output) {
-        (Some(value), Output::Value(ty) | Output::Result(ty)) => {
-            let at = paths.private_at(ty.span());
-            quote_spanned!(ty.span()=> #at::Returned<#value>)
-        }
-        _ => quote!(#p::Returned<()>),
     };
 
     let async_body = quote! {
@@ -148,7 +151,6 @@ pub fn expand(
         identity,
         keys: &tool.keys,
         args_ty,
-        output_ty,
         output_schema: value_ty,
         parameters_fn: format_ident!("parameters_for"),
         reads_context: tool.params.iter().any(|param| {
@@ -164,6 +166,21 @@ pub fn expand(
         #args_item
         #tool_impl
     }
+}
+
+/// The local a generated body names the function's result by, spanned at the return type.
+fn returned_ident(ty: &syn::Type) -> Ident {
+    Ident::new(
+        "__prism_returned",
+        ty.span().resolved_at(Span::mixed_site()),
+    )
+}
+
+/// Whether the tool takes `#[ctx]` extractors: its definition then runs its `prepare`.
+pub fn has_extractors(tool: &ToolFn) -> bool {
+    tool.params
+        .iter()
+        .any(|param| matches!(param.kind, ParamKind::Context(Context::Extractor)))
 }
 
 /// The tool's body. Without extractors, `call` returns `async_body`. With them, `prepare` runs
@@ -209,6 +226,11 @@ struct ArgsStruct {
     type_args: Vec<TokenStream>,
     fields: Vec<TokenStream>,
     bindings: Vec<TokenStream>,
+    /// Each field's name, JSON key and type parameter, for the generated decoder.
+    decoded: Vec<(Ident, String)>,
+    /// Some field carries serde attributes the generated decoder does not handle: serde's
+    /// derive decodes the struct.
+    needs_serde: bool,
 }
 
 impl ArgsStruct {
@@ -234,12 +256,15 @@ impl ArgsStruct {
             }
             Decoding::Concrete => ty.to_token_stream(),
         };
+        self.needs_serde |= !argument.plain;
+        self.decoded
+            .push((name.clone(), argument.json_name.clone()));
         self.fields.push(quote!(#(#attrs)* #name: #field_ty));
         self.bindings.push(quote!(#name: #local));
     }
 
     /// The struct's definition and the type the `Tool` impl names.
-    fn item(&self, paths: &CratePaths, name: &Ident) -> (TokenStream, TokenStream) {
+    fn item(&self, paths: &CratePaths, name: &Ident, tool: &str) -> (TokenStream, TokenStream) {
         let p = paths.private();
         let crate_attrs = paths.derive_crate_attrs();
         let bound = self.bounds.join(", ");
@@ -250,19 +275,105 @@ impl ArgsStruct {
             ..
         } = self;
         let state = state_param();
-        let item = quote! {
-            #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
-            #crate_attrs
-            #[serde(deny_unknown_fields, bound(deserialize = #bound))]
-            #[schemars(bound = #bound)]
-            pub struct #name<#state: ?::core::marker::Sized, #(#generics),*> {
-                #(#fields,)*
-                #[serde(skip)]
-                #[schemars(skip)]
-                __prism_state_marker: ::core::marker::PhantomData<fn() -> ::std::boxed::Box<#state>>,
+        let marker = quote! {
+            #[serde(skip)]
+            #[schemars(skip)]
+            __prism_state_marker: ::core::marker::PhantomData<fn() -> ::std::boxed::Box<#state>>,
+        };
+        let item = if self.needs_serde {
+            quote! {
+                #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
+                #crate_attrs
+                #[serde(deny_unknown_fields, bound(deserialize = #bound))]
+                #[schemars(bound = #bound)]
+                pub struct #name<#state: ?::core::marker::Sized, #(#generics),*> {
+                    #(#fields,)*
+                    #marker
+                }
+
+                impl<#state: ?::core::marker::Sized, #(#generics: #p::ToolArgument),*> #p::DecodeArguments
+                    for #name<#state, #(#generics),*>
+                {
+                    fn decode(
+                        tool: &str,
+                        arguments: &#p::Value,
+                    ) -> ::core::result::Result<Self, #p::Refusal> {
+                        #p::decode_with_serde(tool, arguments)
+                    }
+                }
+            }
+        } else {
+            let decoder = self.decoder(paths, name);
+            quote! {
+                #[derive(#p::schemars::JsonSchema)]
+                #crate_attrs
+                #[serde(deny_unknown_fields)]
+                #[schemars(bound = #bound)]
+                pub struct #name<#state: ?::core::marker::Sized, #(#generics),*> {
+                    #(#fields,)*
+                    #marker
+                }
+
+                #decoder
+
+                impl<'de, #state: ?::core::marker::Sized, #(#generics: #p::ToolArgument),*>
+                    #p::serde::Deserialize<'de> for #name<#state, #(#generics),*>
+                {
+                    fn deserialize<D: #p::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> ::core::result::Result<Self, D::Error> {
+                        #p::deserialize_decoded(#tool, deserializer)
+                    }
+                }
             }
         };
         (item, quote!(#name<#state, #(#type_args),*>))
+    }
+
+    /// `DecodeArguments` for a struct whose fields are all type parameters without serde
+    /// attributes: one pass over the object, each value decoded by `decode_field`.
+    fn decoder(&self, paths: &CratePaths, name: &Ident) -> TokenStream {
+        let p = paths.private();
+        let state = state_param();
+        let generics = &self.generics;
+        let (tool, arguments) = (
+            Ident::new("tool", Span::mixed_site()),
+            Ident::new("arguments", Span::mixed_site()),
+        );
+        let (key, value) = (
+            Ident::new("key", Span::mixed_site()),
+            Ident::new("value", Span::mixed_site()),
+        );
+        let slots: Vec<Ident> = (0..self.decoded.len())
+            .map(|index| Ident::new(&format!("__prism_slot_{index}"), Span::mixed_site()))
+            .collect();
+        let keys: Vec<&String> = self.decoded.iter().map(|(_, key)| key).collect();
+        let field_names = self.decoded.iter().map(|(field, _)| field);
+        quote! {
+            impl<#state: ?::core::marker::Sized, #(#generics: #p::ToolArgument),*> #p::DecodeArguments
+                for #name<#state, #(#generics),*>
+            {
+                fn decode(
+                    #tool: &str,
+                    #arguments: &#p::Value,
+                ) -> ::core::result::Result<Self, #p::Refusal> {
+                    #(let mut #slots: ::core::option::Option<#generics> = ::core::option::Option::None;)*
+                    for (#key, #value) in #p::arguments_object(#tool, #arguments)? {
+                        match #key.as_str() {
+                            #(#keys => #slots = ::core::option::Option::Some(#p::decode_field(#tool, #key, #value)?),)*
+                            _ => return ::core::result::Result::Err(#p::unknown_field(#tool, #key, &[#(#keys),*])),
+                        }
+                    }
+                    ::core::result::Result::Ok(Self {
+                        #(#field_names: match #slots {
+                            ::core::option::Option::Some(#value) => #value,
+                            ::core::option::Option::None => #p::missing_field(#tool, #keys)?,
+                        },)*
+                        __prism_state_marker: ::core::marker::PhantomData,
+                    })
+                }
+            }
+        }
     }
 }
 

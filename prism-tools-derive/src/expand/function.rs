@@ -13,7 +13,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::{Attribute, FnArg, Item, ItemFn};
 
 use super::fn_tool::{self, Invocation};
-use super::tool_impl::{CratePaths, Holds, respan, tool_struct};
+use super::tool_impl::{CratePaths, Holds, definition_fn, respan, tool_struct};
 use super::with_errors;
 use crate::attr::{Site, ToolAttrs};
 use crate::check;
@@ -104,10 +104,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let tool_struct = tool_struct(ident, &[], holds);
     // A type that does not qualify is reported here, where the tool is instantiated: at the
     // function's name.
-    let at = paths.private_at(ident.span());
     let shared = quote!(::core::convert::Into::into(state));
     let tool_value = respan(holds.instantiate(&quote!(#ident), shared), ident.span());
-    let instantiate = quote_spanned!(ident.span()=> #at::ToolDefinition::from_tool(#tool_value));
+    let definition = definition_fn(&paths, fn_tool::has_extractors(&tool), ident.span());
+    let instantiate = quote_spanned!(ident.span()=> #definition(#tool_value));
     let struct_doc = format!(
         "The tool `{}`, made from the function `{ident}` by `#[tool]`: `{ident}::definition` returns its definition.",
         identity.name

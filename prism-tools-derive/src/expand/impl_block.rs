@@ -5,7 +5,7 @@
 //! the `Arc<Self>`, plus one generated method (`tools`, or the `name` given to `#[tools]`) that
 //! returns every definition. Two impl blocks of one type pick different names.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
 use syn::{Attribute, FnArg, ImplItem, ItemImpl, Type};
@@ -136,9 +136,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 #tool_impl
             };
         });
+        let definition =
+            tool_impl::definition_fn(&paths, fn_tool::has_extractors(tool), Span::call_site());
         constructors.push(quote! {
             #(#cfgs)*
-            definitions.push(#p::ToolDefinition::from_tool(#tool_struct {
+            definitions.push(#definition(#tool_struct {
                 __state: ::std::sync::Arc::clone(&self),
             }));
         });

@@ -1,7 +1,7 @@
 //! The `impl Tool for …` block every form of the macro ends in.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::{Attribute, Ident, Path};
 
 use crate::attr::{Effect, ToolAttrs};
@@ -177,6 +177,17 @@ pub enum Body {
     Prepare(TokenStream),
 }
 
+/// The function of `__private` that makes a generated tool's definition: with extractors, the
+/// definition runs the tool's `prepare`.
+pub fn definition_fn(paths: &CratePaths, extractors: bool, span: Span) -> TokenStream {
+    let at = paths.private_at(span);
+    if extractors {
+        quote_spanned!(span=> #at::definition_with_extractors)
+    } else {
+        quote_spanned!(span=> #at::definition)
+    }
+}
+
 /// Everything the `Tool` impl needs.
 pub struct ToolImpl<'a> {
     pub paths: &'a CratePaths,
@@ -187,7 +198,6 @@ pub struct ToolImpl<'a> {
     pub identity: &'a Identity,
     pub keys: &'a ToolAttrs,
     pub args_ty: TokenStream,
-    pub output_ty: TokenStream,
     /// The type whose schema is the output schema, if it is worth asking (not `()`).
     pub output_schema: Option<TokenStream>,
     /// The function of `__private` that makes the parameters' schema: `parameters_for`, or
@@ -208,7 +218,6 @@ impl ToolImpl<'_> {
             predicates,
             identity,
             args_ty,
-            output_ty,
             body,
             parameters_fn,
             ..
@@ -240,12 +249,12 @@ impl ToolImpl<'_> {
         let output_schema = self.output_schema.as_ref().map(|value_ty| {
             quote! {
                 fn output_schema(&self) -> ::core::option::Option<#p::Value> {
-                    use #p::{HasOutputSchema as _, NoOutputSchema as _};
                     static SCHEMA: ::std::sync::OnceLock<::core::option::Option<#p::Value>> =
                         ::std::sync::OnceLock::new();
-                    SCHEMA
-                        .get_or_init(|| (&&#p::OutputSchema::<#value_ty>::new()).output_schema())
-                        .clone()
+                    #p::cached_output_schema(&SCHEMA, || {
+                        use #p::{HasOutputSchema as _, NoOutputSchema as _};
+                        (&&#p::OutputSchema::<#value_ty>::new()).output_schema()
+                    })
                 }
             }
         });
@@ -297,7 +306,7 @@ impl ToolImpl<'_> {
             {
                 const NAME: &'static str = #name;
                 type Args = #args_ty;
-                type Output = #output_ty;
+                type Output = #p::Value;
                 type Error = #p::ToolError;
 
                 fn description(&self) -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
@@ -306,9 +315,7 @@ impl ToolImpl<'_> {
 
                 fn parameters(&self) -> ::core::option::Option<#p::Value> {
                     static SCHEMA: ::std::sync::OnceLock<#p::Value> = ::std::sync::OnceLock::new();
-                    ::core::option::Option::Some(
-                        SCHEMA.get_or_init(#p::#parameters_fn::<#args_ty>).clone(),
-                    )
+                    #p::cached_parameters(&SCHEMA, #p::#parameters_fn::<#args_ty>)
                 }
 
                 #output_schema

@@ -22,4 +22,5 @@ pub use error_info::{BlockReason, ErrorCode, ErrorInfo};
 pub use replay::ReplayState;
 pub(crate) use result::{ResultRef, optional_outcome};
 pub use result::{ToolOutcome, ToolResult};
+pub(crate) use tool_call::json_kind;
 pub use tool_call::{CallId, JsonObject, ToolCall};

@@ -11,6 +11,18 @@ use super::replay::ReplayState;
 /// A JSON object: the shape every tool's arguments must have.
 pub type JsonObject = serde_json::Map<String, Value>;
 
+/// What kind of JSON value arguments that are not an object are, for the message refusing them.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// The id of one tool call, as chosen by the provider. Cheap to clone.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CallId(Arc<str>);

@@ -21,9 +21,7 @@ use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
+use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult, json_kind};
 use crate::clock::{Clock, Millis, now_or_system};
 use crate::context::ToolExecutionContext;
 use crate::definition::Prepared;
@@ -698,15 +696,4 @@ fn bounded<'t>(p: &Pipeline, text: &'t str) -> std::borrow::Cow<'t, str> {
 /// middleware) chose it, so it is redacted like any other text it sends back.
 fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
     p.redactor.redact_str(name).into()
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -1,6 +1,6 @@
 //! Runs one arm of the benchmark in a loop, for profilers (callgrind, perf) rather than criterion.
 //!
-//! `arm_loop <arm> <calls>` where `<arm>` is one of a1, a2, b, c, c1k, d, e. The calls are built
+//! `arm_loop <arm> <calls>` where `<arm>` is one of a1, a2, b, bt, c, c1k, d, e. The calls are built
 //! first; only [`timed_loop`] then runs the arm, so a profiler can count just that function:
 //!
 //! ```text
@@ -15,7 +15,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use prism_bench_peers::floor::Floor;
-use prism_bench_peers::prism_arms::{bare_dispatcher, full_chain, run_context};
+use prism_bench_peers::prism_arms::{
+    bare_dispatcher, bare_dispatcher_macro, full_chain, run_context,
+};
 use prism_bench_peers::rig_arm::RigArm;
 use prism_bench_peers::rmcp_arm::RmcpArm;
 use prism_bench_peers::sink::CountingSink;
@@ -23,7 +25,7 @@ use prism_bench_peers::{add_call, add_call_with_note};
 use prism_tools::{Dispatcher, ToolCall, ToolExecutionContext};
 use tokio::runtime::Runtime;
 
-const ARMS: &str = "a1, a2, b, c, c1k, d, e";
+const ARMS: &str = "a1, a2, b, bt, c, c1k, d, e";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         "a1" => Arm::FloorCloning(Floor::new()),
         "a2" => Arm::FloorBorrowing(Floor::new()),
         "b" => Arm::Prism(bare_dispatcher()),
+        "bt" => Arm::Prism(bare_dispatcher_macro()),
         "c" | "c1k" => Arm::Prism(full_chain(&sink)),
         "d" => Arm::Rmcp(Box::new(runtime.block_on(async { RmcpArm::start() }))),
         "e" => Arm::Rig(RigArm::new()),

@@ -22,14 +22,27 @@ use std::sync::{Arc, LazyLock};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolAnnotations;
-use crate::error::{Refusal, ToolError};
+use crate::error::ToolError;
 use crate::extract::{Extraction, FromToolContext};
 
+mod decode;
+mod generated;
+
+pub use decode::{
+    DecodeArguments, arguments_object, decode_field, decode_with_serde, deserialize_decoded,
+    missing_field, unknown_field,
+};
+pub use generated::{
+    cached_output_schema, cached_parameters, definition, definition_with_extractors, serialized,
+};
+
+/// The refusal a generated decoder returns.
+pub use crate::error::Refusal;
 /// The generated code names the trait of sub-states here, beside the rest it uses.
 pub use crate::extract::FromState;
 
@@ -47,9 +60,9 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgument for T {}
 
 /// What a tool's `Args` must be; implemented by the generated argument structs and
 /// [`WholeArguments`] when their fields are [`ToolArgument`]s.
-pub trait ToolArguments: DeserializeOwned + JsonSchema + Send + 'static {}
+pub trait ToolArguments: DecodeArguments + DeserializeOwned + JsonSchema + Send + 'static {}
 
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArguments for T {}
+impl<T: DecodeArguments + DeserializeOwned + JsonSchema + Send + 'static> ToolArguments for T {}
 
 /// A type a tool can return to the model.
 #[diagnostic::on_unimplemented(
@@ -98,34 +111,20 @@ impl<T, E> ResultReturn for Result<T, E> {
     }
 }
 
-/// The value a tool function returned, wrapped so that a type that cannot be serialised is
-/// reported as [`ToolOutput`] says. Serialises exactly as the value.
-pub struct Returned<T>(pub T);
-
-impl<T: ToolOutput> Serialize for Returned<T> {
-    #[inline]
-    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        self.0.serialize(serializer)
-    }
+/// A plain return value, as a generated body's result.
+#[inline]
+pub fn returned<T>(value: T) -> Result<T, ToolError> {
+    Ok(value)
 }
 
-/// Wraps a plain return value.
+/// A returned `Result`, its error converted.
 #[inline]
-pub fn returned<T>(value: T) -> Result<Returned<T>, ToolError> {
-    Ok(Returned(value))
-}
-
-/// Wraps a returned `Result`, converting its error.
-#[inline]
-pub fn returned_result<R>(result: R) -> Result<Returned<R::Ok>, ToolError>
+pub fn returned_result<R>(result: R) -> Result<R::Ok, ToolError>
 where
     R: ResultReturn,
     R::Err: ToolErrorType,
 {
-    match result.into_result() {
-        Ok(value) => Ok(Returned(value)),
-        Err(error) => Err(error.into()),
-    }
+    result.into_result().map_err(Into::into)
 }
 
 /// The arguments of a tool that takes one type as its whole argument object (`#[args]`, or a
@@ -237,11 +236,7 @@ where
     R::Err: ToolErrorType,
 {
     let output = run.await.into_result().map_err(Into::into)?;
-    serde_json::to_value(output).map_err(|error| {
-        ToolError::new(format!(
-            "The output of tool `{tool}` could not be serialised: {error}"
-        ))
-    })
+    crate::tool::serialized_output(tool, output)
 }
 
 /// The hints of `#[tool(title = …, read_only, destructive, idempotent, open_world)]`.
