@@ -5,7 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prism::search::{SearchConfig, SharedActivatedTools, ToolIndex};
+use prism::search::{SearchConfig, SharedActivatedTools};
+use prism_tools::search::ToolIndex;
 
 #[path = "support/catalog.rs"]
 mod catalog;

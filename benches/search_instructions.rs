@@ -16,7 +16,8 @@
 
 use std::hint::black_box;
 
-use prism::search::{SearchConfig, SharedActivatedTools, ToolIndex};
+use prism::search::{SearchConfig, SharedActivatedTools};
+use prism_tools::search::ToolIndex;
 
 #[path = "support/catalog.rs"]
 mod catalog;

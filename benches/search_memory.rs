@@ -1,7 +1,8 @@
 //! The heap held by a search index, and the heap one query allocates, counted by an
 //! instrumented global allocator. Prints one line per figure; it measures bytes, not time.
 
-use prism::search::{SearchConfig, ToolIndex};
+use prism::search::SearchConfig;
+use prism_tools::search::ToolIndex;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[path = "support/catalog.rs"]

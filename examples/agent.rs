@@ -9,12 +9,14 @@
 //!
 //! Run it with `cargo run --example agent`.
 
+use prism::call::ToolOutcome;
+use prism::dispatch::{ToolEventKind, event_fn};
 use prism::run::{
-    Agent, AgentConfig, Message, ProviderResponse, RunEventKind, RunOptions, ScriptedProvider,
-    SessionState, narrowing_fn, run_event_fn,
+    AgentConfig, RunEventKind, ScriptedProvider, SessionState, narrowing_fn, run_event_fn,
 };
 use prism::{
-    Dispatcher, ToolCall, ToolDefinition, ToolEventKind, ToolOutcome, ToolRegistry, event_fn,
+    Agent, Dispatcher, Message, ProviderResponse, RunOptions, ToolCall, ToolDefinition,
+    ToolRegistry,
 };
 use serde_json::{Value, json};
 

@@ -3,13 +3,13 @@
 //!
 //! Run it with `cargo run --example approval`.
 
+use prism::definition::ToolAnnotations;
+use prism::guard::{permission_fn, trust_fn, validator_fn};
 use prism::run::{
-    Agent, ApprovalDecision, ApprovalStore, InMemoryApprovalStore, ProviderResponse, RunEnd,
-    RunOptions, ScriptedProvider, SessionState,
+    ApprovalDecision, ApprovalStore, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState,
 };
 use prism::{
-    Dispatcher, ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry, permission_fn, trust_fn,
-    validator_fn,
+    Agent, Dispatcher, ProviderResponse, RunOptions, ToolCall, ToolDefinition, ToolRegistry,
 };
 use serde_json::{Value, json};
 

@@ -16,12 +16,18 @@
 //! `--features postgres` to write it to PostgreSQL instead, or `PRISM_LEDGER_URL=sqlite:PATH` to
 //! choose the file.
 
-use prism::storage::{LedgerLocation, LedgerReader, RecordQuery};
-use prism::{
-    CollectingSink, Dispatcher, GuardrailRule, OwnershipScope, RulePack, RunLedger, SecretRedactor,
-    ToolCall, ToolEvent, ToolEventKind, ToolExecutionContext, ToolFilter, ToolOutcome,
-    before_execute_fn, call_middleware, permission_fn, trust_fn, validator_fn,
+use prism::call::ToolOutcome;
+use prism::dispatch::{
+    CollectingSink, OwnershipScope, RunLedger, SecretRedactor, ToolEvent, ToolEventKind,
 };
+use prism::guard::{
+    GuardrailRule, RulePack, before_execute_fn, call_middleware, permission_fn, trust_fn,
+    validator_fn,
+};
+use prism::registry::ToolFilter;
+use prism::storage::{LedgerLocation, LedgerReader, RecordQuery};
+use prism::{Dispatcher, ToolCall, ToolError, ToolExecutionContext, ToolRegistry, tool};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 #[path = "support/quickstart_tools.rs"]

@@ -8,11 +8,14 @@
 //!
 //! Run it with `cargo run --example search`.
 
+use prism::call::ToolOutcome;
 use prism::run::{
-    Agent, AgentConfig, DisclosureMode, Message, ProviderResponse, RunEventKind, RunOptions,
-    ScriptedProvider, SessionState, run_event_fn,
+    AgentConfig, DisclosureMode, RunEventKind, ScriptedProvider, SessionState, run_event_fn,
 };
-use prism::{Dispatcher, ToolCall, ToolDefinition, ToolOutcome, ToolRegistry};
+use prism::{
+    Agent, Dispatcher, Message, ProviderResponse, RunOptions, ToolCall, ToolDefinition,
+    ToolRegistry,
+};
 use serde_json::{Value, json};
 
 /// A catalogue too large to describe in full on every turn (here, eight tools).

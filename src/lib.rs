@@ -95,7 +95,7 @@
 //! - **Output schema**: the return type's schema, when it implements `JsonSchema`.
 //! - **Hints**: `title = "…"`, `read_only`, `destructive`, `idempotent`, `open_world` (each alone
 //!   or `= true`/`= false`), `exclusive`, `requires_approval` (a run suspends before each call
-//!   until it is approved), and `effect` (the default [`EffectPolicy`]) or
+//!   until it is approved), and `effect` (the default [`EffectPolicy`](effects::EffectPolicy)) or
 //!   `effect = <expression>`.
 //!
 //! Without a `schemars` dependency of your own, derive through the re-export:
@@ -112,11 +112,11 @@
 //! `State<Db>` and `State<Config>` of one `AppState`. A `#[tools]` method takes parts of `Self`
 //! the same way.
 //!
-//! Any type implementing [`FromToolContext`] (a caller id read from the run's metadata, a
+//! Any type implementing [`FromToolContext`](context::FromToolContext) (a caller id read from the run's metadata, a
 //! session looked up in another service) is supplied the same way when the parameter is marked
 //! `#[ctx]`; `#[ctx]` also marks an alias of the context type. Extractors run when the call is
 //! prepared, after the arguments are decoded and before the before-execute policy, any effect
-//! claim and the `started` row. An extractor answers with an [`Extraction`]: ready at once, or
+//! claim and the `started` row. An extractor answers with an [`Extraction`](context::Extraction): ready at once, or
 //! pending on a future, which the dispatcher awaits there. Its rejection (its own
 //! `FromToolContext::Rejection` type) refuses the call: a blocked `extraction_failed` result,
 //! message redacted, and the body never runs.
@@ -218,14 +218,80 @@
 //!
 //! The macros expand to implementations of the typed [`Tool`] trait; implement it yourself for a
 //! generic tool or one built at run time. A hand-written implementation and the macro's cost the
-//! same per call. Everything else (registry, filters, the dispatch pipeline, guards, effects) is
-//! re-exported from `prism_tools`; see the items below.
+//! same per call. A tool whose schema is only known at run time is a
+//! [`ToolDefinition::builder`] closure; the handler behind every definition is in
+//! [`definition`].
+//!
+//! ## What is at the root, and why
+//!
+//! The root holds what a first program names, and nothing else: every other item has exactly one
+//! public path, in the module of its concern. Importing from the root is enough to define tools,
+//! answer a model's calls and run a model:
+//!
+//! | job | root items |
+//! | --- | --- |
+//! | define a tool | [`tool`], [`tools`], derive [`Tool`](derive@Tool) and the [`Tool`] trait, [`ToolDefinition`] (hand-built tools), [`ToolError`] (an error with a code of its own) |
+//! | what a tool receives | [`ToolExecutionContext`], [`State`] |
+//! | register and dispatch | [`ToolRegistry`], [`Dispatcher`], [`ToolCall`], [`ToolResult`] |
+//! | run a model | [`Agent`], [`Session`], [`RunOptions`], [`RunOutcome`], [`RunError`], [`Message`] |
+//! | connect a model | [`Provider`], [`ProviderRequest`], [`ProviderResponse`], [`ProviderError`] |
+//!
+//! Guards, observers, storage and search come later: the builder methods that take them
+//! (`Dispatcher::builder(registry).permission(…)`) lead to their modules. [`prelude`] brings the
+//! traits' methods into scope (`use prism::prelude::*;`) without adding names.
+//!
+//! ## Where items live
+//!
+//! | module | what it holds | from `prism_tools` |
+//! | --- | --- | --- |
+//! | [`call`] | a call's outcome, error and codes | `call` |
+//! | [`definition`] | tools without the macros: builder, handler, annotations, [`Refusal`](definition::Refusal) | `definition`, `tool`, `error` |
+//! | [`context`] | the context's parts, extractors | `context`, `extract` |
+//! | [`schema`] | JSON Schema generation | `schema` |
+//! | [`registry`] | registry errors, filters, grants, scopes, contributed tools | `registry`, `filter`, `grant`, `scope`, `contributions` |
+//! | [`dispatch`] | the builder, secure dispatcher, events, ledger, limits, redactor, clock | `dispatch`, `limits`, `redact`, `clock`, `slot` |
+//! | [`dispatch::stage`] | the builder's typestate markers, never named by users | `dispatch::stage`, the builder's bounds, `guard`'s presence markers |
+//! | [`guard`] | middleware, guardrails, trust, permission, validators, before-execute | `guard` |
+//! | [`effects`] | at most once, or unknown | `effects` |
+//! | [`validation`] | schema validation of arguments (all of it) | `validation` |
+//! | [`run`] | everything of the run layer not at the root | `run` |
+//! | [`search`] | search disclosure and custom scorers; not the index internals | `search` |
+//! | [`storage`] | durable stores (all of it) | `storage` |
+//!
+//! **Adding a public item** to `prism_tools`: re-export it in the facade module that the table
+//! lists for its `prism_tools` module (one file each: `src/<module>.rs`), and nowhere else. A new
+//! `prism_tools` module gets a facade module of the same name in its own file, declared below;
+//! when every item of it is for users, that file may re-export it whole with a glob, as
+//! `validation` and `storage` do, which also carries feature-gated items. Promote an item to the
+//! root only if a first program needs it, and then remove it from its module. `.ci/public_paths.py`
+//! (run by `.ci/run`) fails when any item is reachable by two public paths.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub use prism_tools::*;
+pub use prism_tools::run::{
+    Agent, Message, Provider, ProviderError, ProviderRequest, ProviderResponse, RunError,
+    RunOptions, RunOutcome, Session,
+};
+pub use prism_tools::{
+    Dispatcher, State, Tool, ToolCall, ToolDefinition, ToolError, ToolExecutionContext,
+    ToolRegistry, ToolResult,
+};
 pub use prism_tools_derive::{Tool, tool, tools};
+
+pub mod call;
+pub mod context;
+pub mod definition;
+pub mod dispatch;
+pub mod effects;
+pub mod guard;
+pub mod prelude;
+pub mod registry;
+pub mod run;
+pub mod schema;
+pub mod search;
+pub mod storage;
+pub mod validation;
 
 /// What the macros' generated code refers to. Not an API.
 #[doc(hidden)]

@@ -8,13 +8,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Runs, counted, object_schema};
-use prism::Refusal;
-use prism::guard::{AllowAll, DenyAll, Verdict};
-use prism::run::{Agent, ProviderResponse, RunOptions, ScriptedProvider};
+use prism::call::BlockReason;
+use prism::definition::Refusal;
+use prism::dispatch::{InMemoryLedger, RecordStatus};
+use prism::guard::{
+    AllowAll, DenyAll, PermissionPolicy, Verdict, before_execute_fn, permission_fn, trust_fn,
+    validator_fn,
+};
+use prism::run::ScriptedProvider;
 use prism::{
-    BlockReason, Dispatcher, InMemoryLedger, PermissionPolicy, RecordStatus, ToolCall,
-    ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn,
-    permission_fn, trust_fn, validator_fn,
+    Agent, Dispatcher, ProviderResponse, RunOptions, ToolCall, ToolDefinition,
+    ToolExecutionContext, ToolRegistry, ToolResult,
 };
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};

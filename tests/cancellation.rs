@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::*;
-use prism::*;
+use prism::call::ErrorCode;
+use prism::context::CancellationToken;
+use prism::effects::{EffectKey, EffectPolicy, EffectState, EffectStore, InMemoryEffectStore};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolError, ToolRegistry};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

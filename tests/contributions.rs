@@ -6,7 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
-use prism::*;
+use prism::call::BlockReason;
+use prism::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
+use prism::registry::{ContributionRegistries, ExtensionApi};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 use serde_json::{Value, json};
 
 /// A handler that counts both of its steps, to prove contributing a tool touches neither.

@@ -6,8 +6,19 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use prism::effects::BoxFuture;
-use prism::*;
+use prism::call::BlockReason;
+use prism::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
+use prism::dispatch::{RunLedger, ToolCallRecord, event_fn};
+use prism::effects::{
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectPolicy, EffectState, EffectStore,
+    EffectStoreError, InMemoryEffectStore, RecordedOutcome, Resolution,
+};
+use prism::guard::{
+    CallRewrite, Guardrail, GuardrailDecision, ResultRewrite, ToolMiddleware, before_execute_fn,
+    permission_fn, trust_fn, validator_fn,
+};
+use prism::registry::{ToolFilter, ToolGrant, ToolScope};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 
 /// Where a call can be refused, in pipeline order.

@@ -6,7 +6,14 @@
 mod common;
 
 use common::*;
-use prism::*;
+use prism::call::ErrorCode;
+use prism::dispatch::SecretRedactor;
+use prism::guard::{
+    GuardrailRule, RulePack, before_execute_fn, call_middleware, permission_fn, trust_fn,
+    validator_fn,
+};
+use prism::registry::{ToolFilter, ToolGrant, ToolScope};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -7,8 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use prism::effects::BoxFuture;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode, ToolOutcome};
+use prism::dispatch::{Clock, ManualClock};
+use prism::effects::{
+    BoxFuture, Claim, ClaimRequest, EffectKey, EffectKeySecret, EffectPolicy, EffectState,
+    EffectStore, EffectStoreError, InMemoryEffectStore, RecordedOutcome, Resolution,
+};
+use prism::guard::{GuardrailRule, RulePack, before_execute_fn, validator_fn};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolError, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

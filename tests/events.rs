@@ -5,7 +5,9 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use prism::*;
+use prism::dispatch::{CollectingSink, ManualClock, ToolEvent, ToolEventKind, event_fn};
+use prism::guard::{call_middleware, result_middleware, validator_fn};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 use serde_json::{Value, json};
 
 fn event_json(event: &ToolEvent) -> Value {

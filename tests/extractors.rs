@@ -5,10 +5,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use prism::call::{BlockReason, ErrorCode};
+use prism::context::{Extraction, FromState, FromToolContext};
+use prism::dispatch::{
+    CollectingSink, InMemoryLedger, RecordStatus, SecretRedactor, ToolEventKind,
+};
+use prism::guard::before_execute_fn;
 use prism::{
-    BlockReason, CollectingSink, Dispatcher, ErrorCode, Extraction, FromState, FromToolContext,
-    InMemoryLedger, RecordStatus, SecretRedactor, State, ToolCall, ToolEventKind,
-    ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn, tool, tools,
+    Dispatcher, State, ToolCall, ToolExecutionContext, ToolRegistry, ToolResult, tool, tools,
 };
 use serde_json::{Value, json};
 use tokio::sync::oneshot;

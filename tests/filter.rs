@@ -5,7 +5,11 @@ mod common;
 use std::sync::{Arc, OnceLock};
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode};
+use prism::registry::{
+    CompiledFilters, RegistrySnapshot, ToolFilter, ToolGrant, ToolScope, filter_tools,
+};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 use serde_json::json;
 
 fn tools(names: &[&str]) -> Vec<ToolDefinition> {

@@ -6,7 +6,10 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode};
+use prism::dispatch::{SecretRedactor, ToolEventKind};
+use prism::guard::{Guardrail, GuardrailDecision, GuardrailRule, RulePack, call_middleware};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

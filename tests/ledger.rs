@@ -3,7 +3,12 @@
 mod common;
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode, ErrorInfo};
+use prism::dispatch::{
+    InMemoryLedger, Limits, ManualClock, OwnershipScope, RecordStatus, RunLedger, SecretRedactor,
+    ToolCallRecord,
+};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 
 /// A clock the tool body moves, so that each row's timestamp is predictable.

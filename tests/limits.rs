@@ -4,7 +4,12 @@
 mod common;
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode};
+use prism::dispatch::{Limits, SecretRedactor};
+use prism::guard::{
+    Guardrail, GuardrailDecision, GuardrailRule, RulePack, call_middleware, trust_fn,
+};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry, ToolResult};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -4,11 +4,16 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use prism::call::{BlockReason, ErrorCode, ErrorInfo};
+use prism::context::{Extraction, FromToolContext};
+use prism::dispatch::{
+    CollectingSink, InMemoryLedger, RecordStatus, SecretRedactor, ToolEventKind,
+};
+use prism::effects::InMemoryEffectStore;
+use prism::guard::{before_execute_fn, validator_fn};
 use prism::{
-    BlockReason, CollectingSink, Dispatcher, ErrorCode, ErrorInfo, Extraction, FromToolContext,
-    InMemoryEffectStore, InMemoryLedger, RecordStatus, SecretRedactor, State, Tool, ToolCall,
-    ToolError, ToolEventKind, ToolExecutionContext, ToolRegistry, ToolResult, before_execute_fn,
-    tool, tools, validator_fn,
+    Dispatcher, State, Tool, ToolCall, ToolError, ToolExecutionContext, ToolRegistry, ToolResult,
+    tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

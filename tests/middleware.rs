@@ -6,7 +6,13 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode, ToolOutcome};
+use prism::guard::{
+    GuardrailRule, RulePack, ToolMiddleware, call_middleware, permission_fn, result_middleware,
+    trust_fn, validator_fn,
+};
+use prism::registry::{ToolFilter, ToolGrant, ToolScope};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolError, ToolRegistry};
 use serde_json::{Value, json};
 
 fn rename_to(target: &'static str) -> impl ToolMiddleware {

@@ -6,7 +6,20 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode, ErrorInfo, ToolOutcome};
+use prism::context::CancellationToken;
+use prism::dispatch::{DispatchBuilder, ManualClock, ToolEventKind};
+use prism::effects::{
+    Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore,
+};
+use prism::guard::{
+    GuardrailRule, RulePack, before_execute_fn, permission_fn, trust_fn, validator_fn,
+};
+use prism::registry::{ToolFilter, ToolGrant, ToolScope};
+use prism::{
+    Dispatcher, Tool, ToolCall, ToolDefinition, ToolError, ToolExecutionContext, ToolRegistry,
+    ToolResult,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -10,7 +10,22 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode, ToolOutcome};
+use prism::context::CancellationToken;
+use prism::definition::{NotPrepared, Prepared, Refusal, ToolFuture, ToolHandler};
+use prism::dispatch::{
+    Clock, CollectingSink, DispatchBuilder, Millis, RunLedger, SecretRedactor, ToolCallRecord,
+    event_fn,
+};
+use prism::guard::{
+    ArgumentValidator, GuardrailRule, RulePack, before_execute_fn, call_middleware, permission_fn,
+    result_middleware, trust_fn, validator_fn,
+};
+use prism::registry::{ToolGrant, ToolScope};
+use prism::{
+    Dispatcher, Tool, ToolCall, ToolDefinition, ToolError, ToolExecutionContext, ToolRegistry,
+    ToolResult,
+};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
 
@@ -400,7 +415,8 @@ async fn a_panicking_clock_does_not_reach_the_host() {
 
 #[tokio::test]
 async fn a_panicking_clock_does_not_reach_a_run() {
-    use prism::run::{Agent, ProviderResponse, RunEventLog, RunOptions, ScriptedProvider};
+    use prism::run::{RunEventLog, ScriptedProvider};
+    use prism::{Agent, ProviderResponse, RunOptions};
 
     let provider = ScriptedProvider::new([
         ProviderResponse::calls([ToolCall::new("c1", "tool", json!({}))]),

@@ -7,7 +7,13 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode, ErrorInfo, ToolOutcome};
+use prism::dispatch::{DispatchBuilder, RecordStatus, SecretRedactor, ToolCallRecord};
+use prism::guard::{
+    GuardrailRule, RulePack, before_execute_fn, call_middleware, permission_fn, trust_fn,
+    validator_fn,
+};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolError, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 
 const SECRET: &str = "sk-live-51Hx9";

@@ -8,7 +8,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use common::*;
-use prism::*;
+use prism::dispatch::SecretRedactor;
+use prism::guard::ArgumentValidator;
+use prism::{
+    Dispatcher, Tool, ToolCall, ToolDefinition, ToolError, ToolExecutionContext, ToolRegistry,
+    ToolResult,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

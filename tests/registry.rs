@@ -3,7 +3,11 @@
 mod common;
 
 use common::*;
-use prism::*;
+use prism::call::BlockReason;
+use prism::definition::ToolAnnotations;
+use prism::effects::EffectPolicy;
+use prism::registry::{DuplicatePolicy, DuplicateTool, RegistryError, UnknownTool};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
 use serde_json::json;
 
 fn names(tools: &[ToolDefinition]) -> Vec<&str> {

@@ -5,15 +5,18 @@ mod run_support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use prism::call::{BlockReason, ErrorCode, ErrorInfo};
+use prism::definition::ToolAnnotations;
+use prism::guard::{before_execute_fn, permission_fn, trust_fn, validator_fn};
+use prism::registry::{MissingParameterSchema, RegistryError};
 use prism::run::{
-    Agent, AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalState,
-    ApprovalStore, ApprovalStoreError, InMemoryApprovalStore, Message, ProviderResponse, RunEnd,
-    RunError, RunOptions, ScriptedProvider, SessionState, approval_fn, round_gate_fn,
+    AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalState, ApprovalStore,
+    ApprovalStoreError, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState, approval_fn,
+    round_gate_fn,
 };
 use prism::{
-    BlockReason, Dispatcher, ErrorCode, ErrorInfo, MissingParameterSchema, RegistryError,
-    ToolAnnotations, ToolCall, ToolDefinition, ToolRegistry, ToolResult, before_execute_fn,
-    permission_fn, trust_fn, validator_fn,
+    Agent, Dispatcher, Message, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
+    ToolRegistry, ToolResult,
 };
 use run_support::{named, summary, tool_rows};
 use serde_json::{Value, json};
@@ -574,7 +577,7 @@ async fn a_refusing_gate_executes_nothing_even_when_approvals_would_be_needed() 
     assert!(rows.iter().all(|row| !row.is_success()));
 }
 
-fn secure_dispatcher(registry: ToolRegistry) -> prism::SecureDispatcher {
+fn secure_dispatcher(registry: ToolRegistry) -> prism::dispatch::SecureDispatcher {
     Dispatcher::builder(registry)
         .trust(trust_fn(|_tool, _ctx| Ok(())))
         .permission(permission_fn(|_tool, _args, _ctx| Ok(())))

@@ -9,11 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use prism::run::{
-    Agent, AgentConfig, ArtifactFailure, ArtifactLoop, ArtifactVerdict, LoopStrategy, Message,
-    ProviderResponse, RunEnd, RunError, RunEventKind, RunEventLog, RunOptions, ScriptedProvider,
-    artifact_validator_fn,
+    AgentConfig, ArtifactFailure, ArtifactLoop, ArtifactVerdict, LoopStrategy, RunEnd,
+    RunEventKind, RunEventLog, ScriptedProvider, artifact_validator_fn,
 };
-use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
+use prism::{
+    Agent, Dispatcher, Message, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
+    ToolRegistry,
+};
 use run_support::{Gates, poll_once, release_and_poll, summary, tool_rows};
 use serde_json::{Value, json};
 

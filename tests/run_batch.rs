@@ -7,13 +7,14 @@ mod run_support;
 use std::pin::pin;
 use std::task::Poll;
 
-use prism::run::{
-    Agent, AgentConfig, BatchExecutor, BatchStop, Message, ProviderResponse, RunError, RunOptions,
-    ScriptedProvider,
-};
+use prism::call::ErrorCode;
+use prism::context::CancellationToken;
+use prism::dispatch::{CollectingSink, InMemoryLedger, SecretRedactor};
+use prism::guard::{GuardrailRule, RulePack, call_middleware};
+use prism::run::{AgentConfig, BatchExecutor, BatchStop, ScriptedProvider};
 use prism::{
-    CancellationToken, CollectingSink, Dispatcher, ErrorCode, GuardrailRule, InMemoryLedger,
-    RulePack, SecretRedactor, ToolCall, ToolExecutionContext, ToolRegistry, call_middleware,
+    Agent, Dispatcher, Message, ProviderResponse, RunError, RunOptions, ToolCall,
+    ToolExecutionContext, ToolRegistry,
 };
 use run_support::{Gates, named, poll_once, release_and_poll, summary, tool_rows};
 use serde_json::json;

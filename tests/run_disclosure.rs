@@ -6,16 +6,20 @@ mod run_support;
 #[path = "support/search.rs"]
 mod search_support;
 
+use prism::call::BlockReason;
+use prism::dispatch::SecretRedactor;
+use prism::guard::permission_fn;
+use prism::registry::ToolFilter;
 use prism::run::{
-    Agent, AgentConfig, ApprovalDecision, DisclosureMode, InMemoryApprovalStore, ProviderResponse,
-    RecordedRequest, RunError, RunEventKind, RunEventLog, RunOptions, ScriptedProvider,
-    ToolsMetadata, approval_fn, narrowing_fn,
+    AgentConfig, ApprovalDecision, DisclosureMode, InMemoryApprovalStore, RecordedRequest,
+    RunEventKind, RunEventLog, ScriptedProvider, ToolsMetadata, approval_fn, narrowing_fn,
 };
-use prism::search::{Query, ScoreError, SearchConfig, ToolIndex, ToolScorer};
+use prism::search::{ScoreError, ScoreRequest, SearchConfig, ToolScorer};
 use prism::{
-    BlockReason, Dispatcher, SecretRedactor, ToolCall, ToolDefinition, ToolExecutionContext,
-    ToolFilter, ToolRegistry, permission_fn,
+    Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
+    ToolExecutionContext, ToolRegistry,
 };
+
 use run_support::{summary, tool_rows};
 use search_support::{catalog, tool};
 use serde_json::json;
@@ -433,7 +437,7 @@ async fn search_tools_is_callable_only_in_the_turn_that_described_it() {
 struct Failing;
 
 impl ToolScorer for Failing {
-    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, _: &mut [f32]) -> Result<(), ScoreError> {
         Err(ScoreError::new("backend sk-secret is down"))
     }
 }
@@ -500,7 +504,7 @@ async fn search_failures_describe_every_tool_and_say_so() {
 struct Verbose;
 
 impl ToolScorer for Verbose {
-    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, _: &mut [f32]) -> Result<(), ScoreError> {
         Err(ScoreError::new(format!(
             "{} sk-straddling-secret",
             "x".repeat(190)

@@ -5,13 +5,12 @@ mod run_support;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use prism::run::{
-    Agent, AgentConfig, ProviderResponse, RunError, RunOptions, ScriptedProvider, SessionState,
-    Skill,
-};
+use prism::call::BlockReason;
+use prism::guard::validator_fn;
+use prism::run::{AgentConfig, ScriptedProvider, SessionState, Skill};
 use prism::{
-    BlockReason, Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry,
-    validator_fn,
+    Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
+    ToolExecutionContext, ToolRegistry,
 };
 use run_support::{named, summary, tool_rows};
 use serde_json::{Value, json};

@@ -4,12 +4,13 @@ mod run_support;
 
 use std::sync::Arc;
 
+use prism::call::BlockReason;
+use prism::dispatch::SecretRedactor;
 use prism::run::{
-    Agent, AgentConfig, DisclosureMode, DisclosureRequest, ProviderResponse, RunError,
-    RunEventKind, RunEventLog, RunOptions, ScriptedProvider, ToolDisclosure, ToolsMetadata,
-    narrowing_fn,
+    AgentConfig, DisclosureMode, DisclosureRequest, RunEventKind, RunEventLog, ScriptedProvider,
+    ToolDisclosure, ToolsMetadata, narrowing_fn,
 };
-use prism::{BlockReason, Dispatcher, SecretRedactor, ToolCall, ToolRegistry};
+use prism::{Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolRegistry};
 use run_support::{add, named, summary, tool_rows};
 use serde_json::json;
 

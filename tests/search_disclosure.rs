@@ -1,10 +1,11 @@
 //! Search disclosure: ranking, limits, fail-closed paths, determinism and non-ASCII text.
 
 use prism::search::{
-    BlendedScorer, Bm25, FullDisclosureReason, MAX_INDEXED_TOOLS, MAX_TOP_K, Query,
-    SEARCH_TOOLS_NAME, ScoreError, SearchConfig, SearchLimits, SharedActivatedTools, ToolIndex,
-    ToolScorer, check_reserved_name,
+    BlendedScorer, Bm25, FullDisclosureReason, MAX_INDEXED_TOOLS, MAX_TOP_K, SEARCH_TOOLS_NAME,
+    ScoreError, ScoreRequest, SearchConfig, SearchLimits, SharedActivatedTools, ToolScorer,
+    check_reserved_name,
 };
+
 #[path = "support/search.rs"]
 mod support;
 use support::{catalog, names, tool};
@@ -148,21 +149,21 @@ fn the_reserved_name_is_refused() {
 
 struct Failing;
 impl ToolScorer for Failing {
-    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, _: &mut [f32]) -> Result<(), ScoreError> {
         Err(ScoreError::new("embedding service unavailable"))
     }
 }
 
 struct Panicking;
 impl ToolScorer for Panicking {
-    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, _: &mut [f32]) -> Result<(), ScoreError> {
         panic!("scorer bug")
     }
 }
 
 struct NotANumber;
 impl ToolScorer for NotANumber {
-    fn score(&self, _: &ToolIndex, _: &Query, scores: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
         scores[0] = f32::NAN;
         Ok(())
     }
@@ -171,7 +172,7 @@ impl ToolScorer for NotANumber {
 /// Scores every tool of the snapshot, including tools outside the turn's input list.
 struct Everything;
 impl ToolScorer for Everything {
-    fn score(&self, _: &ToolIndex, _: &Query, scores: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
         scores.fill(1.0);
         Ok(())
     }
@@ -257,7 +258,7 @@ fn rankings_are_deterministic_and_ties_follow_snapshot_order() {
         .into();
     let first = SearchConfig::default().index(&tools);
     let second = SearchConfig::default().index(&tools);
-    let rank = |search: &prism::ToolSearch| {
+    let rank = |search: &prism::search::ToolSearch| {
         search
             .search("weather report", 3, &tools)
             .unwrap()
@@ -330,7 +331,7 @@ fn empty_inputs_and_queries_are_handled() {
 
 struct Verbose;
 impl ToolScorer for Verbose {
-    fn score(&self, _: &ToolIndex, _: &Query, _: &mut [f32]) -> Result<(), ScoreError> {
+    fn score(&self, _: &ScoreRequest<'_>, _: &mut [f32]) -> Result<(), ScoreError> {
         Err(ScoreError::new("é".repeat(1000)))
     }
 }

@@ -2,9 +2,9 @@
 
 use prism::ToolDefinition;
 use prism::search::{
-    Bm25, FieldWeights, IndexError, MAX_FIELD_BYTES, MAX_INDEXED_TOOLS, SearchConfig, Tokenizer,
-    ToolIndex, ToolScorer,
+    Bm25, FieldWeights, MAX_FIELD_BYTES, MAX_INDEXED_TOOLS, SearchConfig, Tokenizer,
 };
+use prism_tools::search::{IndexError, ToolIndex};
 use serde_json::{Value, json};
 
 #[path = "support/search.rs"]
@@ -61,12 +61,18 @@ fn name_words_weigh_more_than_description_words() {
         tool("calendar", "Shows a schedule."),
         tool("planner", "Shows a calendar."),
     ];
-    let index = ToolIndex::build(&tools).unwrap();
-    let mut scores = vec![0.0; 2];
-    Bm25::default()
-        .score(&index, &index.query("calendar"), &mut scores)
-        .unwrap();
-    assert!(scores[0] > scores[1] && scores[1] > 0.0);
+    let search = SearchConfig::default()
+        .with_scorer(Bm25::default())
+        .index(&tools);
+    let results = search.search("calendar", 2, &tools).unwrap();
+    let hits: Vec<_> = results
+        .hits()
+        .iter()
+        .map(|hit| (hit.tool.name(), hit.score))
+        .collect();
+    assert_eq!(hits.len(), 2);
+    assert_eq!(hits[0].0, "calendar");
+    assert!(hits[0].1 > hits[1].1 && hits[1].1 > 0.0);
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! The generated `search_tools` tool and session activation.
 
+use prism::guard::permission_fn;
 use prism::search::{
     ActivatedTools, MAX_ACTIVATED_TOOLS, MAX_TOP_K, SEARCH_TOOLS_NAME, SearchConfig, SearchLimits,
     SharedActivatedTools,
 };
-use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry, permission_fn};
+use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
 use serde_json::json;
 
 #[path = "support/search.rs"]

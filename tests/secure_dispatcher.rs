@@ -4,7 +4,13 @@
 mod common;
 
 use common::*;
-use prism::*;
+use prism::call::BlockReason;
+use prism::dispatch::{RegisterError, SecureBuildError, SecureDispatcher};
+use prism::guard::{permission_fn, trust_fn, validator_fn};
+use prism::registry::{
+    MissingParameterSchema, RegistryError, RegistrySnapshot, ToolGrant, ToolScope,
+};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
 use serde_json::{Value, json};
 
 fn schemaless(name: &str, runs: &Runs) -> ToolDefinition {

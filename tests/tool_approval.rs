@@ -5,13 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use prism::run::{
-    Agent, ApprovalDecision, InMemoryApprovalStore, ProviderResponse, RunEnd, RunOptions,
-    ScriptedProvider,
-};
+use prism::run::{ApprovalDecision, InMemoryApprovalStore, RunEnd, ScriptedProvider};
 use prism::{
-    Dispatcher, Tool, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, schema, tool,
-    tools,
+    Agent, Dispatcher, ProviderResponse, RunOptions, Tool, ToolCall, ToolDefinition,
+    ToolExecutionContext, ToolRegistry, schema, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -11,7 +11,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use common::*;
-use prism::*;
+use prism::call::{BlockReason, ErrorCode};
+use prism::context::CancellationToken;
+use prism::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
+use prism::guard::before_execute_fn;
+use prism::{
+    Dispatcher, ToolCall, ToolDefinition, ToolError, ToolExecutionContext, ToolRegistry, ToolResult,
+};
 use serde_json::{Value, json};
 
 /// Bytes a large body carries: well past the inline room.

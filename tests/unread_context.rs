@@ -5,9 +5,9 @@
 
 use std::sync::{Arc, Mutex};
 
+use prism::dispatch::{CollectingSink, InMemoryLedger, RecordStatus, ToolEventKind};
 use prism::{
-    CollectingSink, Dispatcher, InMemoryLedger, RecordStatus, State, Tool, ToolCall,
-    ToolDefinition, ToolEventKind, ToolExecutionContext, ToolRegistry, tool,
+    Dispatcher, State, Tool, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, tool,
 };
 use serde_json::{Value, json};
 

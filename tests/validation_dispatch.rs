@@ -6,13 +6,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use prism::call::{BlockReason, ErrorCode};
+use prism::dispatch::{RegisterError, SecretRedactor};
+use prism::guard::{permission_fn, trust_fn};
+use prism::registry::MissingParameterSchema;
 use prism::validation::{
     JsonSchemaEngine, MissingSchema, SchemaErrorKind, SchemaValidator, normalize_tool,
 };
-use prism::{
-    BlockReason, Dispatcher, ErrorCode, MissingParameterSchema, RegisterError, SecretRedactor,
-    ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, permission_fn, trust_fn,
-};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 use serde_json::{Value, json};
 
 fn runtime() -> tokio::runtime::Runtime {

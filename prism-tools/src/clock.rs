@@ -39,7 +39,7 @@ pub(crate) fn now_or_system(clock: &dyn Clock) -> Millis {
 /// calibrates the counter (about half a millisecond); building a dispatcher takes that reading.
 ///
 /// ```
-/// use prism_tools::{Clock, SystemClock};
+/// use prism::dispatch::{Clock, SystemClock};
 ///
 /// let millis = SystemClock.now_millis();
 /// assert!(millis > 1_577_836_800_000, "later than 2020");
@@ -56,7 +56,7 @@ impl Clock for SystemClock {
 /// A clock that only moves when told to. Clones share one time.
 ///
 /// ```
-/// use prism_tools::{Clock, ManualClock};
+/// use prism::dispatch::{Clock, ManualClock};
 ///
 /// let clock = ManualClock::new(1_000);
 /// clock.advance(500);

@@ -119,7 +119,8 @@ pub(crate) trait ScopeSlot: Any + fmt::Debug + Send + Sync {}
 /// What a tool receives about its call: ids, metadata, cancellation, progress and the run's scope.
 ///
 /// ```
-/// use prism_tools::{ToolExecutionContext, ToolGrant, ToolScope};
+/// use prism::ToolExecutionContext;
+/// use prism::registry::{ToolGrant, ToolScope};
 ///
 /// let ctx = ToolExecutionContext::new()
 ///     .with_session_id("s1")

@@ -61,7 +61,8 @@ impl ContributedTools {
 /// What an extension is handed when it loads.
 ///
 /// ```
-/// use prism_tools::{ContributionRegistries, ExtensionApi, ToolDefinition, ToolRegistry};
+/// use prism::{ToolDefinition, ToolRegistry};
+/// use prism::registry::{ContributionRegistries, ExtensionApi};
 /// use serde_json::Value;
 ///
 /// let contributions = ContributionRegistries::new();

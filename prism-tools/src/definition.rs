@@ -110,7 +110,7 @@ struct DefinitionInner {
 /// A tool as the registry stores it. Cheap to clone.
 ///
 /// ```
-/// use prism_tools::{ToolDefinition, ToolError};
+/// use prism::{ToolDefinition, ToolError};
 /// use serde_json::{json, Value};
 ///
 /// let shout = ToolDefinition::builder("shout")
@@ -173,7 +173,7 @@ impl ToolDefinition {
     /// each refuses with [`MissingParameterSchema`](crate::MissingParameterSchema).
     ///
     /// ```
-    /// use prism_tools::ToolDefinition;
+    /// use prism::ToolDefinition;
     /// use serde_json::{json, Value};
     ///
     /// let with = |schema: Value| ToolDefinition::builder("t").parameters(schema).run_sync(|_, _| Ok(Value::Null));
@@ -225,7 +225,7 @@ impl ToolDefinition {
     /// Whether the handler reads the context it is given (see [`ToolHandler::reads_context`]).
     ///
     /// ```
-    /// use prism_tools::ToolDefinition;
+    /// use prism::ToolDefinition;
     /// use serde_json::Value;
     ///
     /// // A closure is handed the context, so it is taken to read it.
@@ -245,7 +245,7 @@ impl ToolDefinition {
     /// gets `None` (and should fall back to its own cache).
     ///
     /// ```
-    /// use prism_tools::ToolDefinition;
+    /// use prism::ToolDefinition;
     /// use serde_json::Value;
     ///
     /// let tool = ToolDefinition::builder("t").run_sync(|_, _| Ok(Value::Null));

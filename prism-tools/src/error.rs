@@ -15,7 +15,7 @@ use crate::call::{ErrorCode, ErrorInfo};
 /// The message reaches the model after the dispatcher has redacted every known secret from it.
 ///
 /// ```
-/// use prism_tools::ToolError;
+/// use prism::ToolError;
 ///
 /// fn parse(text: &str) -> Result<i64, ToolError> {
 ///     Ok(text.trim().parse::<i64>()?)

@@ -113,7 +113,8 @@ impl CompiledFilters {
 /// The tools of `tools` that every filter lets through, in their original order.
 ///
 /// ```
-/// use prism_tools::{filter_tools, ToolDefinition, ToolFilter};
+/// use prism::ToolDefinition;
+/// use prism::registry::{ToolFilter, filter_tools};
 /// use serde_json::Value;
 ///
 /// let tools: Vec<_> = ["read", "write", "delete"]

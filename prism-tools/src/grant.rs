@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// The tools a run or turn is allowed to call.
 ///
 /// ```
-/// use prism_tools::ToolGrant;
+/// use prism::registry::ToolGrant;
 ///
 /// assert!(ToolGrant::All.allows("anything"));
 /// assert!(!ToolGrant::none().allows("anything"));

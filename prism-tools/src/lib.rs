@@ -67,7 +67,11 @@
 //! ## Example
 //!
 //! ```
-//! use prism_tools::*;
+//! use prism::call::ErrorCode;
+//! use prism::dispatch::{InMemoryLedger, SecretRedactor};
+//! use prism::guard::permission_fn;
+//! use prism::registry::ToolFilter;
+//! use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 //! use serde_json::{json, Value};
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

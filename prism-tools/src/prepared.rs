@@ -23,7 +23,7 @@ pub type PendingBody = Pin<Box<dyn Future<Output = Result<ToolFuture, NotPrepare
 /// The body of one call, as [`ToolHandler::prepare`](crate::ToolHandler::prepare) produced it.
 ///
 /// ```
-/// use prism_tools::{Prepared, ToolFuture};
+/// use prism::definition::{Prepared, ToolFuture};
 /// use serde_json::Value;
 ///
 /// let body: Prepared = ToolFuture::new(async { Ok(Value::from(1)) }).into();
@@ -71,7 +71,8 @@ impl fmt::Debug for Prepared {
 /// and on `ok_or("…")`.
 ///
 /// ```
-/// use prism_tools::{BlockReason, NotPrepared};
+/// use prism::call::BlockReason;
+/// use prism::definition::NotPrepared;
 ///
 /// let bad: NotPrepared = "`text` must be a string".into();
 /// assert_eq!(bad.reason(), BlockReason::InvalidArguments);

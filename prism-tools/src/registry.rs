@@ -170,7 +170,7 @@ struct Admission {
 /// [`remove`](Self::remove) change it for every clone.
 ///
 /// ```
-/// use prism_tools::{ToolDefinition, ToolRegistry};
+/// use prism::{ToolDefinition, ToolRegistry};
 /// use serde_json::Value;
 ///
 /// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));
@@ -241,7 +241,7 @@ impl ToolRegistry {
     /// to the removed tool are `unknown_tool`.
     ///
     /// ```
-    /// use prism_tools::{ToolDefinition, ToolRegistry};
+    /// use prism::{ToolDefinition, ToolRegistry};
     /// use serde_json::Value;
     ///
     /// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));

@@ -34,7 +34,7 @@ use crate::extract::Extraction;
 /// counts one more reference.
 ///
 /// ```
-/// use prism_tools::{Tool, ToolDefinition, ToolExecutionContext, schema};
+/// use prism::{Tool, ToolDefinition, ToolExecutionContext, schema};
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, schemars::JsonSchema)]
@@ -67,7 +67,7 @@ use crate::extract::Extraction;
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
-    label = "this type does not implement `prism_tools::Tool`",
+    label = "this type does not implement `prism::Tool`",
     note = "annotate a function with `#[tool]`, or implement `Tool` for the type by hand"
 )]
 pub trait Tool: Clone + Send + Sync + 'static {

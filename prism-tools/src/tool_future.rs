@@ -43,7 +43,8 @@ pin_project! {
     /// (`std::pin::pin!`) to poll it by hand.
     ///
     /// ```
-    /// use prism_tools::{NotPrepared, Prepared, ToolExecutionContext, ToolFuture, ToolHandler};
+    /// use prism::ToolExecutionContext;
+    /// use prism::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
     /// use serde_json::Value;
     ///
     /// /// Counts the characters of `text`.

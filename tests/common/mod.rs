@@ -7,7 +7,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use prism::*;
+use prism::call::ErrorInfo;
+use prism::dispatch::{
+    CollectingSink, DispatchBuilder, InMemoryLedger, RecordStatus, ToolEventKind,
+};
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult};
 use serde_json::{Value, json};
 
 /// The schema every helper tool declares: any object.

@@ -11,8 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use prism::run::Message;
-use prism::{ToolDefinition, ToolResult};
+use prism::{Message, ToolDefinition, ToolResult};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 

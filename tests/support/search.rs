@@ -39,7 +39,7 @@ pub async fn call_search(tool: &ToolDefinition, arguments: Value) -> Result<Stri
         .handler()
         .prepare(&arguments, ToolExecutionContext::new())
         .map_err(|refused| refused.refusal().message.clone())?;
-    let prism::Prepared::Ready(body) = body else {
+    let prism::definition::Prepared::Ready(body) = body else {
         return Err("search_tools prepares its body at once".to_owned());
     };
     match body.await {

@@ -1,5 +1,5 @@
 //! The execution policy has its say before the effect is claimed.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, effects::InMemoryEffectStore, guard::before_execute_fn};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

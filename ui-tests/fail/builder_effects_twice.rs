@@ -1,5 +1,5 @@
 //! A dispatcher claims effects in one store: a second store does not compile.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, effects::InMemoryEffectStore};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

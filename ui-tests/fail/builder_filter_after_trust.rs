@@ -1,5 +1,5 @@
 //! Filters decide which tools exist before trust is asked, so a filter cannot follow trust.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::trust_fn, registry::ToolFilter};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

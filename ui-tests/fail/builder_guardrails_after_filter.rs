@@ -1,5 +1,5 @@
 //! Input guardrails run before lookup and filtering, so they cannot come after a filter.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::RulePack, registry::ToolFilter};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -1,5 +1,5 @@
 //! Middleware rewrites calls before any guard sees them, so it cannot come after guardrails.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{RulePack, call_middleware}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -1,5 +1,5 @@
 //! Middleware cannot be added once later guards are configured, however far back.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{call_middleware, validator_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

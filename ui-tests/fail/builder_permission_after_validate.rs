@@ -1,5 +1,5 @@
 //! Permission is checked before validation.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{permission_fn, validator_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -1,5 +1,5 @@
 //! An Option of a trust policy may be None, so it does not count for a secure dispatcher.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{permission_fn, trust_fn, validator_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -1,5 +1,5 @@
 //! A conditional validator may be absent, so it does not count for a secure dispatcher.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{permission_fn, trust_fn, validator_fn}};
 
 fn main() {
     let strict = std::env::var("STRICT").is_ok();

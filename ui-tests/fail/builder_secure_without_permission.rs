@@ -1,5 +1,5 @@
 //! A secure dispatcher needs a permission policy.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{trust_fn, validator_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

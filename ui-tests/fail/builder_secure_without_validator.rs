@@ -1,5 +1,5 @@
 //! A secure dispatcher needs a validator.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{permission_fn, trust_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

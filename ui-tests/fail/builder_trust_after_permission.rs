@@ -1,5 +1,5 @@
 //! Trust is checked before permission.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{permission_fn, trust_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -1,5 +1,5 @@
 //! Validators run before the execution policy.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry, guard::{before_execute_fn, validator_fn}};
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

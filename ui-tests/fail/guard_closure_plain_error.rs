@@ -1,4 +1,4 @@
-use prism::permission_fn;
+use prism::guard::permission_fn;
 
 fn main() {
     // A refusal needs `.into()`: the closure's error type is fixed to `Refusal`, which is what

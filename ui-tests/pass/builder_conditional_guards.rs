@@ -2,7 +2,13 @@
 //! branching, and a `None` still advances the stage.
 use std::sync::Arc;
 
-use prism::*;
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+use prism::call::BlockReason;
+use prism::effects::InMemoryEffectStore;
+use prism::guard::{
+    PermissionPolicy, RulePack, ToolMiddleware, before_execute_fn, trust_fn, validator_fn,
+};
+use prism::registry::ToolFilter;
 use serde_json::json;
 
 fn dispatcher(strict: bool) -> Dispatcher {

@@ -1,6 +1,8 @@
 //! A built dispatcher is one plain type: it fits in a struct field without naming a type stack,
 //! and is cheap to clone and share between tasks.
-use prism::*;
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult};
+use prism::guard::validator_fn;
+use prism::registry::ToolFilter;
 use serde_json::json;
 
 #[derive(Clone)]

@@ -1,5 +1,12 @@
 //! Every guard in pipeline order, with every observer, builds and dispatches.
-use prism::*;
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+use prism::dispatch::{CollectingSink, InMemoryLedger, SecretRedactor};
+use prism::effects::InMemoryEffectStore;
+use prism::guard::{
+    GuardrailRule, RulePack, before_execute_fn, call_middleware, permission_fn, trust_fn,
+    validator_fn,
+};
+use prism::registry::ToolFilter;
 use serde_json::json;
 
 fn main() {

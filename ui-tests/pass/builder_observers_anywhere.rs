@@ -1,5 +1,13 @@
 //! Observers are not guards: they may be set at any stage, before, between and after guards.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry};
+use prism::dispatch::{
+    CollectingSink, InMemoryLedger, Limits, ManualClock, OwnershipScope, SecretRedactor, event_fn,
+};
+use prism::effects::InMemoryEffectStore;
+use prism::guard::{
+    RulePack, before_execute_fn, call_middleware, permission_fn, trust_fn, validator_fn,
+};
+use prism::registry::ToolFilter;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -1,5 +1,10 @@
 //! Every guard stage but the effect store can be called several times; the guards compose.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry};
+use prism::guard::{
+    RulePack, before_execute_fn, call_middleware, permission_fn, result_middleware, trust_fn,
+    validator_fn,
+};
+use prism::registry::ToolFilter;
 
 fn main() {
     let _dispatcher = Dispatcher::builder(ToolRegistry::new())

@@ -2,7 +2,12 @@
 //! when an `Option` of the same guard is added before or after the real one.
 use std::sync::Arc;
 
-use prism::*;
+use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+use prism::dispatch::SecureDispatcher;
+use prism::guard::{
+    ArgumentValidator, PermissionPolicy, TrustPolicy, before_execute_fn, permission_fn, trust_fn,
+    validator_fn,
+};
 use serde_json::json;
 
 fn main() {

@@ -1,5 +1,7 @@
 //! Every guard is optional: any stage can be the first one configured.
-use prism::*;
+use prism::{Dispatcher, ToolRegistry};
+use prism::effects::InMemoryEffectStore;
+use prism::guard::{before_execute_fn, call_middleware, permission_fn, validator_fn};
 
 fn main() {
     let _only_effects = Dispatcher::builder(ToolRegistry::new())

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use prism::{EffectPolicy, tool};
+use prism::tool;
+use prism::effects::EffectPolicy;
 
 /// Not what the model reads.
 #[tool(

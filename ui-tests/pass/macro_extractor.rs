@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use prism::{
-    BlockReason, Dispatcher, Extraction, FromToolContext, ToolCall, ToolExecutionContext,
-    ToolRegistry, tool,
-};
+use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry, tool};
+use prism::call::BlockReason;
+use prism::context::{Extraction, FromToolContext};
 use serde_json::json;
 
 struct UserId(String);

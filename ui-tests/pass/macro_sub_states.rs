@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use prism::{Dispatcher, FromState, State, ToolCall, ToolExecutionContext, ToolRegistry, tool, tools};
+use prism::{Dispatcher, State, ToolCall, ToolExecutionContext, ToolRegistry, tool, tools};
+use prism::context::FromState;
 use serde_json::json;
 
 struct Users {

@@ -217,10 +217,10 @@ impl std::error::Error for SecureBuildError {}
 /// and a call made too late does not compile, with a sentence saying why.
 ///
 /// ```
-/// use prism_tools::{
-///     permission_fn, trust_fn, validator_fn, Dispatcher, InMemoryLedger, SecretRedactor,
-///     ToolFilter, ToolRegistry,
-/// };
+/// use prism::{Dispatcher, ToolRegistry};
+/// use prism::dispatch::{InMemoryLedger, SecretRedactor};
+/// use prism::guard::{permission_fn, trust_fn, validator_fn};
+/// use prism::registry::ToolFilter;
 ///
 /// let strict = true;
 /// let dispatcher = Dispatcher::builder(ToolRegistry::new())
@@ -238,7 +238,8 @@ impl std::error::Error for SecureBuildError {}
 /// Adding a guard out of order does not compile:
 ///
 /// ```compile_fail
-/// use prism_tools::{permission_fn, validator_fn, Dispatcher, ToolRegistry};
+/// use prism::{Dispatcher, ToolRegistry};
+/// use prism::guard::{permission_fn, validator_fn};
 ///
 /// Dispatcher::builder(ToolRegistry::new())
 ///     .validate(validator_fn(|_tool, _args| Ok(())))

@@ -172,7 +172,7 @@ pub trait EventSink: Send + Sync + 'static {
 /// An event sink from a closure.
 ///
 /// ```
-/// use prism_tools::event_fn;
+/// use prism::dispatch::event_fn;
 ///
 /// let log = event_fn(|event| println!("{} {}", event.tool_call_id, event.kind.type_name()));
 /// # let _ = log;

@@ -262,7 +262,7 @@ pub trait RunLedger: Send + Sync + 'static {
 /// A ledger in memory; for tests and examples.
 ///
 /// ```
-/// use prism_tools::{InMemoryLedger, RunLedger};
+/// use prism::dispatch::{InMemoryLedger, RunLedger};
 ///
 /// let ledger = InMemoryLedger::new();
 /// assert!(ledger.records().is_empty());

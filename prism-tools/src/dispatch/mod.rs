@@ -96,7 +96,7 @@ impl Pipeline {
 /// Runs tool calls through the pipeline. Cheap to clone, `Send + Sync`, dispatches through `&self`.
 ///
 /// ```
-/// use prism_tools::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+/// use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
 /// use serde_json::{json, Value};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -62,7 +62,8 @@ impl Dispatcher {
     /// [`RegisterError::MissingSchema`].
     ///
     /// ```
-    /// use prism_tools::{Dispatcher, ToolDefinition, ToolRegistry, validator_fn};
+    /// use prism::{Dispatcher, ToolDefinition, ToolRegistry};
+    /// use prism::guard::validator_fn;
     /// use serde_json::Value;
     ///
     /// let dispatcher = Dispatcher::builder(ToolRegistry::new())

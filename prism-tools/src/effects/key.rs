@@ -15,7 +15,7 @@ use crate::effects::EffectPolicy;
 /// given an [`EffectKeySecret`] computes) is an HMAC-SHA-256 under the host's key instead.
 ///
 /// ```
-/// use prism_tools::{EffectKey, EffectPolicy};
+/// use prism::effects::{EffectKey, EffectPolicy};
 /// use serde_json::json;
 ///
 /// let policy = EffectPolicy::default();
@@ -37,7 +37,7 @@ impl EffectKey {
     /// the secret, the key says nothing about the arguments.
     ///
     /// ```
-    /// use prism_tools::{EffectKey, EffectKeySecret, EffectPolicy};
+    /// use prism::effects::{EffectKey, EffectKeySecret, EffectPolicy};
     /// use serde_json::json;
     ///
     /// let secret = EffectKeySecret::new(b"32 random bytes from the host....");

@@ -17,7 +17,7 @@ use crate::effects::{
 ///
 /// ```
 /// use std::time::Duration;
-/// use prism_tools::{ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore};
+/// use prism::effects::{ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore};
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

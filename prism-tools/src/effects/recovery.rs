@@ -39,9 +39,10 @@ pub enum RecoveryOutcome {
 ///
 /// ```
 /// use std::time::Duration;
-/// use prism_tools::effects::{EffectRecovery, RecoveryOutcome};
-/// use prism_tools::{ClaimRequest, EffectKey, EffectPolicy, EffectStore, InMemoryEffectStore,
-///     RecordedOutcome, Resolution};
+/// use prism::effects::{
+///     ClaimRequest, EffectKey, EffectPolicy, EffectRecovery, EffectStore, InMemoryEffectStore,
+///     RecordedOutcome, RecoveryOutcome, Resolution,
+/// };
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -19,7 +19,7 @@ pub type PendingExtraction<T, R> = Pin<Box<dyn Future<Output = Result<T, R>> + S
 /// that wait pay an allocation.
 ///
 /// ```
-/// use prism_tools::Extraction;
+/// use prism::context::Extraction;
 ///
 /// let now: Extraction<u32, String> = Ok(7).into();
 /// assert!(now.is_ready());

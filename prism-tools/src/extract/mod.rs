@@ -38,7 +38,8 @@ use crate::error::Refusal;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use prism_tools::{Extraction, FromToolContext, ToolExecutionContext};
+/// use prism::ToolExecutionContext;
+/// use prism::context::{Extraction, FromToolContext};
 ///
 /// /// The user on whose behalf the run acts, from the run's metadata.
 /// struct UserId(String);
@@ -68,7 +69,8 @@ use crate::error::Refusal;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use prism_tools::{Extraction, FromToolContext, ToolExecutionContext};
+/// use prism::ToolExecutionContext;
+/// use prism::context::{Extraction, FromToolContext};
 ///
 /// /// A session, looked up by the run's session id.
 /// struct Session { user: String }

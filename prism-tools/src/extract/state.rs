@@ -24,7 +24,7 @@ use std::sync::Arc;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use prism_tools::FromState;
+/// use prism::context::FromState;
 ///
 /// struct Db;
 /// struct AppState { db: Arc<Db> }
@@ -64,7 +64,8 @@ impl<S: ?Sized> FromState<S> for S {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use prism_tools::{Extraction, FromToolContext, State, ToolExecutionContext};
+/// use prism::{State, ToolExecutionContext};
+/// use prism::context::{Extraction, FromToolContext};
 ///
 /// struct Pool { size: usize }
 ///

@@ -191,7 +191,7 @@ impl fmt::Debug for GuardrailRule {
 /// A named set of rules. The first matching rule decides.
 ///
 /// ```
-/// use prism_tools::{Guardrail, GuardrailDecision, GuardrailRule, RulePack};
+/// use prism::guard::{Guardrail, GuardrailDecision, GuardrailRule, RulePack};
 /// use serde_json::json;
 ///
 /// let pack = RulePack::new("shell")

@@ -86,7 +86,7 @@ pub trait ToolMiddleware: Send + Sync + 'static {
 /// A `tool_call` middleware from a closure.
 ///
 /// ```
-/// use prism_tools::call_middleware;
+/// use prism::guard::call_middleware;
 ///
 /// // Models sometimes say "Add" for "add".
 /// let lowercase = call_middleware(|call| {
@@ -105,7 +105,7 @@ where
 /// A `tool_result` middleware from a closure.
 ///
 /// ```
-/// use prism_tools::result_middleware;
+/// use prism::guard::result_middleware;
 /// use serde_json::json;
 ///
 /// let envelope = result_middleware(|result| {

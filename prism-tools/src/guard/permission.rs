@@ -21,8 +21,7 @@ pub trait TrustPolicy: Send + Sync + 'static {
 /// Decides whether a call with these arguments is permitted.
 ///
 /// ```
-/// use prism::ToolDefinition;
-/// use prism::context::ToolExecutionContext;
+/// use prism::{ToolDefinition, ToolExecutionContext};
 /// use prism::guard::{PermissionPolicy, Verdict};
 /// use serde_json::Value;
 ///

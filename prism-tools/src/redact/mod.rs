@@ -45,7 +45,7 @@ pub const REDACTED: &str = "[REDACTED]";
 /// joiner as `\u{200d}`).
 ///
 /// ```
-/// use prism_tools::SecretRedactor;
+/// use prism::dispatch::SecretRedactor;
 ///
 /// let redactor = SecretRedactor::new(["sk-live-123"]);
 /// assert_eq!(redactor.redact_str("key sk-live-123 leaked"), "key [REDACTED] leaked");

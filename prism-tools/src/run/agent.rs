@@ -18,8 +18,8 @@ use crate::run::{
 /// A dispatcher, a provider and the defaults of every run.
 ///
 /// ```
-/// use prism_tools::run::{Agent, AgentConfig, ProviderResponse, RunOptions, ScriptedProvider};
-/// use prism_tools::{Dispatcher, ToolRegistry};
+/// use prism::{Agent, Dispatcher, ProviderResponse, RunOptions, ToolRegistry};
+/// use prism::run::{AgentConfig, ScriptedProvider};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let provider = ScriptedProvider::new([ProviderResponse::text("Hello!")]);

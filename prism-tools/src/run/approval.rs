@@ -31,7 +31,7 @@ pub trait ApprovalPolicy: Send + Sync + 'static {
 /// An approval policy from a closure.
 ///
 /// ```
-/// use prism_tools::run::approval_fn;
+/// use prism::run::approval_fn;
 ///
 /// // Transfers above 100 need a person's approval.
 /// let large_transfers = approval_fn(|tool, args| {
@@ -70,7 +70,7 @@ impl ApprovalPolicy for DestructiveTools {
 /// What one approval is for: exactly this call of this tool with these arguments.
 ///
 /// ```
-/// use prism_tools::run::ApprovalKey;
+/// use prism::run::ApprovalKey;
 /// use serde_json::json;
 ///
 /// let a = ApprovalKey::new("s1", "call_1".into(), "wipe", &json!({"path": "/tmp", "force": true}));

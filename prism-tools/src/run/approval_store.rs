@@ -161,7 +161,7 @@ impl<S: ApprovalStore + ?Sized> ApprovalStore for Arc<S> {
 /// clone sees the same approvals, so an agent can hold one clone and a review loop another.
 ///
 /// ```
-/// use prism_tools::run::{ApprovalStore, InMemoryApprovalStore};
+/// use prism::run::{ApprovalStore, InMemoryApprovalStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = InMemoryApprovalStore::new();

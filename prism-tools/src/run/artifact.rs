@@ -30,7 +30,7 @@ pub enum ArtifactToolCalls {
 /// The settings of the generate-validate-revise loop.
 ///
 /// ```
-/// use prism_tools::run::{ArtifactLoop, ArtifactToolCalls, LoopStrategy};
+/// use prism::run::{ArtifactLoop, ArtifactToolCalls, LoopStrategy};
 ///
 /// let strategy = LoopStrategy::GenerateValidateRevise(ArtifactLoop::new(3).with_bounded_tools());
 /// # let _ = strategy;
@@ -78,7 +78,7 @@ pub trait ArtifactValidator: Send + Sync + 'static {
 /// An artifact validator from a closure.
 ///
 /// ```
-/// use prism_tools::run::{artifact_validator_fn, ArtifactVerdict};
+/// use prism::run::{ArtifactVerdict, artifact_validator_fn};
 ///
 /// let json_object = artifact_validator_fn(|text| match serde_json::from_str::<serde_json::Value>(text) {
 ///     Ok(value) if value.is_object() => ArtifactVerdict::Accept(value),

@@ -30,8 +30,8 @@ use crate::dispatch::{ApprovalGate, Dispatcher, PlannedCall, Tripwire};
 /// Runs the calls of one response.
 ///
 /// ```
-/// use prism_tools::run::BatchExecutor;
-/// use prism_tools::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+/// use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+/// use prism::run::BatchExecutor;
 /// use serde_json::{json, Value};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

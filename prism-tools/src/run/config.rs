@@ -215,8 +215,8 @@ macro_rules! shared_setters {
 /// Defaults for every run of an agent.
 ///
 /// ```
-/// use prism_tools::run::AgentConfig;
-/// use prism_tools::validator_fn;
+/// use prism::guard::validator_fn;
+/// use prism::run::AgentConfig;
 ///
 /// let config = AgentConfig::new()
 ///     .validator(validator_fn(|_tool, _args| Ok(())))
@@ -248,7 +248,7 @@ impl AgentConfig {
 /// Settings for one run; every field it sets overrides the agent's.
 ///
 /// ```
-/// use prism_tools::run::RunOptions;
+/// use prism::RunOptions;
 ///
 /// let options = RunOptions::new().tool_names(["web_search"]).tool_concurrency(4);
 /// # let _ = options;

@@ -22,7 +22,8 @@ use crate::search::DEFAULT_TOP_K;
 /// How the tools of each turn reach the provider request.
 ///
 /// ```
-/// use prism_tools::run::{AgentConfig, DisclosureMode, RunOptions};
+/// use prism::RunOptions;
+/// use prism::run::{AgentConfig, DisclosureMode};
 ///
 /// // Large catalogues: describe the 8 best matches and let the model search for the rest.
 /// let config = AgentConfig::new().tools_disclosure(DisclosureMode::Search { top_k: 8 });
@@ -86,7 +87,8 @@ pub struct DisclosureRequest<'a> {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use prism_tools::run::{DisclosureMode, DisclosureRequest, RunOptions, ToolDisclosure};
+/// use prism::RunOptions;
+/// use prism::run::{DisclosureMode, DisclosureRequest, ToolDisclosure};
 ///
 /// /// Describes the first three visible tools.
 /// struct FirstThree;

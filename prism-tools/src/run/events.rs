@@ -178,7 +178,7 @@ pub trait RunEventSink: Send + Sync + 'static {
 /// A run event sink from a closure.
 ///
 /// ```
-/// use prism_tools::run::run_event_fn;
+/// use prism::run::run_event_fn;
 ///
 /// let print = run_event_fn(|event| println!("{}", event.kind.type_name()));
 /// # let _ = print;

@@ -11,7 +11,7 @@ use crate::call::{ReplayState, ToolCall, ToolResult};
 /// One transcript row.
 ///
 /// ```
-/// use prism_tools::run::Message;
+/// use prism::Message;
 ///
 /// let row = Message::user("What is 2 + 3?");
 /// let text = serde_json::to_string(&row).unwrap();

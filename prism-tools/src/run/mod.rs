@@ -34,8 +34,11 @@
 //! where none of these checks can be left out.
 //!
 //! ```
-//! use prism_tools::run::{Agent, Message, ProviderResponse, RunOptions, ScriptedProvider};
-//! use prism_tools::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
+//! use prism::{
+//!     Agent, Dispatcher, Message, ProviderResponse, RunOptions, ToolCall, ToolDefinition,
+//!     ToolRegistry,
+//! };
+//! use prism::run::ScriptedProvider;
 //! use serde_json::{json, Value};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

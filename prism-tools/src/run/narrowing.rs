@@ -38,7 +38,7 @@ pub trait ToolNarrowing: Send + Sync + 'static {
 /// A narrowing callback from a synchronous closure.
 ///
 /// ```
-/// use prism_tools::run::narrowing_fn;
+/// use prism::run::narrowing_fn;
 ///
 /// // Only the wiki tools while the model is researching.
 /// let wiki_only = narrowing_fn(|request| {

@@ -173,7 +173,7 @@ pub struct TurnMetadata {
 /// host can see at a glance whether a provider's prompt cache prefix could have been reused.
 ///
 /// ```
-/// use prism_tools::run::ToolsMetadata;
+/// use prism::run::ToolsMetadata;
 ///
 /// let a = ToolsMetadata::of_names(["search", "fetch"]);
 /// assert_eq!(a.count, 2);

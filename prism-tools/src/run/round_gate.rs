@@ -34,7 +34,7 @@ pub trait ToolRoundGate: Send + Sync + 'static {
 /// A round gate from a synchronous closure.
 ///
 /// ```
-/// use prism_tools::run::round_gate_fn;
+/// use prism::run::round_gate_fn;
 ///
 /// // At most 8 calls per round.
 /// let budget = round_gate_fn(|round| {

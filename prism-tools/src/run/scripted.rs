@@ -40,7 +40,8 @@ struct Script {
 /// Replays responses in order; clones share the script and the recorded requests.
 ///
 /// ```
-/// use prism_tools::run::{ProviderResponse, ScriptedProvider};
+/// use prism::ProviderResponse;
+/// use prism::run::ScriptedProvider;
 ///
 /// let provider = ScriptedProvider::new([ProviderResponse::text("Hello.")]);
 /// assert_eq!(provider.remaining(), 1);

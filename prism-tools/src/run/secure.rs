@@ -21,8 +21,9 @@ impl Agent {
     /// policy.
     ///
     /// ```
-    /// use prism_tools::run::{Agent, InMemoryApprovalStore, ScriptedProvider};
-    /// use prism_tools::{permission_fn, trust_fn, validator_fn, Dispatcher, ToolDefinition, ToolRegistry};
+    /// use prism::{Agent, Dispatcher, ToolDefinition, ToolRegistry};
+    /// use prism::guard::{permission_fn, trust_fn, validator_fn};
+    /// use prism::run::{InMemoryApprovalStore, ScriptedProvider};
     /// use serde_json::json;
     ///
     /// let wipe = ToolDefinition::builder("wipe")

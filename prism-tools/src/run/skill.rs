@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// An active skill and the tools it expects to find.
 ///
 /// ```
-/// use prism_tools::run::Skill;
+/// use prism::run::Skill;
 ///
 /// let research = Skill::new("research").with_tool_names(["web_search", "fetch"]);
 /// assert_eq!(research.tool_names, ["web_search", "fetch"]);

@@ -83,7 +83,7 @@ pub use schemars;
 ///     limit: Option<u32>,
 /// }
 ///
-/// let schema = prism_tools::schema::parameters_for::<Search>();
+/// let schema = prism::schema::parameters_for::<Search>();
 /// assert_eq!(schema["type"], "object");
 /// assert_eq!(schema["required"], serde_json::json!(["query"]));
 /// assert_eq!(schema["additionalProperties"], false);

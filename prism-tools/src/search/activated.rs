@@ -23,7 +23,7 @@ use super::limits::MAX_ACTIVATED_TOOLS;
 /// Activated tool names, oldest first, at most [`MAX_ACTIVATED_TOOLS`].
 ///
 /// ```
-/// use prism_tools::search::ActivatedTools;
+/// use prism::search::ActivatedTools;
 ///
 /// let mut activated = ActivatedTools::new();
 /// activated.activate("send_email");
@@ -115,7 +115,7 @@ impl<'de> Deserialize<'de> for ActivatedTools {
 /// Clones share one list. The lock is held only for a copy or an update, never across an await.
 ///
 /// ```
-/// use prism_tools::search::SharedActivatedTools;
+/// use prism::search::SharedActivatedTools;
 ///
 /// let session = SharedActivatedTools::default();
 /// let tool_side = session.clone();

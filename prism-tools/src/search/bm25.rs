@@ -10,15 +10,13 @@
 //! query counts once: queries are conversational, and "find a tool to find…" should not rank by
 //! how often the user said "find".
 
-use super::index::ToolIndex;
-use super::query::Query;
-use super::scorer::{ScoreError, ToolScorer};
+use super::scorer::{ScoreError, ScoreRequest, ToolScorer};
 
 /// Okapi BM25 with tunable saturation (`k1`) and length normalisation (`b`).
 ///
 /// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::{Bm25, ToolIndex, ToolScorer};
+/// use prism::ToolDefinition;
+/// use prism::search::{Bm25, SearchConfig};
 /// use serde_json::Value;
 ///
 /// let tool = |name: &str, description: &str| {
@@ -28,11 +26,10 @@ use super::scorer::{ScoreError, ToolScorer};
 ///     tool("forecast", "Weather forecasts for the next ten days."),
 ///     tool("stocks", "Share prices and market news."),
 /// ];
-/// let index = ToolIndex::build(&tools).unwrap();
-/// let mut scores = vec![0.0; 2];
-/// Bm25::default().score(&index, &index.query("Will it rain? Check the forecast"), &mut scores).unwrap();
-/// assert!(scores[0] > 0.0);
-/// assert_eq!(scores[1], 0.0);
+/// let search = SearchConfig::default().with_scorer(Bm25::CLASSIC).index(&tools);
+/// let results = search.search("Will it rain? Check the forecast", 4, &tools).unwrap();
+/// assert_eq!(results.hits().len(), 1);
+/// assert_eq!(results.hits()[0].tool.name(), "forecast");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bm25 {
@@ -67,12 +64,8 @@ impl Bm25 {
 }
 
 impl ToolScorer for Bm25 {
-    fn score(
-        &self,
-        index: &ToolIndex,
-        query: &Query,
-        scores: &mut [f32],
-    ) -> Result<(), ScoreError> {
+    fn score(&self, request: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
+        let (index, query) = (request.index(), request.analysed());
         if scores.len() != index.len() {
             return Err(ScoreError::new(format!(
                 "expected {} score slots, got {}",

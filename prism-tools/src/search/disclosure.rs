@@ -82,8 +82,8 @@ impl ToolSearch {
     /// access to outside state, and it is read-only here.
     ///
     /// ```
-    /// use prism_tools::ToolDefinition;
-    /// use prism_tools::search::{SearchConfig, SearchLimits, SharedActivatedTools};
+    /// use prism::ToolDefinition;
+    /// use prism::search::{SearchConfig, SearchLimits, SharedActivatedTools};
     /// use serde_json::Value;
     ///
     /// let tool = |name: &str, description: &str| {

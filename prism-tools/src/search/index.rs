@@ -55,22 +55,9 @@ impl std::error::Error for IndexError {}
 
 /// The lexical index over one snapshot of tools.
 ///
-/// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::ToolIndex;
-/// use serde_json::{json, Value};
-///
-/// let weather = ToolDefinition::builder("get_weather")
-///     .description("Current conditions for a city.")
-///     .parameters(json!({"type": "object", "properties": {
-///         "city": {"type": "string", "description": "City name, e.g. Lyon."}
-///     }}))
-///     .run_sync(|_, _| Ok(Value::Null));
-/// let index = ToolIndex::build(&[weather]).unwrap();
-/// let query = index.query("weather in Lyon?");
-/// let known: Vec<_> = query.terms().iter().filter(|t| t.term().is_some()).map(|t| t.word()).collect();
-/// assert_eq!(known, ["weather", "lyon"]);
-/// ```
+/// Users reach it only through [`SearchConfig::index`](super::SearchConfig::index) and a
+/// [`ToolScorer`](super::ToolScorer)'s [`ScoreRequest`](super::ScoreRequest); its term tables and
+/// postings are this crate's business.
 #[derive(Clone, Debug)]
 pub struct ToolIndex {
     tools: Vec<ToolDefinition>,

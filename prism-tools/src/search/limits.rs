@@ -30,7 +30,7 @@ pub const MAX_FIELD_BYTES: usize = 8192;
 /// Per-turn bounds of search disclosure.
 ///
 /// ```
-/// use prism_tools::search::{SearchLimits, MAX_QUERY_BYTES, MAX_TOP_K};
+/// use prism::search::{MAX_QUERY_BYTES, MAX_TOP_K, SearchLimits};
 ///
 /// let limits = SearchLimits::default().with_top_k(500).with_max_query_bytes(1 << 20);
 /// assert_eq!(limits.top_k(), MAX_TOP_K);
@@ -86,7 +86,7 @@ impl Default for SearchLimits {
 /// A query after the byte limit, and whether anything was cut.
 ///
 /// ```
-/// use prism_tools::search::SearchLimits;
+/// use prism::search::SearchLimits;
 ///
 /// let limits = SearchLimits::default().with_max_query_bytes(5);
 /// let cut = limits.cut_query("météo");

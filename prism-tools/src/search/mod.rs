@@ -31,7 +31,7 @@
 //! | [`Posting`], [`TermId`] | `posting.rs` | the entries of the inverted lists, shared by the index and its builder |
 //! | [`FieldWeights`] | `index_builder.rs` | reading a snapshot: name x3, description, parameter names and descriptions |
 //! | [`Query`] | `query.rs` | a query analysed by the index, surface words kept for `[matched: …]` |
-//! | [`ToolScorer`], [`BlendedScorer`] | `scorer.rs` | the pluggable scorer, and a blend of several |
+//! | [`ToolScorer`], [`ScoreRequest`], [`BlendedScorer`] | `scorer.rs` | the pluggable scorer and what it sees (the tools and the query, not the index), and a blend of several |
 //! | [`Bm25`] | `bm25.rs` | the default scorer; IDF from the indexed snapshot |
 //! | [`SearchConfig`], [`ToolSearch`] | `tool_search.rs` | index + scorer + limits; ranking restricted to an input list, ties in snapshot order |
 //!
@@ -99,7 +99,7 @@ pub use limits::{
 pub use posting::{Posting, TermId};
 pub use query::{Query, QueryTerm, TermMatch};
 pub use reserved_name::{ReservedToolName, SEARCH_TOOLS_NAME, check_reserved_name};
-pub use scorer::{BlendedScorer, ScoreError, ToolScorer};
+pub use scorer::{BlendedScorer, ScoreError, ScoreRequest, ToolScorer};
 pub use search_tool::SHORT_DESCRIPTION_BYTES;
 pub use stem_memo::MAX_MEMO_WORDS;
 pub use tokenizer::Tokenizer;

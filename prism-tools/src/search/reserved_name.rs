@@ -28,8 +28,8 @@ impl std::error::Error for ReservedToolName {}
 /// on its snapshot before the first provider turn and fails with the error.
 ///
 /// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::check_reserved_name;
+/// use prism::ToolDefinition;
+/// use prism::search::check_reserved_name;
 /// use serde_json::Value;
 ///
 /// let tool = |name: &str| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null));

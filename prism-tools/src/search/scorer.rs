@@ -13,6 +13,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::definition::ToolDefinition;
+
 use super::index::ToolIndex;
 use super::query::Query;
 
@@ -44,25 +46,69 @@ impl fmt::Display for ScoreError {
 
 impl std::error::Error for ScoreError {}
 
-/// Scores every tool of an index against a query.
+/// What a scorer is given: the tools of one snapshot, in order, and the query.
 ///
-/// `scores` has one slot per tool of `index`, in snapshot order, all zero on entry. Write a
-/// finite score for each tool: higher is better, and a tool left at zero or below is not a
-/// match. Ties are broken by snapshot order by the caller, so a scorer need not be stable.
+/// This is the whole view a scorer gets. The index's own term tables and postings stay inside
+/// the crate, so the built-in scorers can change how they store words without breaking a host's
+/// scorer.
+#[derive(Clone, Copy, Debug)]
+pub struct ScoreRequest<'a> {
+    index: &'a ToolIndex,
+    query: &'a Query,
+}
+
+impl<'a> ScoreRequest<'a> {
+    pub(crate) fn new(index: &'a ToolIndex, query: &'a Query) -> Self {
+        Self { index, query }
+    }
+
+    /// The tools to score, in snapshot order: `scores[i]` is the score of `tools()[i]`.
+    pub fn tools(&self) -> &'a [ToolDefinition] {
+        self.index.tools()
+    }
+
+    /// The query text, after the search's byte limit cut it.
+    pub fn query(&self) -> &'a str {
+        self.query.text()
+    }
+
+    /// The query's words as the index reads them: lowercased, stop words gone, unstemmed, in
+    /// order, repeats kept.
+    pub fn words(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
+        self.query.terms().iter().map(|term| term.word())
+    }
+
+    /// The lexical index, for the built-in scorers.
+    pub(crate) fn index(&self) -> &'a ToolIndex {
+        self.index
+    }
+
+    /// The query as the index analysed it, for the built-in scorers.
+    pub(crate) fn analysed(&self) -> &'a Query {
+        self.query
+    }
+}
+
+/// Scores every tool of a snapshot against a query.
+///
+/// `scores` has one slot per tool of [`ScoreRequest::tools`], in snapshot order, all zero on
+/// entry. Write a finite score for each tool: higher is better, and a tool left at zero or below
+/// is not a match. Ties are broken by snapshot order by the caller, so a scorer need not be
+/// stable.
 ///
 /// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::{Query, ScoreError, ToolIndex, ToolScorer};
+/// use prism::ToolDefinition;
+/// use prism::search::{ScoreError, ScoreRequest, SearchConfig, ToolScorer};
 /// use serde_json::Value;
 ///
 /// /// Prefers tools whose name starts with the query's first word.
 /// struct Prefix;
 ///
 /// impl ToolScorer for Prefix {
-///     fn score(&self, index: &ToolIndex, query: &Query, scores: &mut [f32]) -> Result<(), ScoreError> {
-///         let Some(first) = query.terms().first() else { return Ok(()) };
-///         for (tool, score) in index.tools().iter().zip(scores) {
-///             if tool.name().starts_with(first.word()) {
+///     fn score(&self, request: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
+///         let Some(first) = request.words().next() else { return Ok(()) };
+///         for (tool, score) in request.tools().iter().zip(scores) {
+///             if tool.name().starts_with(first) {
 ///                 *score = 1.0;
 ///             }
 ///         }
@@ -73,25 +119,19 @@ impl std::error::Error for ScoreError {}
 /// let tools: Vec<_> = ["weather_now", "stocks"]
 ///     .map(|name| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null)))
 ///     .into();
-/// let index = ToolIndex::build(&tools).unwrap();
-/// let mut scores = vec![0.0; index.len()];
-/// Prefix.score(&index, &index.query("weather please"), &mut scores).unwrap();
-/// assert_eq!(scores, [1.0, 0.0]);
+/// let search = SearchConfig::default().with_scorer(Prefix).index(&tools);
+/// let results = search.search("weather please", 4, &tools).unwrap();
+/// let names: Vec<_> = results.hits().iter().map(|hit| hit.tool.name()).collect();
+/// assert_eq!(names, ["weather_now"]);
 /// ```
 pub trait ToolScorer: Send + Sync + 'static {
-    /// Fills `scores` (one per tool of `index`) for `query`.
-    fn score(&self, index: &ToolIndex, query: &Query, scores: &mut [f32])
-    -> Result<(), ScoreError>;
+    /// Fills `scores` (one per tool of the request) for the request's query.
+    fn score(&self, request: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError>;
 }
 
 impl<S: ToolScorer + ?Sized> ToolScorer for Arc<S> {
-    fn score(
-        &self,
-        index: &ToolIndex,
-        query: &Query,
-        scores: &mut [f32],
-    ) -> Result<(), ScoreError> {
-        (**self).score(index, query, scores)
+    fn score(&self, request: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
+        (**self).score(request, scores)
     }
 }
 
@@ -101,19 +141,20 @@ impl<S: ToolScorer + ?Sized> ToolScorer for Arc<S> {
 /// Any part failing fails the blend, so the caller falls back to full disclosure.
 ///
 /// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::{BlendedScorer, Bm25, ToolIndex, ToolScorer};
+/// use prism::ToolDefinition;
+/// use prism::search::{BlendedScorer, Bm25, SearchConfig};
 /// use serde_json::Value;
 ///
 /// let tools: Vec<_> = ["send_email", "read_email", "weather"]
 ///     .map(|name| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null)))
 ///     .into();
-/// let index = ToolIndex::build(&tools).unwrap();
 /// let blend = BlendedScorer::new().with(0.5, Bm25::default()).with(0.5, Bm25::default());
-/// let mut scores = vec![0.0; 3];
-/// blend.score(&index, &index.query("send an email"), &mut scores).unwrap();
-/// assert_eq!(scores[0], 1.0);
-/// assert!(scores[1] > 0.0 && scores[1] < 1.0 && scores[2] == 0.0);
+/// let search = SearchConfig::default().with_scorer(blend).index(&tools);
+/// let hits = search.search("send an email", 4, &tools).unwrap();
+/// let scores: Vec<_> = hits.hits().iter().map(|hit| (hit.tool.name(), hit.score)).collect();
+/// assert_eq!(scores[0], ("send_email", 1.0));
+/// assert_eq!(scores[1].0, "read_email");
+/// assert!(scores[1].1 > 0.0 && scores[1].1 < 1.0 && scores.len() == 2);
 /// ```
 #[derive(Clone, Default)]
 pub struct BlendedScorer {
@@ -136,16 +177,11 @@ impl BlendedScorer {
 }
 
 impl ToolScorer for BlendedScorer {
-    fn score(
-        &self,
-        index: &ToolIndex,
-        query: &Query,
-        scores: &mut [f32],
-    ) -> Result<(), ScoreError> {
+    fn score(&self, request: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
         let mut part_scores = vec![0.0f32; scores.len()];
         for (weight, scorer) in &self.parts {
             part_scores.fill(0.0);
-            scorer.score(index, query, &mut part_scores)?;
+            scorer.score(request, &mut part_scores)?;
             let best = part_scores.iter().copied().fold(0.0f32, f32::max);
             if !best.is_finite() {
                 return Err(ScoreError::new(

@@ -51,7 +51,7 @@ const REQUEST_WORDS: &[&str] = &[
 /// Splits text into lowercase search words, drops stop words and stems what remains.
 ///
 /// ```
-/// use prism_tools::search::Tokenizer;
+/// use prism::search::Tokenizer;
 ///
 /// let tokenizer = Tokenizer::english();
 /// let mut words = Vec::new();

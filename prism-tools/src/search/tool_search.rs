@@ -18,14 +18,14 @@ use super::index::ToolIndex;
 use super::index_builder::FieldWeights;
 use super::limits::SearchLimits;
 use super::query::Query;
-use super::scorer::ToolScorer;
+use super::scorer::{ScoreRequest, ToolScorer};
 use super::tokenizer::Tokenizer;
 
 /// How a snapshot is indexed and scored. Cheap to clone; one per agent is typical.
 ///
 /// ```
-/// use prism_tools::ToolDefinition;
-/// use prism_tools::search::{SearchConfig, SearchLimits};
+/// use prism::ToolDefinition;
+/// use prism::search::{SearchConfig, SearchLimits};
 /// use serde_json::Value;
 ///
 /// let tool = |name: &str, description: &str| {
@@ -162,7 +162,7 @@ impl SearchResults {
 
 impl ToolSearch {
     /// The index, or why there is none.
-    pub fn index(&self) -> Result<&ToolIndex, &FullDisclosureReason> {
+    pub(crate) fn index(&self) -> Result<&ToolIndex, &FullDisclosureReason> {
         self.inner.index.as_ref()
     }
 
@@ -262,7 +262,8 @@ impl ToolSearch {
     fn scores(&self, index: &ToolIndex, query: &Query) -> Result<Vec<f32>, FullDisclosureReason> {
         let mut scores = vec![0.0f32; index.len()];
         let scorer = &self.inner.scorer;
-        guarded(|| scorer.score(index, query, &mut scores))
+        let request = ScoreRequest::new(index, query);
+        guarded(|| scorer.score(&request, &mut scores))
             .map_err(|_| FullDisclosureReason::ScorerPanicked)?
             .map_err(|error| FullDisclosureReason::ScorerFailed(error.message().into()))?;
         if scores.iter().any(|score| !score.is_finite()) {

@@ -38,8 +38,8 @@ pub enum SyncPolicy {
 /// and stops the writer thread.
 ///
 /// ```
-/// use prism_tools::storage::{JsonlLedger, LedgerReader, RecordQuery};
-/// use prism_tools::{RecordStatus, RunLedger, ToolCallRecord};
+/// use prism::dispatch::{RecordStatus, RunLedger, ToolCallRecord};
+/// use prism::storage::{JsonlLedger, LedgerReader, RecordQuery};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let dir = tempfile::tempdir().unwrap();

@@ -15,7 +15,7 @@ pub const LEDGER_URL_VAR: &str = "PRISM_LEDGER_URL";
 /// Where a ledger lives.
 ///
 /// ```
-/// use prism_tools::storage::LedgerLocation;
+/// use prism::storage::LedgerLocation;
 ///
 /// let location = LedgerLocation::parse("sqlite:/tmp/agent.sqlite3").unwrap();
 /// assert_eq!(location, LedgerLocation::Sqlite("/tmp/agent.sqlite3".into()));

@@ -9,7 +9,7 @@ use crate::effects::BoxFuture;
 /// Which rows to read: every field that is set must match. [`RecordQuery::all`] sets none.
 ///
 /// ```
-/// use prism_tools::storage::RecordQuery;
+/// use prism::storage::RecordQuery;
 ///
 /// let query = RecordQuery::run("run-7").and_call("call_2");
 /// assert_eq!(query.run_id(), Some("run-7"));

@@ -15,7 +15,7 @@ use super::error::{ArgumentError, SchemaError};
 /// crate ships.
 ///
 /// ```
-/// use prism_tools::validation::{ArgumentError, SchemaError, SchemaErrorKind, SchemaEngine, Violation};
+/// use prism::validation::{ArgumentError, SchemaEngine, SchemaError, SchemaErrorKind, Violation};
 /// use serde_json::{json, Value};
 ///
 /// /// Accepts schemas of the form `{"required": [...]}` and nothing else.

@@ -80,7 +80,7 @@ impl fmt::Debug for CompiledSchema {
 ///   that names [`normalize_tool`](super::normalize_tool) where normalising fixes it.
 ///
 /// ```
-/// use prism_tools::validation::{ArgumentError, JsonSchemaEngine, SchemaEngine};
+/// use prism::validation::{ArgumentError, JsonSchemaEngine, SchemaEngine};
 /// use serde_json::json;
 ///
 /// let validator = JsonSchemaEngine::new();

@@ -42,7 +42,7 @@ fn is_forbidden_key(key: &str) -> bool {
 /// 100,000 subschemas applied to one value, and a compiled `pattern` may not exceed 1 MiB.
 ///
 /// ```
-/// use prism_tools::validation::ValidationLimits;
+/// use prism::validation::ValidationLimits;
 ///
 /// let limits = ValidationLimits::default().with_max_schema_bytes(64 * 1024).unwrap();
 /// assert_eq!(limits.max_schema_bytes(), 64 * 1024);
@@ -145,7 +145,7 @@ impl ValidationLimits {
     /// bound, and only a value whose bound is over the limit is counted exactly.
     ///
     /// ```
-    /// use prism_tools::validation::{ArgumentError, ValidationLimits};
+    /// use prism::validation::{ArgumentError, ValidationLimits};
     /// use serde_json::json;
     ///
     /// let limits = ValidationLimits::default();
@@ -211,7 +211,7 @@ impl ValidationLimits {
     /// Schema engines call it before compiling.
     ///
     /// ```
-    /// use prism_tools::validation::{SchemaErrorKind, ValidationLimits};
+    /// use prism::validation::{SchemaErrorKind, ValidationLimits};
     /// use serde_json::json;
     ///
     /// let limits = ValidationLimits::default().with_max_schema_depth(2).unwrap();

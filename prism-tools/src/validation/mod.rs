@@ -17,8 +17,9 @@
 //!
 //! ```
 //! # #[cfg(feature = "json-schema")] {
-//! use prism_tools::validation::{JsonSchemaEngine, MissingSchema, SchemaValidator};
-//! use prism_tools::{Dispatcher, ToolDefinition, ToolRegistry, permission_fn, trust_fn};
+//! use prism::{Dispatcher, ToolDefinition, ToolRegistry};
+//! use prism::guard::{permission_fn, trust_fn};
+//! use prism::validation::{JsonSchemaEngine, MissingSchema, SchemaValidator};
 //! use serde_json::{json, Value};
 //!
 //! let search = ToolDefinition::builder("search")

@@ -40,8 +40,8 @@ pub enum MissingSchema {
 /// tool registered through it.
 ///
 /// ```
-/// use prism_tools::validation::{MissingSchema, SchemaValidator};
-/// # use prism_tools::validation::{ArgumentError, SchemaError, SchemaEngine};
+/// use prism::validation::{MissingSchema, SchemaValidator};
+/// # use prism::validation::{ArgumentError, SchemaEngine, SchemaError};
 /// # use serde_json::Value;
 /// # struct AnyValue;
 /// # impl SchemaEngine for AnyValue {
@@ -49,7 +49,8 @@ pub enum MissingSchema {
 /// #     fn compile(&self, _: &Value) -> Result<(), SchemaError> { Ok(()) }
 /// #     fn check(&self, _: &(), _: &Value) -> Result<(), ArgumentError> { Ok(()) }
 /// # }
-/// use prism_tools::{ToolDefinition, ArgumentValidator};
+/// use prism::ToolDefinition;
+/// use prism::guard::ArgumentValidator;
 ///
 /// let validator = SchemaValidator::new(AnyValue).missing_schema(MissingSchema::Reject);
 /// let tool = ToolDefinition::builder("ping").run_sync(|_, _| Ok(Value::Null));

@@ -24,8 +24,8 @@ use crate::storage::postgres::pool::StorePool;
 /// connection pool inside); use it from one Tokio runtime, the one that connected it.
 ///
 /// ```no_run
-/// use prism_tools::run::{ApprovalDecision, ApprovalStore};
-/// use prism_tools::storage::{PostgresApprovalStore, PostgresOptions};
+/// use prism::run::{ApprovalDecision, ApprovalStore};
+/// use prism::storage::{PostgresApprovalStore, PostgresOptions};
 ///
 /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 /// let options = PostgresOptions::new("postgres://review@db.internal/agents")?;

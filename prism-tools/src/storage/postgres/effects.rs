@@ -22,13 +22,13 @@ use crate::storage::postgres::pool::StorePool;
 /// the one that connected it.
 ///
 /// ```no_run
-/// use prism_tools::effects::EffectRecovery;
-/// use prism_tools::storage::{PostgresEffectStore, PostgresOptions};
+/// use prism::effects::EffectRecovery;
+/// use prism::storage::{PostgresEffectStore, PostgresOptions};
 ///
 /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 /// let options = PostgresOptions::new("postgres://agent@db.internal/agents")?.pool_size(8);
 /// let store = PostgresEffectStore::connect(options).await?;
-/// let now = prism_tools::Clock::now_millis(&prism_tools::SystemClock);
+/// let now = prism::dispatch::Clock::now_millis(&prism::dispatch::SystemClock);
 /// for effect in store.unknown_effects(now, 100).await? {
 ///     println!("{} was claimed by {} and never finished", effect.key, effect.owner);
 /// }

@@ -23,7 +23,7 @@ use crate::storage::{LedgerReader, RecordQuery, StorageError};
 /// ledger works the same whether the host calls it from an async runtime or not.
 ///
 /// ```no_run
-/// use prism_tools::storage::{LedgerReader, PostgresLedger, PostgresOptions, RecordQuery};
+/// use prism::storage::{LedgerReader, PostgresLedger, PostgresOptions, RecordQuery};
 ///
 /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 /// let options = PostgresOptions::new("postgres://agent@db.internal/agents")?.schema("prism")?;

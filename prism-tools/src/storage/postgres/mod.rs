@@ -23,7 +23,7 @@ pub use ledger::PostgresLedger;
 /// How to reach a PostgreSQL database.
 ///
 /// ```
-/// use prism_tools::storage::PostgresOptions;
+/// use prism::storage::PostgresOptions;
 ///
 /// let options = PostgresOptions::new("postgres://agent:secret@127.0.0.1:5432/agents")
 ///     .unwrap()

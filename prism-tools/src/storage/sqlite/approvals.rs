@@ -23,8 +23,10 @@ use crate::storage::sqlite::worker::ConnectionWorker;
 /// same decision, one gets it. Cheap to clone; calls run on a thread that owns the connection.
 ///
 /// ```
-/// use prism_tools::run::{ApprovalDecision, ApprovalKey, ApprovalStore, ApprovalVerdict, PendingApproval};
-/// use prism_tools::storage::SqliteApprovalStore;
+/// use prism::run::{
+///     ApprovalDecision, ApprovalKey, ApprovalStore, ApprovalVerdict, PendingApproval,
+/// };
+/// use prism::storage::SqliteApprovalStore;
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -21,8 +21,10 @@ use crate::storage::sqlite::worker::ConnectionWorker;
 ///
 /// ```
 /// use std::time::Duration;
-/// use prism_tools::storage::SqliteEffectStore;
-/// use prism_tools::{Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome};
+/// use prism::effects::{
+///     Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome,
+/// };
+/// use prism::storage::SqliteEffectStore;
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -17,8 +17,8 @@ use crate::storage::{LedgerReader, RecordQuery, StorageError};
 /// queued and stops the writer thread. Several processes may share one file.
 ///
 /// ```
-/// use prism_tools::storage::{LedgerReader, RecordQuery, SqliteLedger};
-/// use prism_tools::{RecordStatus, RunLedger, ToolCallRecord};
+/// use prism::dispatch::{RecordStatus, RunLedger, ToolCallRecord};
+/// use prism::storage::{LedgerReader, RecordQuery, SqliteLedger};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let dir = tempfile::tempdir().unwrap();

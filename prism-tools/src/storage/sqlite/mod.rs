@@ -26,7 +26,7 @@ pub use ledger::SqliteLedger;
 ///
 /// ```
 /// use std::time::Duration;
-/// use prism_tools::storage::SqliteOptions;
+/// use prism::storage::SqliteOptions;
 ///
 /// let options = SqliteOptions::new("/var/lib/agent/prism.sqlite3")
 ///     .busy_timeout(Duration::from_secs(30))

@@ -45,7 +45,7 @@ pub use self::report::{DialectReport, Rewrite};
 /// anyway).
 ///
 /// ```
-/// use prism_tools::validation::normalize_dialect;
+/// use prism::validation::normalize_dialect;
 /// use serde_json::json;
 ///
 /// let mut schema = json!({
