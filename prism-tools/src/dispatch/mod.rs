@@ -700,7 +700,8 @@ fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
     p.redactor.redact_str(name).into()
 }
 
-fn json_kind(value: &Value) -> &'static str {
+/// The kind of a JSON value, with its article ("an array"), for error messages.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::FORMAT;
 use super::wire_types::WireUsage;
 use crate::call::{CallId, ReplayState, ToolCall};
+use crate::dispatch::json_kind;
 use crate::provider::wire::ToolTable;
 use crate::run::{StopReason, Usage};
 
@@ -49,7 +50,7 @@ pub(super) fn finish_call(
         Ok(other) => malformed(
             id,
             name,
-            &format!("arguments must be a JSON object, not {}", kind_of(&other)),
+            &format!("arguments must be a JSON object, not {}", json_kind(&other)),
             arguments,
         ),
         Err(error) => malformed(id, name, &error.to_string(), arguments),
@@ -62,17 +63,6 @@ fn malformed(id: CallId, name: &str, error: &str, arguments: &str) -> ToolCall {
         return call;
     }
     call.with_replay(ReplayState::new(FORMAT, json!({ "arguments": arguments })))
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The stop reason for `finish_reason`. Servers that answer `stop` (or nothing) after calling

@@ -1,12 +1,17 @@
 //! The transcript as Chat Completions `messages`: instructions first, user text, assistant text
-//! with its `tool_calls` (and the refusal or reasoning it came with), and one `tool` message per
-//! result.
+//! with its `tool_calls` (and the refusal or reasoning text it came with), and one `tool`
+//! message per result.
 //!
-//! A `tool` message takes only text (a string or text parts), and has no error flag. So a
-//! result becomes one text: the value as JSON text, errors behind an `Error (code):` prefix,
-//! text blocks as they are, links and text resources written out, and, for images, audio and
-//! binary resources, a line saying what was left out (with an [`EncodeNote`]). Untrusted output
-//! is fenced as data.
+//! A `tool` message takes only text (a string or text parts: OpenAI's API reference allows no
+//! image or audio part there) and has no error flag. So a result becomes text: the value as
+//! JSON text, an error behind an `Error (code):` prefix, text blocks as they are, links and
+//! text resources written out, and for images, audio and binary resources a line telling the
+//! model what was left out, with an [`EncodeNote`]. One part is sent as a string, several as
+//! text parts; untrusted output is fenced as data, as one string.
+//!
+//! DeepSeek's thinking mode refuses a turn whose earlier tool-calling messages lack their
+//! `reasoning_content`, so reasoning text kept in the replay state goes back under the field
+//! it came in.
 
 use serde_json::{Map, Value, json};
 
