@@ -16,4 +16,6 @@
 
 pub mod names;
 pub mod prepare;
+pub mod openai_chat;
+pub mod untrusted;
 pub mod wire;
