@@ -700,7 +700,8 @@ fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
     p.redactor.redact_str(name).into()
 }
 
-fn json_kind(value: &Value) -> &'static str {
+/// What kind of JSON value `value` is, with its article (`an array`), for messages.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
