@@ -17,5 +17,6 @@
 pub mod names;
 pub mod prepare;
 pub mod openai_chat;
+pub mod openai_responses;
 pub mod untrusted;
 pub mod wire;
