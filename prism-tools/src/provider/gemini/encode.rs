@@ -261,7 +261,31 @@ fn model_parts(
     for (call, _) in tool_calls.iter().zip(&sent).filter(|(_, sent)| !**sent) {
         parts.push(call_part(call, tools, at, notes));
     }
+    sign_foreign_calls(&mut parts, at, notes);
     parts
+}
+
+/// The signature Gemini documents for calls it did not write itself (another provider's turn,
+/// or one the host made up): without a signature on the first call, Gemini 3 refuses the turn.
+const FOREIGN_SIGNATURE: &str = "skip_thought_signature_validator";
+
+fn sign_foreign_calls(parts: &mut [Value], at: &str, notes: &mut Vec<EncodeNote>) {
+    let Some(Value::Object(first_call)) = parts
+        .iter_mut()
+        .find(|part| part.get("functionCall").is_some())
+    else {
+        return;
+    };
+    if first_call.contains_key("thoughtSignature") {
+        return;
+    }
+    first_call.insert("thoughtSignature".into(), Value::from(FOREIGN_SIGNATURE));
+    notes.push(EncodeNote {
+        at: at.to_owned(),
+        note: format!(
+            "the calls carry no Gemini signature; the first is sent with Gemini's placeholder `{FOREIGN_SIGNATURE}`"
+        ),
+    });
 }
 
 fn text_part(text: &str, thought: bool, signature: Option<&str>) -> Value {
