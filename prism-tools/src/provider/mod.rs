@@ -18,5 +18,6 @@ pub mod names;
 pub mod prepare;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod gemini;
 pub mod untrusted;
 pub mod wire;

@@ -1,0 +1,225 @@
+//! Vertex's streamed function-call arguments (`partialArgs`), put back together by JSON path.
+//!
+//! With `streamFunctionCallArguments`, Vertex sends a call's arguments as values at paths
+//! (`$.recipe.ingredients[3].name`), a long string in several pieces (each but the last marked
+//! `willContinue`). The builder writes each value where its path says, creating the objects and
+//! arrays on the way, and appends string pieces to the string they continue.
+
+use serde_json::{Map, Value};
+
+use super::wire_types::PartialArg;
+
+/// One step of a JSON path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A call's arguments as they arrive.
+#[derive(Debug, Default)]
+pub(super) struct ArgsBuilder {
+    root: Map<String, Value>,
+    /// The path of a string whose next piece is still to come.
+    open_string: Option<String>,
+    /// Why the pieces could not be assembled; later pieces are ignored.
+    error: Option<String>,
+}
+
+impl ArgsBuilder {
+    /// Writes one piece.
+    pub(super) fn apply(&mut self, arg: &PartialArg<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let path: &str = &arg.json_path;
+        let continues = self.open_string.as_deref() == Some(path);
+        self.open_string = None;
+        let value = if let Some(text) = &arg.string_value {
+            if arg.will_continue {
+                self.open_string = Some(path.to_owned());
+            }
+            if continues {
+                match self.slot(path) {
+                    Ok(Value::String(existing)) => {
+                        existing.push_str(text);
+                        return;
+                    }
+                    Ok(_) => Value::String(text.as_ref().to_owned()),
+                    Err(error) => {
+                        self.error = Some(error);
+                        return;
+                    }
+                }
+            } else {
+                Value::String(text.as_ref().to_owned())
+            }
+        } else if let Some(number) = &arg.number_value {
+            Value::Number(number.clone())
+        } else if let Some(flag) = arg.bool_value {
+            Value::Bool(flag)
+        } else if arg.null_value.is_some() {
+            Value::Null
+        } else {
+            // A path with no value: the model began it and will fill it later.
+            return;
+        };
+        match self.slot(path) {
+            Ok(slot) => *slot = value,
+            Err(error) => self.error = Some(error),
+        }
+    }
+
+    /// The arguments, or why they could not be put together.
+    pub(super) fn finish(self) -> Result<Value, String> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(Value::Object(self.root)),
+        }
+    }
+
+    /// The value at `path`, created (as `null`) with its parents when missing.
+    fn slot(&mut self, path: &str) -> Result<&mut Value, String> {
+        let steps = parse_path(path)?;
+        let Some((first, rest)) = steps.split_first() else {
+            return Err(format!("argument path `{path}` names the whole object"));
+        };
+        let Step::Key(key) = first else {
+            return Err(format!(
+                "argument path `{path}` indexes the arguments object"
+            ));
+        };
+        let mut node = self.root.entry(key.clone()).or_insert(Value::Null);
+        for step in rest {
+            node = match step {
+                Step::Key(key) => {
+                    if node.is_null() {
+                        *node = Value::Object(Map::new());
+                    }
+                    match node {
+                        Value::Object(map) => map.entry(key.clone()).or_insert(Value::Null),
+                        _ => return Err(conflict(path)),
+                    }
+                }
+                Step::Index(index) => {
+                    if node.is_null() {
+                        *node = Value::Array(Vec::new());
+                    }
+                    match node {
+                        Value::Array(items) => {
+                            if items.len() <= *index {
+                                items.resize(index + 1, Value::Null);
+                            }
+                            &mut items[*index]
+                        }
+                        _ => return Err(conflict(path)),
+                    }
+                }
+            };
+        }
+        Ok(node)
+    }
+}
+
+fn conflict(path: &str) -> String {
+    format!("argument path `{path}` runs through a value that is not an object or array")
+}
+
+/// `$.a.b[2]['c d']` as steps.
+fn parse_path(path: &str) -> Result<Vec<Step>, String> {
+    let bad = || format!("argument path `{path}` is not a JSON path");
+    let rest = path.strip_prefix('$').ok_or_else(bad)?;
+    let mut steps = Vec::new();
+    let mut chars = rest.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '.' => {
+                let start = at + 1;
+                let mut end = rest.len();
+                while let Some(&(next, c)) = chars.peek() {
+                    if c == '.' || c == '[' {
+                        end = next;
+                        break;
+                    }
+                    chars.next();
+                }
+                if start == end {
+                    return Err(bad());
+                }
+                steps.push(Step::Key(rest[start..end].to_owned()));
+            }
+            '[' => {
+                let close = rest[at..].find(']').ok_or_else(bad)? + at;
+                let inside = &rest[at + 1..close];
+                let step = match inside.as_bytes().first() {
+                    Some(b'\'' | b'"') if inside.len() >= 2 => {
+                        Step::Key(inside[1..inside.len() - 1].to_owned())
+                    }
+                    _ => Step::Index(inside.parse().map_err(|_| bad())?),
+                };
+                steps.push(step);
+                while chars.peek().is_some_and(|&(next, _)| next <= close) {
+                    chars.next();
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::borrow::Cow;
+
+    fn string(path: &'static str, text: &'static str, will_continue: bool) -> PartialArg<'static> {
+        PartialArg {
+            json_path: Cow::Borrowed(path),
+            string_value: Some(Cow::Borrowed(text)),
+            number_value: None,
+            bool_value: None,
+            null_value: None,
+            will_continue,
+        }
+    }
+
+    #[test]
+    fn paths_parse_with_keys_indexes_and_quoted_keys() {
+        assert_eq!(
+            parse_path("$.a[2]['c d'].e").unwrap(),
+            vec![
+                Step::Key("a".into()),
+                Step::Index(2),
+                Step::Key("c d".into()),
+                Step::Key("e".into())
+            ]
+        );
+        assert!(parse_path("a.b").is_err());
+        assert!(parse_path("$.a[x]").is_err());
+        assert!(parse_path("$..a").is_err());
+    }
+
+    #[test]
+    fn pieces_build_nested_values_and_continue_strings() {
+        let mut builder = ArgsBuilder::default();
+        builder.apply(&string("$.r.items[0].name", "Lasa", true));
+        builder.apply(&string("$.r.items[0].name", "gna", true));
+        builder.apply(&string("$.r.items[0].name", "", false));
+        builder.apply(&string("$.r.items[1]", "x", false));
+        builder.apply(&string("$.r.items[1]", "y", false));
+        assert_eq!(
+            builder.finish().unwrap(),
+            json!({"r": {"items": [{"name": "Lasagna"}, "y"]}})
+        );
+    }
+
+    #[test]
+    fn a_path_through_a_string_is_an_error() {
+        let mut builder = ArgsBuilder::default();
+        builder.apply(&string("$.a", "x", false));
+        builder.apply(&string("$.a.b", "y", false));
+        assert!(builder.finish().unwrap_err().contains("`$.a.b`"));
+    }
+}
