@@ -26,8 +26,7 @@ use prism::guard::{
 };
 use prism::registry::ToolFilter;
 use prism::storage::{LedgerLocation, LedgerReader, RecordQuery};
-use prism::{Dispatcher, ToolCall, ToolError, ToolExecutionContext, ToolRegistry, tool};
-use serde::Serialize;
+use prism::{Dispatcher, ToolCall, ToolExecutionContext};
 use serde_json::{Value, json};
 
 #[path = "support/quickstart_tools.rs"]

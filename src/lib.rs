@@ -247,7 +247,8 @@
 //! | [`call`] | a call's outcome, error and codes | `call` |
 //! | [`definition`] | tools without the macros: builder, handler, annotations, [`Refusal`](definition::Refusal) | `definition`, `tool`, `error` |
 //! | [`context`] | the context's parts, extractors | `context`, `extract` |
-//! | [`schema`] | JSON Schema generation | `schema` |
+//! | [`schema`] | JSON Schema generation, and its lowering per provider dialect | `schema` |
+//! | [`provider`] | provider wire formats: OpenAI Chat and Responses, Anthropic, Gemini; tool names and lowering per turn | `provider` |
 //! | [`registry`] | registry errors, filters, grants, scopes, contributed tools | `registry`, `filter`, `grant`, `scope`, `contributions` |
 //! | [`dispatch`] | the builder, secure dispatcher, events, ledger, limits, redactor, clock | `dispatch`, `limits`, `redact`, `clock`, `slot` |
 //! | [`dispatch::stage`] | the builder's typestate markers, never named by users | `dispatch::stage`, the builder's bounds, `guard`'s presence markers |
@@ -286,6 +287,7 @@ pub mod dispatch;
 pub mod effects;
 pub mod guard;
 pub mod prelude;
+pub mod provider;
 pub mod registry;
 pub mod run;
 pub mod schema;

@@ -15,8 +15,9 @@ pub use prism_tools::run::{
     ArtifactLoop, ArtifactToolCalls, ArtifactValidator, ArtifactVerdict, BatchExecutor,
     BatchOutcome, BatchStop, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_MAX_TURNS, DestructiveTools,
     DisclosureMode, DisclosureRequest, InMemoryApprovalStore, LoopStrategy, NarrowingRequest,
-    PendingApproval, RecordedRequest, RoundCharge, RunEnd, RunEvent, RunEventKind, RunEventLog,
-    RunEventSink, RunSummary, ScriptedProvider, SessionState, Skill, StopReason, SuspendedRun,
+    PendingApproval, ProviderErrorKind, ProviderEvent, ProviderEventObserver, RecordedRequest,
+    ResponseFold, RoundCharge, RunEnd, RunEvent, RunEventKind, RunEventLog, RunEventSink,
+    RunSummary, ScriptedProvider, SessionState, Skill, StopReason, SuspendedRun, ToolChoice,
     ToolDisclosure, ToolNarrowing, ToolRoundGate, ToolsMetadata, TurnMetadata, TurnToolsMetadata,
-    approval_fn, artifact_validator_fn, narrowing_fn, round_gate_fn, run_event_fn,
+    Usage, approval_fn, artifact_validator_fn, narrowing_fn, round_gate_fn, run_event_fn,
 };

@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use prism::call::ReplayState;
 use prism::run::{
-    Agent, AgentConfig, Message, ProviderErrorKind, ProviderEvent, ProviderResponse, RunError,
-    RunOptions, ScriptedProvider, SessionState, StopReason, ToolChoice, Usage,
+    AgentConfig, ProviderErrorKind, ProviderEvent, ScriptedProvider, SessionState, StopReason,
+    ToolChoice, Usage,
 };
+use prism::{Agent, Message, ProviderResponse, RunError, RunOptions};
 use prism::{Dispatcher, ToolCall, ToolRegistry};
 use run_support::named;
 use serde_json::json;

@@ -9,13 +9,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use prism::call::{ContentBlock, ReplayState};
+use prism::call::{ErrorCode, ErrorInfo};
 use prism::provider::gemini::{Gemini, SchemaField};
 use prism::provider::wire::{ModelSettings, PreparedTool, ToolTable, WireFormat};
 use prism::run::{
-    Message, ProviderErrorKind, ProviderEvent, ProviderRequest, ProviderResponse, ResponseFold,
-    StopReason, ToolChoice, ToolsMetadata, TurnMetadata, Usage,
+    ProviderErrorKind, ProviderEvent, ResponseFold, StopReason, ToolChoice, ToolsMetadata,
+    TurnMetadata, Usage,
 };
-use prism::{ErrorCode, ErrorInfo, ToolCall, ToolResult};
+use prism::{Message, ProviderRequest, ProviderResponse};
+use prism::{ToolCall, ToolResult};
 use proptest::prelude::*;
 use provider_support::{Sse, decode, frame_sse, json_lines, payloads, read};
 use serde_json::{Value, json};

@@ -7,13 +7,13 @@ mod provider_support;
 use std::path::Path;
 use std::sync::Arc;
 
+use prism::call::BlockReason;
 use prism::call::{ContentBlock, ErrorCode, ErrorInfo, ReplayState};
 use prism::provider::openai_chat::OpenAiChat;
 use prism::provider::wire::{PreparedTool, ToolTable, WireFormat};
-use prism::run::{
-    Message, ProviderErrorKind, ProviderEvent, ProviderResponse, ResponseFold, StopReason,
-};
-use prism::{BlockReason, ToolCall, ToolResult};
+use prism::run::{ProviderErrorKind, ProviderEvent, ResponseFold, StopReason};
+use prism::{Message, ProviderResponse};
+use prism::{ToolCall, ToolResult};
 use proptest::prelude::*;
 use provider_support::{Sse, decode, frame_sse, payloads, read};
 use serde_json::{Value, json};

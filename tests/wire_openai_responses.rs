@@ -9,13 +9,14 @@ mod provider_support;
 use std::path::Path;
 use std::sync::Arc;
 
-use prism::call::{ContentBlock, ErrorCode, ErrorInfo, ReplayState, ToolCall, ToolResult};
+use prism::call::{ContentBlock, ErrorCode, ErrorInfo, ReplayState};
 use prism::provider::openai_responses::OpenAiResponses;
 use prism::provider::wire::{ModelSettings, PreparedTool, ToolTable, WireFormat};
 use prism::run::{
-    Message, ProviderErrorKind, ProviderEvent, ProviderRequest, ProviderResponse, StopReason,
-    ToolChoice, ToolsMetadata, TurnMetadata, Usage,
+    ProviderErrorKind, ProviderEvent, StopReason, ToolChoice, ToolsMetadata, TurnMetadata, Usage,
 };
+use prism::{Message, ProviderRequest, ProviderResponse};
+use prism::{ToolCall, ToolResult};
 use proptest::prelude::*;
 use provider_support::{Sse, decode, json_lines, payloads, read};
 use serde_json::{Value, json};

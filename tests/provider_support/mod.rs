@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 use prism::provider::wire::{SseEvent, ToolTable, WireFormat};
-use prism::run::{ProviderError, ProviderEvent, ProviderResponse};
+use prism::run::ProviderEvent;
+use prism::{ProviderError, ProviderResponse};
 
 /// `../shared/data/llm-payloads`, or `None` after printing why the test skips. Under
 /// `PRISM_REQUIRE_DATA=1` a missing folder fails the test instead.

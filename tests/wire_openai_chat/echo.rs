@@ -2,7 +2,8 @@
 //! the provider, gives back every row the format can carry; what it cannot is in the notes.
 
 use super::*;
-use prism::run::{ProviderRequest, ToolChoice, ToolsMetadata, TurnMetadata};
+use prism::ProviderRequest;
+use prism::run::{ToolChoice, ToolsMetadata, TurnMetadata};
 
 fn metadata() -> TurnMetadata {
     TurnMetadata {

@@ -14,10 +14,10 @@
 //! - [`names`]: tool names as each provider accepts them, mapped reversibly per request.
 //! - [`prepare`]: a turn's tools named and lowered for one provider.
 
+pub mod gemini;
 pub mod names;
-pub mod prepare;
 pub mod openai_chat;
 pub mod openai_responses;
-pub mod gemini;
+pub mod prepare;
 pub mod untrusted;
 pub mod wire;

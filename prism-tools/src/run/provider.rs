@@ -36,7 +36,8 @@ pub type ProviderEventObserver = dyn Fn(&ProviderEvent) + Send + Sync;
 /// What the provider is sent for one turn. Borrowed: the run owns the data.
 ///
 /// ```
-/// use prism::run::{Message, ProviderRequest, ToolChoice, TurnMetadata, ToolsMetadata};
+/// use prism::{Message, ProviderRequest};
+/// use prism::run::{ToolChoice, ToolsMetadata, TurnMetadata};
 ///
 /// let transcript = [Message::user("Hello")];
 /// let metadata = TurnMetadata {

@@ -60,7 +60,8 @@ impl fmt::Display for ProviderErrorKind {
 ///
 /// ```
 /// use std::time::Duration;
-/// use prism::run::{ProviderError, ProviderErrorKind};
+/// use prism::ProviderError;
+/// use prism::run::ProviderErrorKind;
 ///
 /// let error = ProviderError::with_kind(ProviderErrorKind::RateLimited, "slow down")
 ///     .with_status(429)

@@ -78,7 +78,8 @@ pub enum ProviderEvent {
 ///
 /// ```
 /// use prism::ToolCall;
-/// use prism::run::{ProviderEvent, ProviderResponse, ResponseFold, StopReason};
+/// use prism::ProviderResponse;
+/// use prism::run::{ProviderEvent, ResponseFold, StopReason};
 /// use serde_json::json;
 ///
 /// let response = ProviderResponse::calls([ToolCall::new("c1", "add", json!({"a": 2}))])

@@ -122,7 +122,8 @@ impl Usage {
 ///
 /// ```
 /// use prism::ToolCall;
-/// use prism::run::{ProviderResponse, StopReason};
+/// use prism::ProviderResponse;
+/// use prism::run::StopReason;
 /// use serde_json::json;
 ///
 /// let response = ProviderResponse::calls([ToolCall::new("c1", "add", json!({"a": 2}))]);

@@ -37,7 +37,7 @@ use super::walk::{NodeRules, Stop, Walk, check_input};
 /// inlining). Never panics, whatever the input.
 ///
 /// ```
-/// use prism::schema::{lower, Dialect, DowngradeAction};
+/// use prism::schema::{Dialect, DowngradeAction, lower};
 /// use serde_json::json;
 ///
 /// let canonical = json!({

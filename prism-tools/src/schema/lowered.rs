@@ -61,7 +61,7 @@ impl fmt::Display for Downgrade {
 /// A parameter schema lowered to one [`Dialect`].
 ///
 /// ```
-/// use prism::schema::{lower, Dialect};
+/// use prism::schema::{Dialect, lower};
 /// use serde_json::json;
 ///
 /// let canonical = json!({

@@ -96,7 +96,7 @@ fn declaration(
             .and_then(Value::as_object)
             .is_none_or(Map::is_empty)
         && tool.parameters.get("additionalProperties").is_none();
-    if !(schema_field == SchemaField::Parameters && empty_object) && !tool.parameters.is_null() {
+    if !(tool.parameters.is_null() || schema_field == SchemaField::Parameters && empty_object) {
         declaration.insert(schema_field.as_str().into(), tool.parameters.clone());
     }
     if tool.strict {

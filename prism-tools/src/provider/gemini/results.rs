@@ -88,7 +88,7 @@ pub(super) fn function_response(
 }
 
 fn error_json(error: &ErrorInfo, tools: &ToolTable, untrusted: bool) -> Value {
-    let message = tools.to_wire_text(&error.message);
+    let message = tools.to_wire_text(&error.message).into_owned();
     let message = if untrusted {
         fence_untrusted(&message)
     } else {

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::FORMAT;
 use super::wire_types::WireUsage;
-use crate::call::{CallId, ReplayState, ToolCall};
 use crate::call::json_kind;
+use crate::call::{CallId, ReplayState, ToolCall};
 use crate::provider::wire::ToolTable;
 use crate::run::{StopReason, Usage};
 

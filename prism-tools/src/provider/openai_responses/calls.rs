@@ -10,8 +10,8 @@
 use serde_json::{Map, Value, json};
 
 use super::NAME;
-use crate::call::{ReplayState, ToolCall};
 use crate::call::json_kind;
+use crate::call::{ReplayState, ToolCall};
 use crate::provider::wire::ToolTable;
 
 /// The tool name of the wrapper, and the prefix its parts put before a tool's name.

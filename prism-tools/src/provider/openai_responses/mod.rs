@@ -34,7 +34,8 @@ const NAME: &str = "openai-responses";
 /// use std::sync::Arc;
 /// use prism::provider::openai_responses::OpenAiResponses;
 /// use prism::provider::wire::{ModelSettings, PreparedTool, ToolTable, WireFormat};
-/// use prism::run::{Message, ProviderRequest, ToolsMetadata, TurnMetadata};
+/// use prism::{Message, ProviderRequest};
+/// use prism::run::{ToolsMetadata, TurnMetadata};
 /// use serde_json::json;
 ///
 /// let tools = ToolTable::new(vec![
