@@ -7,4 +7,6 @@
 //! model's calls come back under the registered names, with their arguments in the canonical
 //! shape, so the dispatcher, the ledger and the host never see the provider's spelling.
 
+pub mod anthropic;
+pub mod untrusted;
 pub mod wire;
