@@ -6,6 +6,9 @@
 
 mod provider_support;
 
+#[path = "wire_anthropic/encode.rs"]
+mod encode;
+
 use std::path::Path;
 use std::sync::Arc;
 
