@@ -15,37 +15,13 @@ use crate::provider::wire::ToolTable;
 use crate::run::{ProviderError, ProviderEvent, ProviderResponse, StopReason};
 
 use super::FORMAT;
+use super::block::{Block, ToolUse, append, finish_call, merge_delta, non_null};
 use super::errors::invalid;
 use super::usage::UsageParts;
 use super::wire::{BlockDeltaWire, BlockHeadWire, MessageWire, UsageWire};
 
 /// The replay entry key that records how many bytes of the message text a text block held.
 pub(super) const TEXT_BYTES: &str = "text_bytes";
-
-/// One content block as it is being built.
-enum Block {
-    /// Text, already appended to the response text; `extra` holds its other fields (citations).
-    Text {
-        bytes: usize,
-        extra: Map<String, Value>,
-    },
-    /// A call of one of our tools.
-    ToolUse(Box<ToolUse>),
-    /// Anything else, kept whole: thinking, redacted thinking, server tool use and results.
-    Kept {
-        value: Map<String, Value>,
-        json: Option<String>,
-    },
-}
-
-struct ToolUse {
-    id: String,
-    name: String,
-    call_index: usize,
-    json: Option<String>,
-    start_input: Option<Value>,
-    extra: Map<String, Value>,
-}
 
 /// Builds one assistant message.
 pub(super) struct Assembler<T> {
@@ -447,68 +423,4 @@ impl<T: Borrow<ToolTable>> Assembler<T> {
     fn slot(&self, index: usize) -> Option<usize> {
         self.blocks.iter().rposition(|(i, _, _)| *i == index)
     }
-}
-
-/// The finished call: arguments parsed and restored, or `arguments_error` with the parser's
-/// message. No argument text at all, for a tool without parameters, is `{}`.
-fn finish_call(tools: &ToolTable, call: &mut ToolUse) -> ToolCall {
-    let parsed = match call.json.take() {
-        Some(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
-        Some(text) => serde_json::from_str::<Value>(&text)
-            .map_err(|e| format!("the arguments are not valid JSON: {e}")),
-        None => Ok(call
-            .start_input
-            .take()
-            .unwrap_or_else(|| Value::Object(Map::new()))),
-    };
-    match parsed {
-        Ok(mut arguments @ Value::Object(_)) => {
-            tools.restore_arguments(&call.name, &mut arguments);
-            ToolCall::new(call.id.as_str(), call.name.as_str(), arguments)
-        }
-        Ok(other) => ToolCall::malformed(
-            call.id.as_str(),
-            call.name.as_str(),
-            format!("the arguments are not a JSON object: {other}"),
-        ),
-        Err(message) => ToolCall::malformed(call.id.as_str(), call.name.as_str(), message),
-    }
-}
-
-fn non_null(raw: &RawValue) -> Option<Value> {
-    match serde_json::from_str(raw.get()) {
-        Ok(Value::Null) | Err(_) => None,
-        Ok(value) => Some(value),
-    }
-}
-
-fn append(fields: &mut Map<String, Value>, key: &str, text: &str) {
-    match fields.get_mut(key) {
-        Some(Value::String(existing)) => existing.push_str(text),
-        _ => {
-            fields.insert(key.to_owned(), Value::from(text));
-        }
-    }
-}
-
-/// A delta of a kind not followed closely: a citation is added to the block's citations; other
-/// fields extend the block's text fields or replace its other fields (compaction's content).
-fn merge_delta(fields: &mut Map<String, Value>, raw: &RawValue) -> Result<(), serde_json::Error> {
-    let delta: Map<String, Value> = serde_json::from_str(raw.get())?;
-    for (key, value) in delta {
-        match (key.as_str(), value) {
-            ("type", _) => {}
-            ("citation", citation) => match fields.get_mut("citations") {
-                Some(Value::Array(list)) => list.push(citation),
-                _ => {
-                    fields.insert("citations".into(), Value::Array(vec![citation]));
-                }
-            },
-            (_, Value::String(text)) => append(fields, &key, &text),
-            (_, value) => {
-                fields.insert(key, value);
-            }
-        }
-    }
-    Ok(())
 }

@@ -46,6 +46,7 @@
 
 mod assembler;
 mod assistant;
+mod block;
 mod errors;
 mod messages;
 mod request;
