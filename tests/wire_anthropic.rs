@@ -1698,8 +1698,11 @@ fn a_repeated_message_start_is_ignored_and_a_spliced_one_fails_the_stream() {
     );
 }
 
-/// Every stream recording as SSE bytes, with its uncut result.
-fn streams(dir: &Path) -> Vec<(String, Vec<u8>, Vec<Sse>)> {
+/// A stream recording: its name, its SSE bytes and its events.
+type Stream = (String, Vec<u8>, Vec<Sse>);
+
+/// Every stream recording as SSE bytes, with its events.
+fn streams(dir: &Path) -> Vec<Stream> {
     recordings(dir)
         .into_iter()
         .filter_map(|(file, part, recording)| match recording {
@@ -1752,8 +1755,8 @@ mod cut_anywhere {
     use proptest::prelude::*;
     use std::sync::OnceLock;
 
-    fn all() -> &'static [(String, Vec<u8>, Vec<Sse>)] {
-        static STREAMS: OnceLock<Vec<(String, Vec<u8>, Vec<Sse>)>> = OnceLock::new();
+    fn all() -> &'static [Stream] {
+        static STREAMS: OnceLock<Vec<Stream>> = OnceLock::new();
         STREAMS.get_or_init(|| payloads().map(|dir| streams(&dir)).unwrap_or_default())
     }
 

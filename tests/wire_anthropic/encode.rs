@@ -219,7 +219,7 @@ fn parallel_calls_errors_content_blocks_and_replay_state_survive_a_round_trip() 
     assert_eq!(calls.len(), 4);
     assert!(calls.iter().all(|call| call.name == "dice.roll"));
     let png = ContentBlock::image_bytes(b"\x89PNG", "image/png");
-    let results = vec![
+    let results = [
         // Answered out of order: they go back in call order.
         ToolResult::value(calls[2].id.clone(), "dice.roll", json!(3))
             .with_content([png.clone(), ContentBlock::audio_bytes(b"RIFF", "audio/wav")]),

@@ -12,14 +12,14 @@ pub(super) enum Block {
     /// Text, already appended to the response text; `extra` holds its other fields (citations).
     Text {
         bytes: usize,
-        pub extra: Map<String, Value>,
+        extra: Map<String, Value>,
     },
     /// A call of one of our tools.
     ToolUse(Box<ToolUse>),
     /// Anything else, kept whole: thinking, redacted thinking, server tool use and results.
     Kept {
         value: Map<String, Value>,
-        pub json: Option<String>,
+        json: Option<String>,
     },
 }
 
@@ -27,9 +27,9 @@ pub(super) struct ToolUse {
     pub id: String,
     pub name: String,
     pub call_index: usize,
-    json: Option<String>,
+    pub json: Option<String>,
     pub start_input: Option<Value>,
-    extra: Map<String, Value>,
+    pub extra: Map<String, Value>,
 }
 
 /// The finished call: arguments parsed and restored, or `arguments_error` with the parser's

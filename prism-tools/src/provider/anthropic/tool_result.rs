@@ -31,7 +31,7 @@ pub(super) fn encode_result(
     let is_error = match &result.outcome {
         ToolOutcome::Value(value) => {
             // A null value beside content blocks means the blocks are the answer.
-            if !(value.is_null() && !result.content().is_empty()) {
+            if !value.is_null() || result.content().is_empty() {
                 content.push(text(&value.to_string()));
             }
             false
