@@ -7,5 +7,5 @@
 //! tools are named and lowered for the provider by [`prepare::prepare_tools`].
 
 pub use prism_tools::provider::{
-    gemini, names, openai_chat, openai_responses, prepare, untrusted, wire,
+    anthropic, gemini, names, openai_chat, openai_responses, prepare, untrusted, wire,
 };

@@ -14,6 +14,7 @@
 //! - [`names`]: tool names as each provider accepts them, mapped reversibly per request.
 //! - [`prepare`]: a turn's tools named and lowered for one provider.
 
+pub mod anthropic;
 pub mod gemini;
 pub mod names;
 pub mod openai_chat;
