@@ -75,8 +75,12 @@ async fn outcome(tool: &ToolDefinition, arguments: &Value) -> Result<Value, Stri
         .handler()
         .prepare(arguments, ToolExecutionContext::new())
     {
-        Ok(prism::definition::Prepared::Ready(body)) => body.await.map_err(|error| format!("{error:?}")),
-        Ok(prism::definition::Prepared::Pending(_)) => panic!("a tool without extractors is ready at once"),
+        Ok(prism::definition::Prepared::Ready(body)) => {
+            body.await.map_err(|error| format!("{error:?}"))
+        }
+        Ok(prism::definition::Prepared::Pending(_)) => {
+            panic!("a tool without extractors is ready at once")
+        }
         Err(refused) => Err(format!(
             "{:?}: {}",
             refused.reason(),

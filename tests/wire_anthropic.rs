@@ -12,9 +12,10 @@ mod encode;
 use std::path::Path;
 use std::sync::Arc;
 
+use prism::ProviderResponse;
 use prism::provider::anthropic::Anthropic;
 use prism::provider::wire::{PreparedTool, ToolTable, WireFormat};
-use prism::run::{ProviderErrorKind, ProviderEvent, ProviderResponse, ResponseFold, StopReason};
+use prism::run::{ProviderErrorKind, ProviderEvent, ResponseFold, StopReason};
 use provider_support::{Sse, decode, frame_sse, json_lines, payloads, read};
 use serde_json::{Value, json};
 
@@ -1425,7 +1426,7 @@ fn decode_recording(
     tools: &Arc<ToolTable>,
 ) -> (
     Option<Vec<ProviderEvent>>,
-    Result<ProviderResponse, prism::run::ProviderError>,
+    Result<ProviderResponse, prism::ProviderError>,
 ) {
     match recording {
         Recording::Stream { events, .. } => {

@@ -2,9 +2,11 @@
 //! transcript; a transcript with parallel calls, an error, content blocks and replay state
 //! survives encoding and an echo that decodes the request's assistant turn and tool results back.
 
-use prism::call::{BlockReason, ContentBlock, ErrorCode, ErrorInfo, ReplayState, ToolResult};
+use prism::ToolResult;
+use prism::call::{BlockReason, ContentBlock, ErrorCode, ErrorInfo, ReplayState};
 use prism::provider::wire::{EncodedRequest, ModelSettings};
-use prism::run::{Message, ProviderRequest, ToolChoice, ToolsMetadata, TurnMetadata};
+use prism::run::{ToolChoice, ToolsMetadata, TurnMetadata};
+use prism::{Message, ProviderRequest};
 
 use super::*;
 
