@@ -43,11 +43,16 @@ pub struct ToolResult {
     pub name: Arc<str>,
     /// How it ended.
     pub outcome: ToolOutcome,
-    /// Content blocks the tool returned beside (or, with a `null` value, instead of) its value.
-    pub content: Vec<ContentBlock>,
-    /// True when the output comes from outside the host's trust (a web page, a remote MCP
-    /// server): wire formats fence it as data for the model, and guardrails can tell.
-    pub untrusted: bool,
+    /// Content blocks and the untrusted mark, boxed: most results have neither, and a result is
+    /// moved through every step of the pipeline.
+    extras: Option<Box<ResultExtras>>,
+}
+
+/// What few results carry; see [`ToolResult::content`] and [`ToolResult::is_untrusted`].
+#[derive(Clone, Debug, Default, PartialEq)]
+struct ResultExtras {
+    content: Vec<ContentBlock>,
+    untrusted: bool,
 }
 
 impl ToolResult {
@@ -81,31 +86,41 @@ impl ToolResult {
             tool_call_id,
             name,
             outcome,
-            content: Vec::new(),
-            untrusted: false,
+            extras: None,
         }
     }
 
-    /// Adds content blocks.
+    fn extras_mut(&mut self) -> &mut ResultExtras {
+        self.extras.get_or_insert_with(Box::default)
+    }
+
+    /// Adds content blocks: what the tool returned beside (or, with a `null` value, instead of)
+    /// its value.
     pub fn with_content(mut self, content: impl IntoIterator<Item = ContentBlock>) -> Self {
-        self.content.extend(content);
+        let mut content = content.into_iter().peekable();
+        if content.peek().is_some() {
+            self.extras_mut().content.extend(content);
+        }
         self
     }
 
-    /// Marks the output as untrusted.
+    /// Marks the output as coming from outside the host's trust (a web page, a remote MCP
+    /// server): wire formats fence it as data for the model.
     pub fn with_untrusted(mut self, untrusted: bool) -> Self {
-        self.untrusted = untrusted;
+        if untrusted || self.extras.is_some() {
+            self.extras_mut().untrusted = untrusted;
+        }
         self
     }
 
     /// The content blocks, in the order the tool returned them.
     pub fn content(&self) -> &[ContentBlock] {
-        &self.content
+        self.extras.as_ref().map_or(&[], |extras| &extras.content)
     }
 
     /// True when the output comes from outside the host's trust.
     pub fn is_untrusted(&self) -> bool {
-        self.untrusted
+        self.extras.as_ref().is_some_and(|extras| extras.untrusted)
     }
 
     /// The value, when the call succeeded.
@@ -177,8 +192,8 @@ impl OutcomeWire<'_> {
 impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut wire = ResultRef::new(&self.tool_call_id, &self.name, &self.outcome);
-        wire.content = &self.content;
-        wire.untrusted = self.untrusted;
+        wire.content = self.content();
+        wire.untrusted = self.is_untrusted();
         wire.serialize(serializer)
     }
 }
@@ -194,9 +209,10 @@ impl<'de> Deserialize<'de> for ToolResult {
                 error: wire.error,
             }
             .into_outcome(),
-            content: wire.content,
-            untrusted: wire.untrusted,
-        })
+            extras: None,
+        }
+        .with_content(wire.content)
+        .with_untrusted(wire.untrusted))
     }
 }
 

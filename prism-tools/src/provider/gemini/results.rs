@@ -45,10 +45,10 @@ pub(super) fn function_response(
                 response.insert("result".into(), Value::from(fence_untrusted(&text)));
             } else {
                 match value {
-                    Value::Object(object) if result.content.is_empty() => {
+                    Value::Object(object) if result.content().is_empty() => {
                         response.clone_from(object);
                     }
-                    Value::Null if !result.content.is_empty() => {}
+                    Value::Null if !result.content().is_empty() => {}
                     other => {
                         response.insert("result".into(), other.clone());
                     }
@@ -61,7 +61,7 @@ pub(super) fn function_response(
     }
     let mut inline = Vec::new();
     let mut content = Vec::new();
-    for (index, block) in result.content.iter().enumerate() {
+    for (index, block) in result.content().iter().enumerate() {
         let block_at = format!("{at}/content/{index}");
         content_block(
             block,
