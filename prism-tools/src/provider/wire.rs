@@ -69,6 +69,28 @@ impl ModelSettings {
         self
     }
 
+    /// Copies the extra fields into `body`. A field the format set itself is kept, with a note,
+    /// unless the format already merged the extra value into it (`merged`).
+    pub fn merge_extra(
+        &self,
+        body: &mut Map<String, Value>,
+        merged: &[&str],
+        notes: &mut Vec<EncodeNote>,
+    ) {
+        for (key, value) in &self.extra {
+            if !body.contains_key(key) {
+                body.insert(key.clone(), value.clone());
+            } else if !merged.contains(&key.as_str()) {
+                notes.push(EncodeNote {
+                    at: format!("extra/{key}"),
+                    note: format!(
+                        "`{key}` is set by the format itself; the extra value was not sent"
+                    ),
+                });
+            }
+        }
+    }
+
     /// Adds an extra top-level body field.
     pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
         self.extra.insert(key.into(), value);

@@ -64,16 +64,7 @@ pub(super) fn encode_request(
     {
         body.insert("container".into(), container);
     }
-    for (key, value) in &settings.extra {
-        if body.contains_key(key) {
-            notes.push(EncodeNote {
-                at: format!("extra/{key}"),
-                note: format!("`{key}` is set by the format itself; the extra value was not sent"),
-            });
-        } else {
-            body.insert(key.clone(), value.clone());
-        }
-    }
+    settings.merge_extra(&mut body, &[], &mut notes);
     Ok(EncodedRequest {
         body: Value::Object(body),
         notes,

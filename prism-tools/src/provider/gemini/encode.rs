@@ -66,11 +66,7 @@ pub(super) fn encode_request(
     if !generation.is_empty() {
         body.insert("generationConfig".into(), Value::Object(generation));
     }
-    for (key, value) in &settings.extra {
-        if !body.contains_key(key) {
-            body.insert(key.clone(), value.clone());
-        }
-    }
+    settings.merge_extra(&mut body, &["generationConfig"], &mut notes);
     Ok(EncodedRequest {
         body: Value::Object(body),
         notes,

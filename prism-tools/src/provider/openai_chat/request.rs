@@ -46,16 +46,7 @@ pub(super) fn encode_request(
     if let Some(tokens) = settings.max_output_tokens {
         body.insert(format.max_tokens_field().into(), Value::from(tokens));
     }
-    for (key, value) in &settings.extra {
-        if body.contains_key(key) {
-            notes.push(EncodeNote {
-                at: format!("extra/{key}"),
-                note: "not sent: the format sets this field itself".into(),
-            });
-        } else {
-            body.insert(key.clone(), value.clone());
-        }
-    }
+    settings.merge_extra(&mut body, &[], &mut notes);
     Ok(EncodedRequest {
         body: Value::Object(body),
         notes,

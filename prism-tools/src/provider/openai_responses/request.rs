@@ -35,7 +35,7 @@ pub(super) fn encode(
     let mut input = Input::default();
     input.transcript(request.transcript, tools);
     let replays_reasoning = input.replays_reasoning;
-    let notes = input.notes;
+    let mut notes = input.notes;
     body.insert("input".into(), Value::Array(input.items));
     if !tools.tools().is_empty() {
         let described = tools.tools().iter().map(|tool| {
@@ -72,11 +72,7 @@ pub(super) fn encode(
     if !include.is_empty() {
         body.insert("include".into(), Value::Array(include));
     }
-    for (key, value) in &settings.extra {
-        if !body.contains_key(key) {
-            body.insert(key.clone(), value.clone());
-        }
-    }
+    settings.merge_extra(&mut body, &["include"], &mut notes);
     Ok(EncodedRequest {
         body: Value::Object(body),
         notes,
