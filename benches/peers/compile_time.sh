@@ -4,8 +4,9 @@
 #     bash benches/peers/compile_time.sh [PRISM_REPO_PATH]
 #
 # Generates the two crates (compile_time.py) into a scratch workspace, builds every dependency
-# once in debug and release, then times each crate alone: a clean debug build, an incremental
-# debug rebuild after one tool's string literal changed, and a clean release build. Each
+# once in debug and release, then times each crate alone: a clean debug build, two incremental
+# debug rebuilds (after one tool's string literal changed in place, then after a line was added
+# at the top of the file), and a clean release build. Each
 # repetition measures both crates, and the crate that goes first alternates, so load from other
 # work on the machine falls on both alike. Prints a Markdown table of medians (min - max) and the
 # ratios prism/rmcp.
@@ -49,8 +50,12 @@ loads="$scratch/load.txt"
 
 echo "Prism repository: $prism_repo ($(git -C "$prism_repo" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))" >&2
 echo "Building dependencies (debug and release)..." >&2
-cargo build --workspace >>"$log" 2>&1
-cargo build --workspace --release >>"$log" 2>&1
+# Each crate alone, as it is measured: a `--workspace` build unifies the two crates' features
+# of shared dependencies, so `-p` would then rebuild those dependencies inside the first timing.
+for crate in "${crates[@]}"; do
+    cargo build -p "$crate" >>"$log" 2>&1
+    cargo build -p "$crate" --release >>"$log" 2>&1
+done
 
 # Runs one cargo command and appends "crate measurement seconds" to the results.
 timed() {
@@ -70,15 +75,26 @@ timed() {
         seconds="$(python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$start" "$end")"
     fi
     printf '%s\t%s\t%s\n' "$crate" "$what" "$seconds" >>"$results"
-    printf '  %-10s %-22s %6.2f s\n' "$crate" "$what" "$seconds" >&2
+    printf '  %-10s %-26s %6.2f s\n' "$crate" "$what" "$seconds" >&2
 }
 
-# Changes the text of one tool's error message, so the crate's source changes in one function.
+# Changes the text of one tool's error message without changing its length, so the crate's
+# source changes in one function and nothing after it moves.
 edit_one_tool() {
-    local crate="$1" rep="$2"
-    sed -i -E "s/\"${edited_tool}: the label is empty[^\"]*\"/\"${edited_tool}: the label is empty (edit ${rep})\"/" \
+    local crate="$1" rep="$2" word
+    word="$(printf 'e%04d' "$rep")"
+    sed -i -E "s/\"${edited_tool}: the label is [a-z0-9]{5}\"/\"${edited_tool}: the label is ${word}\"/" \
         "$crate/src/lib.rs"
-    grep -q "${edited_tool}: the label is empty (edit ${rep})" "$crate/src/lib.rs"
+    grep -q "${edited_tool}: the label is ${word}\"" "$crate/src/lib.rs"
+}
+
+# Adds a comment line under the crate's first line, so every item after it moves down a line.
+# rustc identifies a macro expansion by where its call is, so every expansion below an edit
+# that moves lines is checked and compiled again, in either crate.
+add_line_at_top() {
+    local crate="$1" rep="$2"
+    sed -i "1a // edit ${rep}" "$crate/src/lib.rs"
+    grep -q "^// edit ${rep}\$" "$crate/src/lib.rs"
 }
 
 measure() {
@@ -86,7 +102,9 @@ measure() {
     cargo clean -p "$crate" >>"$log" 2>&1
     timed "$crate" "clean debug" cargo build -p "$crate"
     edit_one_tool "$crate" "$rep"
-    timed "$crate" "incremental debug" cargo build -p "$crate"
+    timed "$crate" "incremental, one tool" cargo build -p "$crate"
+    add_line_at_top "$crate" "$rep"
+    timed "$crate" "incremental, line at top" cargo build -p "$crate"
     cargo clean -p "$crate" --release >>"$log" 2>&1
     timed "$crate" "clean release" cargo build --release -p "$crate"
     cut -d' ' -f1 /proc/loadavg >>"$loads"
@@ -119,7 +137,7 @@ def cell(xs):
 
 print("| build | prism_100 | rmcp_100 | prism / rmcp |")
 print("| --- | ---: | ---: | ---: |")
-for what in ["clean debug", "incremental debug", "clean release"]:
+for what in ["clean debug", "incremental, one tool", "incremental, line at top", "clean release"]:
     p, r = times[("prism_100", what)], times[("rmcp_100", what)]
     ratio = statistics.median(p) / statistics.median(r)
     print(f"| {what} | {cell(p)} | {cell(r)} | {ratio:.2f} |")

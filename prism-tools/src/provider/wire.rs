@@ -108,6 +108,12 @@ pub struct EncodeNote {
     pub note: String,
 }
 
+impl fmt::Display for EncodeNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.note)
+    }
+}
+
 /// A request body and the notes of what had to change.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EncodedRequest {
