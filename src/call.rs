@@ -8,6 +8,6 @@
 //! carries.
 
 pub use prism_tools::call::{
-    BlockReason, CallId, ContentBlock, ContentSummary, EmbeddedResource, ErrorCode, ErrorInfo,
-    JsonObject, ReplayState, ToolOutcome,
+    BlockReason, CallId, ContentBlock, ContentRecord, ContentSummary, EmbeddedResource, ErrorCode,
+    ErrorInfo, IntoToolOutput, JsonObject, ReplayState, ToolOutcome, ToolOutput,
 };

@@ -95,7 +95,8 @@
 //! - **Output schema**: the return type's schema, when it implements `JsonSchema`.
 //! - **Hints**: `title = "…"`, `read_only`, `destructive`, `idempotent`, `open_world` (each alone
 //!   or `= true`/`= false`), `exclusive`, `requires_approval` (a run suspends before each call
-//!   until it is approved), and `effect` (the default [`EffectPolicy`](effects::EffectPolicy)) or
+//!   until it is approved), `untrusted_output` (results carry output from outside the host's
+//!   trust), and `effect` (the default [`EffectPolicy`](effects::EffectPolicy)) or
 //!   `effect = <expression>`.
 //!
 //! Without a `schemars` dependency of your own, derive through the re-export:
@@ -130,6 +131,30 @@
 //! error is any `Display` type (`String`, `std::io::Error`, `anyhow::Error`…) or a [`ToolError`]
 //! with a code of its own. An `Err` is the call's error; the model sees its message after
 //! redaction.
+//!
+//! A tool may also return content blocks ([`ContentBlock`](call::ContentBlock): text, an image, audio, a resource
+//! link, an embedded resource), in a `Result` or not:
+//!
+//! | return type | result value | result content |
+//! | --- | --- | --- |
+//! | `T: Serialize` | `T` as JSON | none |
+//! | `ContentBlock` or `Vec<ContentBlock>` | `null` | the blocks |
+//! | [`ToolOutput<T>`](call::ToolOutput) | `T` as JSON | the blocks |
+//!
+//! The same holds for `#[tools]` methods, `#[derive(Tool)]` run bodies and a hand-written
+//! [`Tool`]'s `Output` (any [`IntoToolOutput`](call::IntoToolOutput)); builder closures return a
+//! `ToolOutput` through
+//! `run_output` / `run_output_sync`. The host's [`ToolResult`] (and the transcript) keeps the
+//! blocks whole; events and ledger rows record them as
+//! [`ContentRecord`](call::ContentRecord)s: kind, media type, decoded size, links and text, never
+//! base64 data. Blocks count toward the output byte limit with their JSON (an image too large is
+//! `output_too_large`), output guardrails see their text before redaction, the redactor replaces
+//! secrets in their text (never inside base64), and an effect store records and replays them.
+//!
+//! `#[tool(untrusted_output)]` (or `ToolDefinition::builder(…).untrusted_output(true)`) says the
+//! tool's output comes from outside the host's trust, as a web page or a remote MCP server's
+//! does: its results, events and rows are marked `untrusted`, and wire formats fence such output
+//! as data for the model.
 //!
 //! Arguments are decoded in the handler's `prepare` step, after the validators and before the
 //! before-execute policy and any effect claim: a decoding failure is a blocked

@@ -76,7 +76,8 @@ async fn outcome(tool: &ToolDefinition, arguments: &Value) -> Result<Value, Stri
         .prepare(arguments, ToolExecutionContext::new())
     {
         Ok(prism::definition::Prepared::Ready(body)) => {
-            body.await.map_err(|error| format!("{error:?}"))
+            let output = body.await.map_err(|error| format!("{error:?}"))?;
+            Ok(output.value)
         }
         Ok(prism::definition::Prepared::Pending(_)) => {
             panic!("a tool without extractors is ready at once")

@@ -32,6 +32,7 @@ const TOOL_KEYS: &[&str] = &[
     "open_world",
     "exclusive",
     "requires_approval",
+    "untrusted_output",
     "effect",
     "state",
     "crate",
@@ -59,6 +60,7 @@ pub struct ToolAttrs {
     pub open_world: Option<bool>,
     pub exclusive: Option<bool>,
     pub requires_approval: Option<bool>,
+    pub untrusted_output: Option<bool>,
     pub effect: Option<Effect>,
     pub state: Option<Type>,
     pub krate: Option<Path>,
@@ -92,6 +94,7 @@ impl ToolAttrs {
             "open_world" => set_once(&mut self.open_world, &meta, errors, flag),
             "exclusive" => set_once(&mut self.exclusive, &meta, errors, flag),
             "requires_approval" => set_once(&mut self.requires_approval, &meta, errors, flag),
+            "untrusted_output" => set_once(&mut self.untrusted_output, &meta, errors, flag),
             "effect" => set_once(&mut self.effect, &meta, errors, |m| {
                 if m.input.peek(Token![=]) {
                     Ok(Effect::Policy(m.value()?.parse()?))

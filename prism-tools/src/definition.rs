@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::context::ToolExecutionContext;
 use crate::effects::EffectPolicy;
 use crate::error::ToolError;
+use crate::call::ToolOutput;
 
 pub use crate::prepared::{NotPrepared, PendingBody, Prepared};
 pub use crate::tool_future::ToolFuture;
@@ -99,6 +100,7 @@ struct DefinitionInner {
     annotations: ToolAnnotations,
     exclusive: bool,
     requires_approval: bool,
+    untrusted_output: bool,
     effect: Option<EffectPolicy>,
     handler: Arc<dyn ToolHandler>,
     /// The handler's [`ToolHandler::reads_context`], asked once.
@@ -142,6 +144,7 @@ impl ToolDefinition {
             annotations: ToolAnnotations::default(),
             exclusive: false,
             requires_approval: false,
+            untrusted_output: false,
             effect: None,
         }
     }
@@ -211,6 +214,15 @@ impl ToolDefinition {
         self.inner.requires_approval
     }
 
+    /// When true, the tool's output comes from outside the host's trust (a web page, a remote
+    /// MCP server): every result carrying that output (its value and content, or the error the
+    /// tool returned) is marked [`untrusted`](crate::ToolResult::is_untrusted), and so are its
+    /// events and ledger rows. Wire formats fence such output as data when they send it to a
+    /// model.
+    pub fn untrusted_output(&self) -> bool {
+        self.inner.untrusted_output
+    }
+
     /// The effect policy: when set (and the dispatcher has an effect store), calls are claimed
     /// before they run so that their side effect happens at most once.
     pub fn effect(&self) -> Option<&EffectPolicy> {
@@ -274,6 +286,7 @@ impl ToolDefinition {
                 exclusive: old.exclusive,
                 effect: old.effect.clone(),
                 requires_approval: old.requires_approval,
+                untrusted_output: old.untrusted_output,
                 handler: Arc::clone(&old.handler),
                 reads_context: old.reads_context,
                 memo: OnceLock::new(),
@@ -320,6 +333,7 @@ impl fmt::Debug for ToolDefinition {
             .field("annotations", &self.inner.annotations)
             .field("exclusive", &self.inner.exclusive)
             .field("requires_approval", &self.inner.requires_approval)
+            .field("untrusted_output", &self.inner.untrusted_output)
             .field("effect", &self.inner.effect)
             .finish_non_exhaustive()
     }
@@ -337,6 +351,7 @@ pub struct ToolDefinitionBuilder {
     annotations: ToolAnnotations,
     exclusive: bool,
     requires_approval: bool,
+    untrusted_output: bool,
     effect: Option<EffectPolicy>,
 }
 
@@ -377,6 +392,23 @@ impl ToolDefinitionBuilder {
         self
     }
 
+    /// Marks the tool's output untrusted (see [`ToolDefinition::untrusted_output`]): first-party
+    /// web tools and remote MCP tools say so.
+    ///
+    /// ```
+    /// use prism::ToolDefinition;
+    /// use serde_json::Value;
+    ///
+    /// let fetch = ToolDefinition::builder("fetch_page")
+    ///     .untrusted_output(true)
+    ///     .run_sync(|_, _| Ok(Value::from("<html>…</html>")));
+    /// assert!(fetch.untrusted_output());
+    /// ```
+    pub fn untrusted_output(mut self, untrusted: bool) -> Self {
+        self.untrusted_output = untrusted;
+        self
+    }
+
     /// Sets the effect policy.
     pub fn effect(mut self, effect: EffectPolicy) -> Self {
         self.effect = Some(effect);
@@ -399,6 +431,7 @@ impl ToolDefinitionBuilder {
                 annotations: self.annotations,
                 exclusive: self.exclusive,
                 requires_approval: self.requires_approval,
+                untrusted_output: self.untrusted_output,
                 effect: self.effect,
                 reads_context: handler.reads_context(),
                 handler,
@@ -424,14 +457,50 @@ impl ToolDefinitionBuilder {
     {
         self.handler(SyncFnHandler(Arc::new(body)))
     }
+
+    /// Finishes with an async closure that returns content blocks beside (or instead of) a value:
+    /// a [`ToolOutput`] (`block.into()`, `ToolOutput::content(blocks)`,
+    /// `ToolOutput::new(value).with_content(blocks)`).
+    pub fn run_output<F, Fut>(self, body: F) -> ToolDefinition
+    where
+        F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        self.handler(AsyncFnHandler(body))
+    }
+
+    /// Finishes with a synchronous closure that returns a [`ToolOutput`]; see
+    /// [`run_output`](Self::run_output) and [`run_sync`](Self::run_sync).
+    ///
+    /// ```
+    /// use prism::ToolDefinition;
+    /// use prism::call::{ContentBlock, ToolOutput};
+    /// use serde_json::json;
+    ///
+    /// let chart = ToolDefinition::builder("chart").run_output_sync(|_, _| {
+    ///     let png = ContentBlock::image_bytes(&[0x89, b'P', b'N', b'G'], "image/png");
+    ///     Ok(ToolOutput::new(json!({"points": 12})).with_content([png]))
+    /// });
+    /// # let _ = chart;
+    /// ```
+    pub fn run_output_sync<F>(self, body: F) -> ToolDefinition
+    where
+        F: Fn(&Value, &ToolExecutionContext) -> Result<ToolOutput, ToolError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.handler(SyncFnHandler(Arc::new(body)))
+    }
 }
 
 struct AsyncFnHandler<F>(F);
 
-impl<F, Fut> ToolHandler for AsyncFnHandler<F>
+impl<F, Fut, O> ToolHandler for AsyncFnHandler<F>
 where
     F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    O: Into<ToolOutput>,
 {
     fn prepare(
         &self,
@@ -444,9 +513,10 @@ where
 
 struct SyncFnHandler<F>(Arc<F>);
 
-impl<F> ToolHandler for SyncFnHandler<F>
+impl<F, O> ToolHandler for SyncFnHandler<F>
 where
-    F: Fn(&Value, &ToolExecutionContext) -> Result<Value, ToolError> + Send + Sync + 'static,
+    F: Fn(&Value, &ToolExecutionContext) -> Result<O, ToolError> + Send + Sync + 'static,
+    O: Into<ToolOutput> + 'static,
 {
     fn prepare(
         &self,

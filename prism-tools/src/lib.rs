@@ -181,7 +181,8 @@ mod tool_future;
 pub mod validation;
 
 pub use call::{
-    BlockReason, CallId, ErrorCode, ErrorInfo, JsonObject, ToolCall, ToolOutcome, ToolResult,
+    BlockReason, CallId, ContentBlock, ErrorCode, ErrorInfo, JsonObject, ToolCall, ToolOutcome,
+    ToolResult,
 };
 pub use clock::{Clock, ManualClock, Millis, SystemClock};
 pub use context::{CancellationToken, ProgressUpdate, ToolExecutionContext};

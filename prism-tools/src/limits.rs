@@ -2,7 +2,8 @@
 //!
 //! Arguments over a bound are refused (`invalid_arguments`) before any guard inspects them, so a
 //! hostile model cannot make validators or guardrails walk a gigabyte of JSON. Outputs over a
-//! bound become a `output_too_large` error instead of reaching the transcript, and progress values
+//! bound become a `output_too_large` error instead of reaching the transcript (content blocks
+//! count toward the output's bytes with their JSON, base64 data included), and progress values
 //! over the depth bound are refused ([`ToolExecutionContext::progress`] returns `false`).
 //!
 //! Every depth bound is at most [`Limits::MAX_DEPTH`]: whatever the dispatcher lets through is
@@ -13,6 +14,8 @@
 
 use serde_json::Value;
 
+use crate::call::ContentBlock;
+
 /// Byte and depth bounds, checked by the dispatcher on every call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -21,7 +24,9 @@ pub struct Limits {
     /// Deepest accepted nesting of arrays and objects in the arguments. Default 64; at most
     /// [`MAX_DEPTH`](Self::MAX_DEPTH).
     pub max_argument_depth: usize,
-    /// Largest accepted output, in bytes of compact JSON. Default 4 MiB.
+    /// Largest accepted output, in bytes of compact JSON: the value and the content blocks
+    /// together, each block as the JSON it is sent as (an image's base64 data included).
+    /// Default 4 MiB.
     pub max_output_bytes: usize,
     /// Deepest accepted nesting of arrays and objects in an output, a progress value or its
     /// metadata. Default, and at most, [`MAX_DEPTH`](Self::MAX_DEPTH).
@@ -95,6 +100,51 @@ pub(crate) fn check_value(
         scalar => widest.add_scalar(scalar),
     }
     widest.settle(value, max_bytes, max_depth)
+}
+
+/// Checks a tool's output: its content blocks take the length of their compact JSON (an array of
+/// blocks) out of `max_bytes`, and the value must fit what is left. Blocks nest no deeper than
+/// their fixed shape, so only the value's depth is checked.
+#[inline]
+pub(crate) fn check_output(
+    value: &Value,
+    content: &[ContentBlock],
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Exceeded> {
+    let mut max_bytes = max_bytes;
+    if !content.is_empty() {
+        let mut counted = Counted {
+            bytes: 0,
+            max_bytes,
+        };
+        // The only error a counting writer returns is "over the bound".
+        if serde_json::to_writer(&mut counted, content).is_err() {
+            return Err(Exceeded::Bytes);
+        }
+        max_bytes -= counted.bytes;
+    }
+    check_value(value, max_bytes, max_depth)
+}
+
+/// A writer that only counts, and fails as soon as the count passes `max_bytes`.
+struct Counted {
+    bytes: usize,
+    max_bytes: usize,
+}
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes = self.bytes.saturating_add(buf.len());
+        if self.bytes > self.max_bytes {
+            return Err(std::io::Error::other("over the bound"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Drops `value` one container at a time. serde_json's own destructor recurses once per level,

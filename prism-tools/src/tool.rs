@@ -14,7 +14,6 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -25,6 +24,7 @@ use crate::definition::{
 use crate::effects::EffectPolicy;
 use crate::error::{Refusal, ToolError};
 use crate::extract::Extraction;
+use crate::call::{IntoToolOutput, ToolOutput};
 
 /// A tool with typed arguments and output.
 ///
@@ -75,8 +75,9 @@ pub trait Tool: Clone + Send + Sync + 'static {
     const NAME: &'static str;
     /// The decoded arguments.
     type Args: DeserializeOwned + Send + 'static;
-    /// What the tool returns; serialised to JSON for the model.
-    type Output: Serialize + Send + 'static;
+    /// What the tool returns: any `Serialize` type, serialised to JSON for the model, or content
+    /// blocks alone or beside a value (see [`IntoToolOutput`]).
+    type Output: IntoToolOutput;
     /// The tool's error; any `Display` type converts into [`ToolError`].
     type Error: Into<ToolError> + Send + 'static;
 
@@ -109,6 +110,13 @@ pub trait Tool: Clone + Send + Sync + 'static {
     /// the exact call (see the run layer's approvals). `#[tool(requires_approval)]` answers
     /// `true`.
     fn requires_approval(&self) -> bool {
+        false
+    }
+
+    /// True when the tool's output comes from outside the host's trust (a web page, a remote MCP
+    /// server); see [`ToolDefinition::untrusted_output`]. `#[tool(untrusted_output)]` answers
+    /// `true`.
+    fn untrusted_output(&self) -> bool {
         false
     }
 
@@ -171,6 +179,7 @@ pub(crate) struct ToolParts {
     annotations: ToolAnnotations,
     exclusive: bool,
     requires_approval: bool,
+    untrusted_output: bool,
     effect: Option<EffectPolicy>,
 }
 
@@ -185,6 +194,7 @@ impl ToolParts {
             annotations: tool.annotations(),
             exclusive: tool.exclusive(),
             requires_approval: tool.requires_approval(),
+            untrusted_output: tool.untrusted_output(),
             effect: tool.effect(),
         }
     }
@@ -198,7 +208,8 @@ impl ToolParts {
         let mut builder = ToolDefinition::builder(self.name)
             .annotations(self.annotations)
             .exclusive(self.exclusive)
-            .requires_approval(self.requires_approval);
+            .requires_approval(self.requires_approval)
+            .untrusted_output(self.untrusted_output);
         if let Some(description) = self.description {
             builder = builder.description(description);
         }
@@ -255,22 +266,28 @@ where
     }
 }
 
-/// The erased body of a typed tool: awaits `body` and serialises its output. The one place a
-/// tool's body becomes a [`ToolFuture`], for ready and pending preparations alike.
+/// The erased body of a typed tool: awaits `body` and converts its output (see
+/// [`IntoToolOutput`]). The one place a tool's body becomes a [`ToolFuture`], for ready and
+/// pending preparations alike.
 fn typed_body<T, F>(body: F) -> ToolFuture
 where
     T: Tool,
     F: Future<Output = Result<T::Output, T::Error>> + Send + 'static,
 {
-    ToolFuture::new(async move {
+    ToolFuture::from_output(async move {
         let output = body.await.map_err(Into::into)?;
         serialized_output(T::NAME, output)
     })
 }
 
-/// A tool's output as JSON, or the error saying it could not be serialised.
-pub(crate) fn serialized_output<O: Serialize>(tool: &str, output: O) -> Result<Value, ToolError> {
-    serde_json::to_value(output).map_err(|error| unserialisable(tool, &error))
+/// A tool's output with its value as JSON, or the error saying it could not be serialised.
+pub(crate) fn serialized_output<O: IntoToolOutput>(
+    tool: &str,
+    output: O,
+) -> Result<ToolOutput, ToolError> {
+    output
+        .into_tool_output()
+        .map_err(|error| unserialisable(tool, &error))
 }
 
 fn unserialisable(tool: &str, error: &serde_json::Error) -> ToolError {

@@ -18,24 +18,25 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
-use serde_json::Value;
 use stackfuture::StackFuture;
 
 use crate::error::ToolError;
+use crate::call::ToolOutput;
 
 /// Bytes of inline room; see [`ToolFuture::INLINE_CAPACITY`].
 const INLINE_CAPACITY: usize = 128;
 
 /// The erased body, inline when it fits.
-type Storage = StackFuture<'static, Result<Value, ToolError>, INLINE_CAPACITY>;
+type Storage = StackFuture<'static, Result<ToolOutput, ToolError>, INLINE_CAPACITY>;
 
 pin_project! {
     /// The unpolled body of one tool call: awaiting it performs the tool's side effect.
     ///
     /// [`ToolHandler::prepare`](crate::ToolHandler::prepare) returns one (in a
     /// [`Prepared`](crate::Prepared)) after decoding the arguments, and the dispatcher awaits it only once every guard has passed. Make one with
-    /// [`ToolFuture::new`] from any `Send + 'static` future of a `Result<Value, ToolError>`: a
-    /// body of at most [`INLINE_CAPACITY`](Self::INLINE_CAPACITY) bytes is stored inline, with
+    /// [`ToolFuture::new`] from any `Send + 'static` future of a `Result<O, ToolError>` where `O`
+    /// is a JSON [`Value`](serde_json::Value), a [`ToolOutput`], a
+    /// [`ContentBlock`](crate::call::ContentBlock) or a `Vec` of them: a body of at most [`INLINE_CAPACITY`](Self::INLINE_CAPACITY) bytes is stored inline, with
     /// no allocation, and a larger one is boxed. A body that is already boxed converts with
     /// `From`.
     ///
@@ -67,7 +68,7 @@ pin_project! {
     /// else {
     ///     unreachable!("the text decodes")
     /// };
-    /// assert_eq!(body.await.unwrap(), Value::from(5));
+    /// assert_eq!(body.await.unwrap().value, Value::from(5));
     /// # });
     /// ```
     #[must_use = "a tool body does nothing unless it is awaited"]
@@ -86,9 +87,19 @@ impl ToolFuture {
 
     /// Wraps `body`, inline when it [fits](Self::fits_inline), boxed otherwise. Nothing runs
     /// until the result is awaited.
-    pub fn new<F>(body: F) -> Self
+    pub fn new<F, O>(body: F) -> Self
     where
-        F: Future<Output = Result<Value, ToolError>> + Send + 'static,
+        F: Future<Output = Result<O, ToolError>> + Send + 'static,
+        O: Into<ToolOutput>,
+    {
+        Self::from_output(IntoOutput { body })
+    }
+
+    /// Stores a body whose output is already a [`ToolOutput`], as generated and typed tools
+    /// produce it: no conversion to compile per tool.
+    pub(crate) fn from_output<F>(body: F) -> Self
+    where
+        F: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
     {
         // Decided at compile time, so each body type compiles only the storage it uses: the
         // branch not taken is not instantiated.
@@ -103,7 +114,7 @@ impl ToolFuture {
     }
 
     /// A body too large to store inline, boxed: one function for every body type.
-    fn boxed(body: Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>) -> Self {
+    fn boxed(body: Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>) -> Self {
         Self {
             body: Storage::from(body),
         }
@@ -116,8 +127,29 @@ impl ToolFuture {
     }
 }
 
+pin_project! {
+    /// A body whose output is converted into a [`ToolOutput`]; exactly as large as the body.
+    struct IntoOutput<F> {
+        #[pin]
+        body: F,
+    }
+}
+
+impl<F, O> Future for IntoOutput<F>
+where
+    F: Future<Output = Result<O, ToolError>>,
+    O: Into<ToolOutput>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.project().body.poll(cx).map_ok(Into::into)
+    }
+}
+
 impl Future for ToolFuture {
-    type Output = Result<Value, ToolError>;
+    type Output = Result<ToolOutput, ToolError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.project().body.poll(cx)
@@ -126,9 +158,10 @@ impl Future for ToolFuture {
 
 /// A body boxed elsewhere (a `BoxFuture`, say) is stored as it is: the box itself fits inline,
 /// so the conversion allocates nothing more.
-impl<F> From<Pin<Box<F>>> for ToolFuture
+impl<F, O> From<Pin<Box<F>>> for ToolFuture
 where
-    F: Future<Output = Result<Value, ToolError>> + Send + ?Sized + 'static,
+    F: Future<Output = Result<O, ToolError>> + Send + ?Sized + 'static,
+    O: Into<ToolOutput>,
 {
     fn from(body: Pin<Box<F>>) -> Self {
         Self::new(body)

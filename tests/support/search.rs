@@ -42,7 +42,7 @@ pub async fn call_search(tool: &ToolDefinition, arguments: Value) -> Result<Stri
     let prism::definition::Prepared::Ready(body) = body else {
         return Err("search_tools prepares its body at once".to_owned());
     };
-    match body.await {
+    match body.await.map(|output| output.value) {
         Ok(Value::String(text)) => Ok(text),
         Ok(other) => Err(format!("unexpected value {other}")),
         Err(error) => Err(error.message().to_owned()),

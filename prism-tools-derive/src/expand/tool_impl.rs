@@ -277,6 +277,17 @@ impl ToolImpl<'_> {
                     }
                 }
             });
+        let untrusted_output = self
+            .keys
+            .untrusted_output
+            .filter(|untrusted| *untrusted)
+            .map(|_| {
+                quote! {
+                    fn untrusted_output(&self) -> bool {
+                        true
+                    }
+                }
+            });
         // Only said when `false`: the dispatcher then skips making the call's context.
         let reads_context = (!self.reads_context).then(|| {
             quote! {
@@ -306,7 +317,7 @@ impl ToolImpl<'_> {
             {
                 const NAME: &'static str = #name;
                 type Args = #args_ty;
-                type Output = #p::Value;
+                type Output = #p::GeneratedOutput;
                 type Error = #p::ToolError;
 
                 fn description(&self) -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
@@ -322,6 +333,7 @@ impl ToolImpl<'_> {
                 #annotations
                 #exclusive
                 #requires_approval
+                #untrusted_output
                 #effect
                 #reads_context
 

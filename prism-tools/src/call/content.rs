@@ -204,7 +204,7 @@ fn encode_base64(bytes: &[u8]) -> String {
 }
 
 /// The decoded size of base64 text, from its length and padding (no decoding).
-fn decoded_len(data: &str) -> usize {
+pub(super) fn decoded_len(data: &str) -> usize {
     let padding = data.bytes().rev().take_while(|&b| b == b'=').count().min(2);
     (data.len() / 4 * 3 + (data.len() % 4).saturating_sub(1)).saturating_sub(padding)
 }

@@ -7,20 +7,25 @@
 //!
 //! One file per part: the call ([`ToolCall`], [`CallId`]), the codes and error a refused or failed
 //! call carries ([`BlockReason`], [`ErrorCode`], [`ErrorInfo`]), the result with its wire
-//! shape ([`ToolResult`], [`ToolOutcome`]), the content blocks a tool may return
-//! ([`ContentBlock`]), and the opaque provider state a call carries back to its provider
+//! shape ([`ToolResult`], [`ToolOutcome`]), what a tool body returns
+//! ([`ToolOutput`], [`IntoToolOutput`]), the content blocks it may hold ([`ContentBlock`]) and how events and ledger rows record them without their binary data
+//! ([`ContentRecord`]), and the opaque provider state a call carries back to its provider
 //! ([`ReplayState`]).
 
 mod content;
+mod content_record;
 mod error_info;
+mod output;
 mod replay;
 mod result;
 mod tool_call;
 
 pub use content::{ContentBlock, ContentSummary, EmbeddedResource};
+pub use content_record::ContentRecord;
 pub use error_info::{BlockReason, ErrorCode, ErrorInfo};
 pub use replay::ReplayState;
-pub(crate) use result::{ResultRef, optional_outcome};
+pub use output::{IntoToolOutput, ToolOutput};
+pub(crate) use result::{ResultRef, WrittenExtras, optional_result};
 pub use result::{ToolOutcome, ToolResult};
 pub(crate) use tool_call::json_kind;
 pub use tool_call::{CallId, JsonObject, ToolCall};

@@ -191,10 +191,9 @@ impl OutcomeWire<'_> {
 
 impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut wire = ResultRef::new(&self.tool_call_id, &self.name, &self.outcome);
-        wire.content = self.content();
-        wire.untrusted = self.is_untrusted();
-        wire.serialize(serializer)
+        ResultRef::new(&self.tool_call_id, &self.name, &self.outcome)
+            .with_content(self.content(), self.is_untrusted())
+            .serialize(serializer)
     }
 }
 
@@ -217,22 +216,24 @@ impl<'de> Deserialize<'de> for ToolResult {
 }
 
 /// A result as it is written, borrowed from wherever its parts are kept (a ledger row, an event).
+/// Its content is the blocks themselves (`C` = [`ContentBlock`]) or their records
+/// ([`ContentRecord`](super::ContentRecord)).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ResultRef<'a> {
+pub(crate) struct ResultRef<'a, C: Serialize = ContentBlock> {
     tool_call_id: &'a CallId,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     value: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a ErrorInfo>,
-    #[serde(skip_serializing_if = "<[ContentBlock]>::is_empty")]
-    content: &'a [ContentBlock],
+    #[serde(skip_serializing_if = "<[C]>::is_empty")]
+    content: &'a [C],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     untrusted: bool,
 }
 
-impl<'a> ResultRef<'a> {
+impl<'a, C: Serialize> ResultRef<'a, C> {
     /// A value result.
     pub(crate) fn value(tool_call_id: &'a CallId, name: &'a str, value: &'a Value) -> Self {
         Self {
@@ -259,14 +260,51 @@ impl<'a> ResultRef<'a> {
             untrusted: false,
         }
     }
+
+    /// This result with content blocks (or their records) and the untrusted mark.
+    pub(crate) fn with_content(mut self, content: &'a [C], untrusted: bool) -> Self {
+        self.content = content;
+        self.untrusted = untrusted;
+        self
+    }
 }
 
-/// Reads an optional outcome from a written result; its ids, which the row carries beside it,
-/// are ignored.
-pub(crate) fn optional_outcome<'de, D: Deserializer<'de>>(
+/// A written result's content records and untrusted mark, as a ledger row reads them back.
+#[derive(Default)]
+pub(crate) struct WrittenExtras {
+    pub(crate) content: Vec<super::ContentRecord>,
+    pub(crate) untrusted: bool,
+}
+
+/// Reads a written result's outcome and its extras together; its ids, which the row carries
+/// beside it, are ignored.
+pub(crate) fn optional_result<'de, D: Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<ToolOutcome>, D::Error> {
-    Ok(Option::<OutcomeWire<'static>>::deserialize(deserializer)?.map(OutcomeWire::into_outcome))
+) -> Result<Option<(ToolOutcome, WrittenExtras)>, D::Error> {
+    #[derive(Deserialize)]
+    struct Written {
+        #[serde(default)]
+        value: Option<Value>,
+        #[serde(default)]
+        error: Option<ErrorInfo>,
+        #[serde(default)]
+        content: Vec<super::ContentRecord>,
+        #[serde(default)]
+        untrusted: bool,
+    }
+    Ok(
+        Option::<Written>::deserialize(deserializer)?.map(|written| {
+            let outcome = OutcomeWire {
+                value: written.value.map(Cow::Owned),
+                error: written.error.map(Cow::Owned),
+            };
+            let extras = WrittenExtras {
+                content: written.content,
+                untrusted: written.untrusted,
+            };
+            (outcome.into_outcome(), extras)
+        }),
+    )
 }
 
 #[cfg(test)]

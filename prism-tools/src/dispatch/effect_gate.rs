@@ -98,7 +98,7 @@ async fn complete_effect(
     key: EffectKey,
     result: &ToolResult,
 ) {
-    let outcome = RecordedOutcome::of(&result.outcome);
+    let outcome = RecordedOutcome::of(&result.outcome, result.content());
     let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}

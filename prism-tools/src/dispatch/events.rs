@@ -1,7 +1,8 @@
 //! [`ToolEvent`]: what the dispatcher tells observers as a call moves through the pipeline.
 //!
 //! Events carry redacted data only. They serialise with the wire names hosts already know
-//! (`"type": "tool_execution_started"`, `toolCallId`, …).
+//! (`"type": "tool_execution_started"`, `toolCallId`, …). Content blocks a tool returned appear as
+//! [`ContentRecord`]s: kind, media type, size, links and text, never base64 data.
 
 use std::fmt;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ErrorInfo, ResultRef};
+use crate::call::{BlockReason, CallId, ContentRecord, ErrorInfo, ResultRef};
 use crate::clock::Millis;
 use crate::dispatch::ledger::CallWire;
 use crate::shared_log::SharedLog;
@@ -33,6 +34,10 @@ pub struct ToolEvent {
     /// too deep), on the call's terminal event; 0 on every other event. Written as
     /// `progressDropped`, and left out when 0.
     pub progress_dropped: u64,
+    /// True on the terminal event of a call whose result carries the output of a tool marked
+    /// [`untrusted_output`](crate::ToolDefinition::untrusted_output) (its value and content, or
+    /// the error it returned). Written as `untrusted`, and left out when false.
+    pub untrusted: bool,
 }
 
 /// What happened.
@@ -64,6 +69,9 @@ pub enum ToolEventKind {
     ToolExecutionFinished {
         /// The redacted value.
         value: Value,
+        /// The content blocks the tool returned beside the value, redacted, as records without
+        /// their binary data. Written inside `result`, as `content`, and left out when empty.
+        content: Vec<ContentRecord>,
     },
     /// The tool failed, panicked, was cancelled, or its effect could not be settled.
     ToolExecutionError {
@@ -100,9 +108,12 @@ impl Serialize for ToolEvent {
                     metadata: metadata.as_ref(),
                 }
             }
-            ToolEventKind::ToolExecutionFinished { value } => KindWire::ToolExecutionFinished {
-                result: ResultRef::value(&self.tool_call_id, &self.tool_name, value),
-            },
+            ToolEventKind::ToolExecutionFinished { value, content } => {
+                KindWire::ToolExecutionFinished {
+                    result: ResultRef::value(&self.tool_call_id, &self.tool_name, value)
+                        .with_content(content, false),
+                }
+            }
             ToolEventKind::ToolExecutionError { error } => KindWire::ToolExecutionError { error },
         };
         EventWire {
@@ -115,6 +126,7 @@ impl Serialize for ToolEvent {
             at: self.at,
             kind,
             progress_dropped: self.progress_dropped,
+            untrusted: self.untrusted,
         }
         .serialize(serializer)
     }
@@ -131,6 +143,8 @@ struct EventWire<'a> {
     kind: KindWire<'a>,
     #[serde(skip_serializing_if = "crate::dispatch::ledger::is_zero")]
     progress_dropped: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    untrusted: bool,
 }
 
 #[derive(Serialize)]
@@ -155,7 +169,7 @@ enum KindWire<'a> {
         metadata: Option<&'a Value>,
     },
     ToolExecutionFinished {
-        result: ResultRef<'a>,
+        result: ResultRef<'a, ContentRecord>,
     },
     ToolExecutionError {
         error: &'a ErrorInfo,

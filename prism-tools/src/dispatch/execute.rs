@@ -9,17 +9,17 @@ use std::task::Poll;
 
 use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
-use serde_json::Value;
 
 use super::observe::Observe;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolFuture;
 use crate::error::ToolError;
+use crate::call::ToolOutput;
 use crate::panic::{DropGuarded, payload_message};
 use crate::progress::ProgressReceiver;
 
 pub(super) enum Executed {
-    Returned(Result<Value, ToolError>),
+    Returned(Result<ToolOutput, ToolError>),
     Panicked(String),
     Cancelled,
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ResultRef, ToolOutcome};
+use crate::call::{BlockReason, CallId, ContentRecord, WrittenExtras, ResultRef, ToolOutcome};
 use crate::clock::Millis;
 use crate::redact::SecretRedactor;
 
@@ -61,13 +61,11 @@ impl RecordStatus {
 /// Written with the spec's field names; a terminal row's `result` is the whole result, ids
 /// included, as the call's [`ToolResult`](crate::ToolResult) is written.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "RecordRead")]
 pub struct ToolCallRecord {
     /// The session.
-    #[serde(default)]
     pub session_id: Option<Arc<str>>,
     /// The run.
-    #[serde(default)]
     pub run_id: Option<Arc<str>>,
     /// The call.
     pub tool_call_id: CallId,
@@ -76,42 +74,96 @@ pub struct ToolCallRecord {
     /// The transition.
     pub status: RecordStatus,
     /// When the tool started (`started` rows).
-    #[serde(default)]
     pub started_at: Option<Millis>,
     /// The arguments (`started` rows).
-    #[serde(default)]
     pub arguments: Option<Value>,
     /// A progress value (progress snapshots).
-    #[serde(default)]
     pub progress: Option<Value>,
     /// Progress detail (progress snapshots).
-    #[serde(default)]
     pub progress_metadata: Option<Value>,
     /// When the progress was reported.
-    #[serde(default)]
     pub progress_at: Option<Millis>,
     /// When the call ended (terminal rows).
-    #[serde(default)]
     pub finished_at: Option<Millis>,
     /// How the call ended (terminal rows): the value, or the error. Written as `result`, with
     /// the row's `tool_call_id` and `tool_name`.
-    #[serde(
-        rename = "result",
-        default,
-        deserialize_with = "crate::call::optional_outcome"
-    )]
     pub outcome: Option<ToolOutcome>,
+    /// The content blocks the tool returned, as records without their binary data (terminal
+    /// rows). Written inside `result`, as `content`, and left out when empty.
+    pub content: Vec<ContentRecord>,
+    /// True when the result carries the output of a tool whose definition marks it untrusted
+    /// ([`ToolDefinition::untrusted_output`](crate::ToolDefinition::untrusted_output)). Written
+    /// inside `result`, as `untrusted`, and left out when false.
+    pub untrusted: bool,
     /// Which guard refused (`blocked` rows).
-    #[serde(default)]
     pub reason: Option<BlockReason>,
     /// Who owns the run.
-    #[serde(default)]
     pub ownership: Option<Arc<OwnershipScope>>,
     /// How many progress updates of the call were dropped (terminal rows; see
     /// [`Limits::progress_capacity`](crate::Limits::progress_capacity)). Written as
     /// `progressDropped`, and left out when 0.
-    #[serde(default)]
     pub progress_dropped: u64,
+}
+
+/// A row as it is read; rows written before a field existed read it as its default.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordRead {
+    #[serde(default)]
+    session_id: Option<Arc<str>>,
+    #[serde(default)]
+    run_id: Option<Arc<str>>,
+    tool_call_id: CallId,
+    tool_name: Arc<str>,
+    status: RecordStatus,
+    #[serde(default)]
+    started_at: Option<Millis>,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    progress: Option<Value>,
+    #[serde(default)]
+    progress_metadata: Option<Value>,
+    #[serde(default)]
+    progress_at: Option<Millis>,
+    #[serde(default)]
+    finished_at: Option<Millis>,
+    #[serde(default, deserialize_with = "crate::call::optional_result")]
+    result: Option<(ToolOutcome, WrittenExtras)>,
+    #[serde(default)]
+    reason: Option<BlockReason>,
+    #[serde(default)]
+    ownership: Option<Arc<OwnershipScope>>,
+    #[serde(default)]
+    progress_dropped: u64,
+}
+
+impl From<RecordRead> for ToolCallRecord {
+    fn from(read: RecordRead) -> Self {
+        let (outcome, extras) = match read.result {
+            Some((outcome, extras)) => (Some(outcome), extras),
+            None => (None, WrittenExtras::default()),
+        };
+        Self {
+            session_id: read.session_id,
+            run_id: read.run_id,
+            tool_call_id: read.tool_call_id,
+            tool_name: read.tool_name,
+            status: read.status,
+            started_at: read.started_at,
+            arguments: read.arguments,
+            progress: read.progress,
+            progress_metadata: read.progress_metadata,
+            progress_at: read.progress_at,
+            finished_at: read.finished_at,
+            outcome,
+            content: extras.content,
+            untrusted: extras.untrusted,
+            reason: read.reason,
+            ownership: read.ownership,
+            progress_dropped: read.progress_dropped,
+        }
+    }
 }
 
 impl Serialize for ToolCallRecord {
@@ -130,10 +182,10 @@ impl Serialize for ToolCallRecord {
             progress_metadata: self.progress_metadata.as_ref(),
             progress_at: self.progress_at,
             finished_at: self.finished_at,
-            result: self
-                .outcome
-                .as_ref()
-                .map(|outcome| ResultRef::new(&self.tool_call_id, &self.tool_name, outcome)),
+            result: self.outcome.as_ref().map(|outcome| {
+                ResultRef::new(&self.tool_call_id, &self.tool_name, outcome)
+                    .with_content(&self.content, self.untrusted)
+            }),
             reason: self.reason,
             ownership: self.ownership.as_deref(),
             progress_dropped: self.progress_dropped,
@@ -174,7 +226,7 @@ struct RecordWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     finished_at: Option<Millis>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<ResultRef<'a>>,
+    result: Option<ResultRef<'a, ContentRecord>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<BlockReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -204,13 +256,15 @@ impl ToolCallRecord {
             progress_at: None,
             finished_at: None,
             outcome: None,
+            content: Vec::new(),
+            untrusted: false,
             reason: None,
             ownership: None,
             progress_dropped: 0,
         }
     }
 
-    /// This row with every secret replaced in its arguments, progress and result.
+    /// This row with every secret replaced in its arguments, progress, result and content records.
     pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
         if redactor.is_empty() {
             return self;
@@ -228,6 +282,7 @@ impl ToolCallRecord {
         if let Some(outcome) = &mut self.outcome {
             redactor.redact_outcome(outcome);
         }
+        redactor.redact_content_records(&mut self.content);
         self
     }
 }

@@ -32,7 +32,8 @@ use crate::guard::{
     ArgumentValidator, BeforeExecute, CallRewrite, Guardrail, GuardrailDecision, PermissionPolicy,
     ResultRewrite, ToolMiddleware, TrustPolicy, Verdict,
 };
-use crate::limits::{Exceeded, Limits, check_value, drop_deep};
+use crate::limits::{Exceeded, Limits, check_output, check_value, drop_deep};
+use crate::call::ToolOutput;
 use crate::panic::{guarded, guarded_future};
 use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
@@ -444,6 +445,7 @@ impl Dispatcher {
             }
             // The snapshot is never held across an await: a slow tool must not pin an old registry.
             let effect_policy = tool.effect().cloned();
+            let untrusted = tool.untrusted_output();
             drop(snapshot);
 
             // 9. Effect claim: at most once, or say unknown.
@@ -454,7 +456,7 @@ impl Dispatcher {
             let effect = match effect {
                 EffectGate::Run(effect) => effect,
                 EffectGate::Replay(outcome) => {
-                    return Ok(observe.replayed(name, outcome));
+                    return Ok(observe.marked(untrusted).replayed(name, outcome));
                 }
                 EffectGate::Refuse(error) => {
                     return Ok(observe.error(name, error));
@@ -470,9 +472,13 @@ impl Dispatcher {
             // call's is not: whether its effect happened is unknown), and whether a guardrail
             // tripped.
             let (result, tripwire) = 'ended: {
-                let mut value = match executed {
-                    Executed::Returned(Ok(value)) => value,
+                let ToolOutput {
+                    mut value,
+                    mut content,
+                } = match executed {
+                    Executed::Returned(Ok(output)) => output,
                     Executed::Returned(Err(error)) => {
+                        let observe = observe.marked(untrusted);
                         break 'ended (observe.error(name, error.into_info()), false);
                     }
                     Executed::Panicked(panic) => {
@@ -483,9 +489,12 @@ impl Dispatcher {
                         return Ok(observe.error(name, ToolError::cancelled().into_info()));
                     }
                 };
-                if let Err(exceeded) =
-                    check_value(&value, p.limits.max_output_bytes, p.limits.max_output_depth)
-                {
+                if let Err(exceeded) = check_output(
+                    &value,
+                    &content,
+                    p.limits.max_output_bytes,
+                    p.limits.max_output_depth,
+                ) {
                     let message = match exceeded {
                         Exceeded::Bytes => format!(
                             "The output of tool {name} exceeds {} bytes",
@@ -503,9 +512,14 @@ impl Dispatcher {
                     break 'ended (observe.error(name, error), false);
                 }
 
-                // 12. Output guardrails, on the raw value.
+                // 12. Output guardrails, on the raw value, then on the text of its content.
                 if let Some((message, tripwire)) = guardrail_refusal(p, Side::Output, |guardrail| {
-                    guardrail.check_output(&name, &value)
+                    match guardrail.check_output(&name, &value) {
+                        GuardrailDecision::Pass if !content.is_empty() => {
+                            guardrail.check_output_content(&name, &content)
+                        }
+                        decision => decision,
+                    }
                 }) {
                     let result =
                         observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
@@ -518,6 +532,7 @@ impl Dispatcher {
                         id: observe.id(),
                         name: &name,
                         value: &mut value,
+                        content: &mut content,
                     };
                     if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
                         let error = panicked("tool_result middleware", &panic, p);
@@ -526,7 +541,10 @@ impl Dispatcher {
                 }
 
                 // 14. Finished.
-                (observe.finished(name, value), false)
+                (
+                    observe.marked(untrusted).finished(name, value, content),
+                    false,
+                )
             };
             if let Some(key) = effect {
                 record_effect(p, key, &result).await;

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ErrorInfo, ToolOutcome, ToolResult};
+use crate::call::{
+    BlockReason, CallId, ContentBlock, ContentRecord, ErrorInfo, ToolOutcome, ToolResult,
+};
 use crate::context::{ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::{
@@ -32,6 +34,9 @@ pub(crate) struct Observe<'a> {
     run_id: Option<Arc<str>>,
     /// Progress updates dropped while the tool ran, for the terminal event and row.
     progress_dropped: u64,
+    /// Whether the call's end carries the output of a tool marked untrusted (see
+    /// [`marked`](Self::marked)).
+    untrusted: bool,
 }
 
 impl<'a> Observe<'a> {
@@ -47,7 +52,16 @@ impl<'a> Observe<'a> {
             session_id,
             run_id,
             progress_dropped: 0,
+            untrusted: false,
         }
+    }
+
+    /// Marks the call's end as carrying the tool's own output (its value and content, or the
+    /// error it returned) when `untrusted`. A blocked end is never marked: its message is the
+    /// pipeline's.
+    pub(crate) fn marked(mut self, untrusted: bool) -> Self {
+        self.untrusted = untrusted;
+        self
     }
 
     /// Records how many progress updates were dropped while the tool ran.
@@ -81,13 +95,13 @@ impl<'a> Observe<'a> {
         if reason == BlockReason::GuardrailBlocked {
             truncate_at_char_boundary(&mut error.message, MESSAGE_LIMIT);
         }
-        self.end(name, ToolOutcome::Blocked(error))
+        self.end(name, ToolOutcome::Blocked(error), Vec::new())
     }
 
     /// The call failed: error event, error row, error result.
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
-        self.end(name, ToolOutcome::Error(error))
+        self.end(name, ToolOutcome::Error(error), Vec::new())
     }
 
     /// The call was never dispatched: the error row `end` would record, but no event, and the
@@ -98,23 +112,31 @@ impl<'a> Observe<'a> {
         let Some(ledger) = &p.ledger else {
             return ToolResult::new(self.id, name, ToolOutcome::Error(error));
         };
-        let event = self.event(name, ToolEventKind::ToolExecutionError { error });
+        let event = self.event(name, ToolEventKind::ToolExecutionError { error }, false);
         let row = row_of(event, p.ownership.clone());
         append(ledger.as_ref(), &row);
         take_result(row)
     }
 
-    /// The tool returned a value: finished event, finished row, value result.
-    pub(crate) fn finished(self, name: Arc<str>, value: Value) -> ToolResult {
+    /// The tool returned a value and content blocks: finished event, finished row, value
+    /// result.
+    pub(crate) fn finished(
+        self,
+        name: Arc<str>,
+        value: Value,
+        mut content: Vec<ContentBlock>,
+    ) -> ToolResult {
         let value = self.p.redactor.redact_owned_value(value);
-        self.end(name, ToolOutcome::Value(value))
+        self.p.redactor.redact_content(&mut content);
+        self.end(name, ToolOutcome::Value(value), content)
     }
 
     /// The effect store already holds this call's outcome: report it as the call's end.
     pub(crate) fn replayed(self, name: Arc<str>, outcome: RecordedOutcome) -> ToolResult {
-        let mut outcome = outcome.into_outcome();
+        let (mut outcome, mut content) = outcome.into_parts();
         self.p.redactor.redact_outcome(&mut outcome);
-        self.end(name, outcome)
+        self.p.redactor.redact_content(&mut content);
+        self.end(name, outcome, content)
     }
 
     /// The tool is about to run. The name is lent to the event and row and handed back.
@@ -131,6 +153,7 @@ impl<'a> Observe<'a> {
             at: self.p.now(),
             kind: ToolEventKind::ToolExecutionStarted { arguments },
             progress_dropped: 0,
+            untrusted: false,
         };
         let row = report(self.p, event);
         self.session_id = row.session_id;
@@ -154,12 +177,14 @@ impl<'a> Observe<'a> {
                 at: self.p.now(),
                 kind: ToolEventKind::ToolExecutionProgress { progress, metadata },
                 progress_dropped: 0,
+                untrusted: false,
             },
         );
     }
 
-    /// Reports the call's last transition and hands back its result.
-    fn end(self, name: Arc<str>, outcome: ToolOutcome) -> ToolResult {
+    /// Reports the call's last transition and hands back its result, whose content blocks are
+    /// whole; the event and the row get their records.
+    fn end(self, name: Arc<str>, outcome: ToolOutcome, content: Vec<ContentBlock>) -> ToolResult {
         tracing::debug!(
             target: "prism_tools",
             call = %self.id,
@@ -171,11 +196,21 @@ impl<'a> Observe<'a> {
             },
             "tool call ended"
         );
+        let untrusted = self.untrusted && !matches!(outcome, ToolOutcome::Blocked(_));
         if !self.is_watching() {
-            return ToolResult::new(self.id, name, outcome);
+            return ToolResult::new(self.id, name, outcome)
+                .with_content(content)
+                .with_untrusted(untrusted);
         }
         let kind = match outcome {
-            ToolOutcome::Value(value) => ToolEventKind::ToolExecutionFinished { value },
+            ToolOutcome::Value(value) => ToolEventKind::ToolExecutionFinished {
+                value,
+                content: if content.is_empty() {
+                    Vec::new()
+                } else {
+                    ContentRecord::of_all(&content)
+                },
+            },
             ToolOutcome::Blocked(error) => ToolEventKind::ToolExecutionBlocked {
                 reason: error.reason.unwrap_or(BlockReason::GuardrailBlocked),
                 error,
@@ -183,13 +218,15 @@ impl<'a> Observe<'a> {
             ToolOutcome::Error(error) => ToolEventKind::ToolExecutionError { error },
         };
         let p = self.p;
-        take_result(report(p, self.event(name, kind)))
+        take_result(report(p, self.event(name, kind, untrusted)))
+            .with_content(content)
+            .with_untrusted(untrusted)
     }
 
     /// The event of the call's last transition, carrying its ids. Always inlined, as is
     /// [`row_of`]: each is built in place on the reporting path instead of moved through a call.
     #[inline(always)]
-    fn event(self, name: Arc<str>, kind: ToolEventKind) -> ToolEvent {
+    fn event(self, name: Arc<str>, kind: ToolEventKind, untrusted: bool) -> ToolEvent {
         ToolEvent {
             session_id: self.session_id,
             run_id: self.run_id,
@@ -198,6 +235,7 @@ impl<'a> Observe<'a> {
             at: self.p.now(),
             kind,
             progress_dropped: self.progress_dropped,
+            untrusted,
         }
     }
 }
@@ -246,14 +284,22 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
         at,
         kind,
         progress_dropped,
+        untrusted,
     } = event;
+    let mut content = Vec::new();
     let (status, outcome, reason, in_flight) = match kind {
-        ToolEventKind::ToolExecutionFinished { value } => (
-            RecordStatus::Finished,
-            Some(ToolOutcome::Value(value)),
-            None,
-            None,
-        ),
+        ToolEventKind::ToolExecutionFinished {
+            value,
+            content: records,
+        } => {
+            content = records;
+            (
+                RecordStatus::Finished,
+                Some(ToolOutcome::Value(value)),
+                None,
+                None,
+            )
+        }
         ToolEventKind::ToolExecutionBlocked { reason, error } => (
             RecordStatus::Blocked,
             Some(ToolOutcome::Blocked(error)),
@@ -275,6 +321,8 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
     record.outcome = outcome;
     record.reason = reason;
     record.progress_dropped = progress_dropped;
+    record.content = content;
+    record.untrusted = untrusted;
     match in_flight {
         Some(ToolEventKind::ToolExecutionStarted { arguments }) => {
             record.started_at = Some(at);

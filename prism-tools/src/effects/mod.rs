@@ -26,7 +26,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::call::{ErrorInfo, ToolOutcome};
+use crate::call::{ContentBlock, ErrorInfo, ToolOutcome};
 use crate::clock::Millis;
 
 pub use key::{EffectKey, EffectKeySecret};
@@ -66,6 +66,11 @@ impl Default for EffectPolicy {
 }
 
 /// An outcome the store keeps, returned again instead of re-running the tool.
+///
+/// Written as `{"value": …}`, `{"error": …}` or, for a value with content blocks,
+/// `{"with_content": {"value": …, "content": […]}}`; the blocks are kept whole (base64 data
+/// included), so a replay returns exactly what the model was told. Outcomes recorded before
+/// content blocks existed read as they were written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordedOutcome {
@@ -73,22 +78,35 @@ pub enum RecordedOutcome {
     Value(Value),
     /// The tool returned this error.
     Error(ErrorInfo),
+    /// The tool returned this value and these content blocks.
+    WithContent {
+        /// The value (`null` when the tool returned only content).
+        value: Value,
+        /// The content blocks, in order.
+        content: Vec<ContentBlock>,
+    },
 }
 
 impl RecordedOutcome {
-    /// The outcome to keep for a call that ended with `outcome`.
-    pub(crate) fn of(outcome: &ToolOutcome) -> Self {
+    /// The outcome to keep for a call that ended with `outcome` and `content`.
+    pub(crate) fn of(outcome: &ToolOutcome, content: &[ContentBlock]) -> Self {
         match outcome {
-            ToolOutcome::Value(value) => Self::Value(value.clone()),
+            ToolOutcome::Value(value) if content.is_empty() => Self::Value(value.clone()),
+            ToolOutcome::Value(value) => Self::WithContent {
+                value: value.clone(),
+                content: content.to_vec(),
+            },
             ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => Self::Error(error.clone()),
         }
     }
 
-    /// The outcome a replay reports: a recorded error that names a guard was a blocked call.
-    pub(crate) fn into_outcome(self) -> ToolOutcome {
+    /// The outcome and content a replay reports: a recorded error that names a guard was a
+    /// blocked call.
+    pub(crate) fn into_parts(self) -> (ToolOutcome, Vec<ContentBlock>) {
         match self {
-            Self::Value(value) => ToolOutcome::Value(value),
-            Self::Error(error) => ToolOutcome::from_error(error),
+            Self::Value(value) => (ToolOutcome::Value(value), Vec::new()),
+            Self::Error(error) => (ToolOutcome::from_error(error), Vec::new()),
+            Self::WithContent { value, content } => (ToolOutcome::Value(value), content),
         }
     }
 }

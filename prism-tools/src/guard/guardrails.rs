@@ -1,5 +1,6 @@
 //! Guardrails: content checks on a call's input (after middleware, before lookup) and on a tool's
-//! raw output (before redaction, events, the ledger and the transcript).
+//! raw output (before redaction, events, the ledger and the transcript): its value, then the
+//! text of the content blocks it returned beside it.
 //!
 //! A guardrail either lets the call pass, blocks it (a blocked `guardrail_blocked` result the
 //! model sees), or trips a wire (the dispatcher returns `Err(Tripwire)`, carrying the blocked
@@ -14,6 +15,8 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use serde_json::Value;
+
+use crate::call::ContentBlock;
 
 /// What a guardrail decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +75,43 @@ pub trait Guardrail: Send + Sync + 'static {
     fn check_output(&self, _tool: &str, _output: &Value) -> GuardrailDecision {
         GuardrailDecision::Pass
     }
+
+    /// Checks the content blocks a tool returned beside its value (asked only when there are
+    /// some, after [`check_output`](Self::check_output) passed the value).
+    ///
+    /// By default each text in them goes through [`check_output`](Self::check_output) as a JSON
+    /// string, so a rule on output text also sees it: a text block's text, an embedded
+    /// resource's text, and a resource link's URI, name and description. Binary data (base64
+    /// images, audio, blobs) is not given to guardrails; override this method to look at it.
+    fn check_output_content(&self, tool: &str, content: &[ContentBlock]) -> GuardrailDecision {
+        for text in content_texts(content) {
+            match self.check_output(tool, &Value::String(text.to_owned())) {
+                GuardrailDecision::Pass => {}
+                refused => return refused,
+            }
+        }
+        GuardrailDecision::Pass
+    }
+}
+
+/// The texts of content blocks a guardrail sees, in order.
+fn content_texts(content: &[ContentBlock]) -> impl Iterator<Item = &str> {
+    content.iter().flat_map(|block| {
+        let texts: [Option<&str>; 3] = match block {
+            ContentBlock::Text { text } => [Some(text), None, None],
+            ContentBlock::ResourceLink {
+                uri,
+                name,
+                description,
+                ..
+            } => [Some(uri), Some(name), description.as_deref()],
+            ContentBlock::Resource { resource } => {
+                [Some(&resource.uri), resource.text.as_deref(), None]
+            }
+            _ => [None, None, None],
+        };
+        texts.into_iter().flatten()
+    })
 }
 
 /// What a matching rule does.

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::call::CallId;
+use crate::call::{CallId, ContentBlock};
 
 /// The parts of a call that `tool_call` middleware may change.
 #[derive(Debug)]
@@ -50,6 +50,7 @@ pub struct ResultRewrite<'a> {
     pub(crate) id: &'a CallId,
     pub(crate) name: &'a str,
     pub(crate) value: &'a mut Value,
+    pub(crate) content: &'a mut Vec<ContentBlock>,
 }
 
 impl ResultRewrite<'_> {
@@ -71,6 +72,16 @@ impl ResultRewrite<'_> {
     /// The value, to edit in place.
     pub fn value_mut(&mut self) -> &mut Value {
         self.value
+    }
+
+    /// The content blocks the tool returned beside the value.
+    pub fn content(&self) -> &[ContentBlock] {
+        self.content
+    }
+
+    /// The content blocks, to edit, add to or remove.
+    pub fn content_mut(&mut self) -> &mut Vec<ContentBlock> {
+        self.content
     }
 }
 

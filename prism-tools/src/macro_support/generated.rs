@@ -1,6 +1,6 @@
 //! How a generated tool becomes a definition.
 //!
-//! A generated tool's `call` already returns its output as JSON, so its body is stored as it is,
+//! A generated tool's `call` already returns its output as JSON (and content blocks), so its body is stored as it is,
 //! with no second future around it; its arguments decode through [`DecodeArguments`]; and a tool
 //! without `#[ctx]` extractors has no pending preparation to compile. Everything that does not
 //! depend on the tool's type (building the definition, caching a schema, serialising an output
@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::{DecodeArguments, ToolOutput};
+use super::{DecodeArguments, ToolReturn};
+use crate::call::ToolOutput;
 use crate::context::ToolExecutionContext;
 use crate::definition::{NotPrepared, Prepared, ToolDefinition, ToolFuture, ToolHandler};
 use crate::error::ToolError;
@@ -20,7 +21,7 @@ use crate::tool::{Tool, ToolParts, prepared, serialized_output};
 /// The definition of a generated tool without `#[ctx]` extractors.
 pub fn definition<T>(tool: T) -> ToolDefinition
 where
-    T: Tool<Output = Value, Error = ToolError>,
+    T: Tool<Output = ToolOutput, Error = ToolError>,
     T::Args: DecodeArguments,
 {
     ToolParts::of(&tool).build(Handler(tool, PhantomData::<Direct>))
@@ -29,7 +30,7 @@ where
 /// The definition of a generated tool with `#[ctx]` extractors, which its `prepare` runs.
 pub fn definition_with_extractors<T>(tool: T) -> ToolDefinition
 where
-    T: Tool<Output = Value, Error = ToolError>,
+    T: Tool<Output = ToolOutput, Error = ToolError>,
     T::Args: DecodeArguments,
 {
     ToolParts::of(&tool).build(Handler(tool, PhantomData::<Extracting>))
@@ -41,7 +42,7 @@ struct Handler<T, B>(T, PhantomData<B>);
 /// How a generated handler makes the body. A type rather than a flag, so that a tool compiles
 /// only the way it uses.
 trait MakeBody {
-    fn body<T: Tool<Output = Value, Error = ToolError>>(
+    fn body<T: Tool<Output = ToolOutput, Error = ToolError>>(
         tool: T,
         args: T::Args,
         ctx: ToolExecutionContext,
@@ -52,12 +53,12 @@ trait MakeBody {
 struct Direct;
 
 impl MakeBody for Direct {
-    fn body<T: Tool<Output = Value, Error = ToolError>>(
+    fn body<T: Tool<Output = ToolOutput, Error = ToolError>>(
         tool: T,
         args: T::Args,
         ctx: ToolExecutionContext,
     ) -> Result<Prepared, NotPrepared> {
-        Ok(Prepared::Ready(ToolFuture::new(tool.call(args, ctx))))
+        Ok(Prepared::Ready(ToolFuture::from_output(tool.call(args, ctx))))
     }
 }
 
@@ -65,18 +66,18 @@ impl MakeBody for Direct {
 struct Extracting;
 
 impl MakeBody for Extracting {
-    fn body<T: Tool<Output = Value, Error = ToolError>>(
+    fn body<T: Tool<Output = ToolOutput, Error = ToolError>>(
         tool: T,
         args: T::Args,
         ctx: ToolExecutionContext,
     ) -> Result<Prepared, NotPrepared> {
-        prepared(tool.prepare(args, ctx), ToolFuture::new)
+        prepared(tool.prepare(args, ctx), ToolFuture::from_output)
     }
 }
 
 impl<T, B> ToolHandler for Handler<T, B>
 where
-    T: Tool<Output = Value, Error = ToolError>,
+    T: Tool<Output = ToolOutput, Error = ToolError>,
     T::Args: DecodeArguments,
     B: MakeBody + Send + Sync + 'static,
 {
@@ -107,11 +108,12 @@ pub fn cached_output_schema(
     cell.get_or_init(make).clone()
 }
 
-/// What a generated body ends with: the function's output as JSON, or its error.
+/// What a generated body ends with: the function's output (its value as JSON, and any content
+/// blocks), or its error.
 #[inline]
-pub fn serialized<T: ToolOutput>(
+pub fn serialized<T: ToolReturn>(
     tool: &str,
     result: Result<T, ToolError>,
-) -> Result<Value, ToolError> {
+) -> Result<ToolOutput, ToolError> {
     serialized_output(tool, result?)
 }

@@ -22,13 +22,14 @@ use std::sync::{Arc, LazyLock};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolAnnotations;
 use crate::error::ToolError;
 use crate::extract::{Extraction, FromToolContext};
+use crate::call::IntoToolOutput;
 
 mod decode;
 mod generated;
@@ -67,13 +68,16 @@ impl<T: DecodeArguments + DeserializeOwned + JsonSchema + Send + 'static> ToolAr
 /// A type a tool can return to the model.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a tool",
-    label = "the tool's result is serialised to JSON for the model",
-    note = "derive `serde::Serialize` for `{Self}`, or return a type that implements it"
+    label = "the tool's result is serialised to JSON for the model, or given as content blocks",
+    note = "derive `serde::Serialize` for `{Self}`, or return `ContentBlock`, `Vec<ContentBlock>` or `ToolOutput<T>`"
 )]
-pub trait ToolOutput: Serialize + Send + 'static {}
+pub trait ToolReturn: IntoToolOutput {}
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize + Send + 'static> ToolOutput for T {}
+impl<T: IntoToolOutput> ToolReturn for T {}
+
+/// The output type of every generated tool: its value already JSON, with its content blocks.
+pub type GeneratedOutput = crate::call::ToolOutput;
 
 /// The error half of a tool's `Result`.
 #[diagnostic::on_unimplemented(
@@ -226,13 +230,13 @@ impl<T: ?Sized> NoOutputSchema for OutputSchema<T> {
     }
 }
 
-/// The body of a `#[derive(Tool)]` tool: awaits the user's `run` and serialises what it
+/// The body of a `#[derive(Tool)]` tool: awaits the user's `run` and converts what it
 /// returned, so the generated code never needs to name the output type.
-pub async fn run_derived<Fut, R>(tool: &'static str, run: Fut) -> Result<Value, ToolError>
+pub async fn run_derived<Fut, R>(tool: &'static str, run: Fut) -> Result<GeneratedOutput, ToolError>
 where
     Fut: Future<Output = R>,
     R: ResultReturn,
-    R::Ok: ToolOutput,
+    R::Ok: ToolReturn,
     R::Err: ToolErrorType,
 {
     let output = run.await.into_result().map_err(Into::into)?;

@@ -14,6 +14,12 @@
 //! letters), an encoding (base64, percent-encoding, hex), or a secret split across two strings.
 //! Register each form a tool may emit as its own secret.
 //!
+//! In content blocks the redactor searches text: text blocks, an embedded resource's text and
+//! URI, and every field of a resource link (URI, name, description). It never searches base64 data
+//! (an image's or audio's `data`, an embedded resource's `blob`): a secret would be there only in
+//! an encoded form it cannot match, and replacing bytes inside base64 would corrupt the data.
+//! Media types are not searched either.
+//!
 //! Digests are not redacted either. Effect keys are by default an unsalted SHA-256 of the tool
 //! name and the canonical arguments; when the arguments hold little entropy (a PIN, an account
 //! number, a yes/no), a reader of the effect store can hash every candidate and recover them.
@@ -31,7 +37,7 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
 use serde_json::Value;
 
-use crate::call::{ErrorCode, ErrorInfo, ToolOutcome};
+use crate::call::{ContentBlock, ContentRecord, ErrorCode, ErrorInfo, ToolOutcome};
 
 use self::written_forms::written_forms;
 
@@ -154,6 +160,81 @@ impl SecretRedactor {
             && let Cow::Owned(redacted) = self.redact_str(code)
         {
             error.code = ErrorCode::Custom(Cow::Owned(redacted));
+        }
+    }
+
+    /// Redacts the text of content blocks in place: text blocks, embedded resources' text and
+    /// URI, resource links' URI, name and description. Base64 data is left as it is (see the
+    /// module docs).
+    ///
+    /// ```
+    /// use prism::call::ContentBlock;
+    /// use prism::dispatch::SecretRedactor;
+    ///
+    /// let redactor = SecretRedactor::new(["sk-live-123"]);
+    /// let mut content = vec![ContentBlock::text("key sk-live-123")];
+    /// redactor.redact_content(&mut content);
+    /// assert_eq!(content[0].as_text(), Some("key [REDACTED]"));
+    /// ```
+    pub fn redact_content(&self, content: &mut [ContentBlock]) {
+        if self.count == 0 {
+            return;
+        }
+        for block in content {
+            match block {
+                ContentBlock::Text { text } => self.redact_string(text),
+                ContentBlock::ResourceLink {
+                    uri,
+                    name,
+                    description,
+                    ..
+                } => {
+                    self.redact_string(uri);
+                    self.redact_string(name);
+                    if let Some(description) = description {
+                        self.redact_string(description);
+                    }
+                }
+                ContentBlock::Resource { resource } => {
+                    self.redact_string(&mut resource.uri);
+                    if let Some(text) = &mut resource.text {
+                        self.redact_string(text);
+                    }
+                }
+                // Base64 and media types only.
+                _ => {}
+            }
+        }
+    }
+
+    /// Redacts content records as [`redact_content`](Self::redact_content) redacts blocks.
+    pub(crate) fn redact_content_records(&self, records: &mut [ContentRecord]) {
+        if self.count == 0 {
+            return;
+        }
+        for record in records {
+            match record {
+                ContentRecord::Text { text } => self.redact_string(text),
+                ContentRecord::ResourceLink {
+                    uri,
+                    name,
+                    description,
+                    ..
+                } => {
+                    self.redact_string(uri);
+                    self.redact_string(name);
+                    if let Some(description) = description {
+                        self.redact_string(description);
+                    }
+                }
+                ContentRecord::Resource { uri, text, .. } => {
+                    self.redact_string(uri);
+                    if let Some(text) = text {
+                        self.redact_string(text);
+                    }
+                }
+                ContentRecord::Image { .. } | ContentRecord::Audio { .. } => {}
+            }
         }
     }
 

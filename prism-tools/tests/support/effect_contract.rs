@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::future::join_all;
+use prism_tools::call::ContentBlock;
 use prism_tools::effects::{EffectRecovery, RecoveryOutcome};
 use prism_tools::{
     BlockReason, Claim, ClaimRequest, Dispatcher, EffectKey, EffectPolicy, EffectState,
@@ -277,6 +278,16 @@ pub async fn outcomes_round_trip_exactly<S: EffectRecovery>(store: &Arc<S>) {
     for (name, outcome) in [
         ("exact-value", RecordedOutcome::Value(value)),
         ("exact-error", RecordedOutcome::Error(blocked)),
+        (
+            "exact-content",
+            RecordedOutcome::WithContent {
+                value: json!({"points": 12}),
+                content: vec![
+                    ContentBlock::text("naïve ✓"),
+                    ContentBlock::image_bytes(&[0x89, b'P', b'N', b'G', 0], "image/png"),
+                ],
+            },
+        ),
     ] {
         let key = key(name);
         store.claim(request(&key, "a", 0)).await.unwrap();
