@@ -9,5 +9,5 @@
 
 pub use prism_tools::call::{
     BlockReason, CallId, ContentBlock, ContentRecord, ContentSummary, EmbeddedResource, ErrorCode,
-    ErrorInfo, IntoToolOutput, JsonObject, ReplayState, ToolOutcome, ToolOutput,
+    ErrorInfo, IntoToolOutput, JsonObject, OutputRecord, ReplayState, ToolOutcome, ToolOutput,
 };

@@ -2,6 +2,7 @@
 //! guardrails, redaction, events, ledger rows (in memory and stored), effect replay, and the
 //! untrusted mark.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -11,7 +12,8 @@ use prism::effects::{EffectPolicy, InMemoryEffectStore};
 use prism::guard::{GuardrailRule, RulePack};
 use prism::storage::{JsonlLedger, LedgerReader, RecordQuery, SqliteLedger};
 use prism::{
-    Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult, tool,
+    Dispatcher, Tool, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry, ToolResult,
+    tool, tools,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -128,7 +130,7 @@ async fn a_tool_returning_an_image_gives_it_to_the_host_and_only_its_size_to_obs
     );
     let finished = watch.ledger.records().pop().unwrap();
     assert_eq!(
-        finished.content,
+        finished.content(),
         [ContentRecord::Image {
             media_type: "image/png".into(),
             size: 3000
@@ -150,7 +152,7 @@ async fn a_value_and_content_pair_keeps_both() {
     assert_eq!(result.content()[0].as_text(), Some("twelve points"));
     let row = watch.ledger.records().pop().unwrap();
     assert_eq!(
-        row.content[0],
+        row.content()[0],
         ContentRecord::Text {
             text: "twelve points".into()
         }
@@ -263,7 +265,7 @@ async fn effect_replay_returns_the_same_content() {
         ContentBlock::image_bytes(&picture(), "image/png")
     );
     let rows = watch.ledger.records();
-    assert_eq!(rows.last().unwrap().content, rows[1].content);
+    assert_eq!(rows.last().unwrap().content(), rows[1].content());
     assert!(!written(&watch).contains(&picture_base64()[..64]));
 }
 
@@ -279,10 +281,10 @@ async fn an_untrusted_definition_marks_its_results_events_and_rows() {
     assert!(result.is_untrusted());
     assert_eq!(serde_json::to_value(&result).unwrap()["untrusted"], true);
     let finished = watch.events.events().pop().unwrap();
-    assert!(finished.untrusted);
+    assert!(finished.is_untrusted());
     assert_eq!(serde_json::to_value(&finished).unwrap()["untrusted"], true);
     let row = watch.ledger.records().pop().unwrap();
-    assert!(row.untrusted);
+    assert!(row.is_untrusted());
     assert_eq!(
         serde_json::to_value(&row).unwrap()["result"]["untrusted"],
         true
@@ -301,7 +303,7 @@ async fn an_untrusted_definition_marks_its_results_events_and_rows() {
     )
     .await;
     assert!(!refused.is_untrusted());
-    assert!(!watch.events.events().pop().unwrap().untrusted);
+    assert!(!watch.events.events().pop().unwrap().is_untrusted());
 
     // Trusted tools stay unmarked, and the builder sets the mark too.
     let (dispatcher, _) = watched(ToolRegistry::from_iter([chart::definition()]), None);
@@ -348,14 +350,14 @@ async fn stored_rows_keep_content_records_and_never_base64() {
         let rows = reader.read(&RecordQuery::default()).await.unwrap();
         let chart = &rows[1];
         assert_eq!(
-            chart.content[1],
+            chart.content()[1],
             ContentRecord::Image {
                 media_type: "image/png".into(),
                 size: 3000
             }
         );
-        assert!(!chart.untrusted);
-        assert!(rows[3].untrusted);
+        assert!(!chart.is_untrusted());
+        assert!(rows[3].is_untrusted());
     }
     drop((dispatcher, jsonl, sqlite));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -388,9 +390,112 @@ fn rows_written_before_content_existed_still_read() {
     });
     let row: prism::dispatch::ToolCallRecord = serde_json::from_value(old).unwrap();
     assert_eq!(row.outcome, Some(prism::call::ToolOutcome::Value(json!(3))));
-    assert!(row.content.is_empty());
-    assert!(!row.untrusted);
+    assert!(row.content().is_empty());
+    assert!(!row.is_untrusted());
 
-    let old_outcome: prism::effects::RecordedOutcome = serde_json::from_value(json!({"value": 3})).unwrap();
-    assert_eq!(old_outcome, prism::effects::RecordedOutcome::Value(json!(3)));
+    let old_outcome: prism::effects::RecordedOutcome =
+        serde_json::from_value(json!({"value": 3})).unwrap();
+    assert_eq!(
+        old_outcome,
+        prism::effects::RecordedOutcome::Value(json!(3))
+    );
+}
+
+/// A store of rendered pages, whose tools come from `#[tools]`.
+struct Renderer {
+    banner: String,
+}
+
+#[tools]
+impl Renderer {
+    /// Renders the banner as text and a link, from outside the host.
+    #[tool(untrusted_output)]
+    fn banner(&self) -> Result<ToolOutput<usize>, String> {
+        Ok(ToolOutput::new(self.banner.len()).with_content([
+            ContentBlock::text(self.banner.clone()),
+            ContentBlock::resource_link("https://example.com/banner", "banner"),
+        ]))
+    }
+}
+
+/// Draws a thumbnail of a page.
+#[derive(serde::Deserialize, schemars::JsonSchema, Tool)]
+#[serde(deny_unknown_fields)]
+#[tool(untrusted_output)]
+struct Thumbnail {
+    /// The page.
+    url: String,
+}
+
+impl Thumbnail {
+    async fn run(self, _ctx: ToolExecutionContext) -> Result<Vec<ContentBlock>, String> {
+        Ok(vec![
+            ContentBlock::image_bytes(&picture(), "image/png"),
+            ContentBlock::text(format!("thumbnail of {}", self.url)),
+        ])
+    }
+}
+
+/// A hand-written tool whose output type is content blocks.
+#[derive(Clone)]
+struct Legend;
+
+impl Tool for Legend {
+    const NAME: &'static str = "legend";
+    type Args = serde_json::Map<String, Value>;
+    type Output = ContentBlock;
+    type Error = String;
+
+    fn call(
+        self,
+        _args: Self::Args,
+        _ctx: ToolExecutionContext,
+    ) -> impl Future<Output = Result<ContentBlock, String>> + Send + 'static {
+        async { Ok(ContentBlock::text("blue: sales")) }
+    }
+}
+
+#[tokio::test]
+async fn tools_methods_derived_tools_and_hand_written_tools_return_content_too() {
+    let renderer = Arc::new(Renderer {
+        banner: "Sale".into(),
+    });
+    let mut definitions = renderer.tools();
+    definitions.push(Thumbnail::definition());
+    definitions.push(ToolDefinition::from_tool(Legend));
+    assert!(
+        definitions
+            .iter()
+            .take(2)
+            .all(ToolDefinition::untrusted_output)
+    );
+    assert!(!definitions[2].untrusted_output());
+    let (dispatcher, watch) = watched(ToolRegistry::from_iter(definitions), None);
+
+    let banner = run(&dispatcher, ToolCall::new("c1", "banner", json!({}))).await;
+    assert_eq!(banner.as_value(), Some(&json!(4)));
+    assert_eq!(banner.content()[0].as_text(), Some("Sale"));
+    assert!(banner.is_untrusted());
+
+    let thumbnail = run(
+        &dispatcher,
+        ToolCall::new("c2", "thumbnail", json!({"url": "https://example.com"})),
+    )
+    .await;
+    assert_eq!(thumbnail.as_value(), Some(&Value::Null));
+    assert_eq!(thumbnail.content().len(), 2);
+    assert!(thumbnail.is_untrusted());
+    let row = watch.ledger.records().pop().unwrap();
+    assert_eq!(
+        row.content()[0],
+        ContentRecord::Image {
+            media_type: "image/png".into(),
+            size: 3000
+        }
+    );
+    assert!(row.is_untrusted());
+
+    let legend = run(&dispatcher, ToolCall::new("c3", "legend", json!({}))).await;
+    assert_eq!(legend.content()[0].as_text(), Some("blue: sales"));
+    assert!(!legend.is_untrusted());
 }

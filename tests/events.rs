@@ -134,10 +134,7 @@ async fn finished_carries_the_result_after_tool_result_middleware() {
     let value = result.as_value().cloned().unwrap();
     assert_eq!(
         finished.kind,
-        ToolEventKind::ToolExecutionFinished {
-            value,
-            content: Vec::new()
-        }
+        ToolEventKind::ToolExecutionFinished { value }
     );
 }
 

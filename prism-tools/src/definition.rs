@@ -13,10 +13,10 @@ use std::sync::{Arc, OnceLock, Weak};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::call::ToolOutput;
 use crate::context::ToolExecutionContext;
 use crate::effects::EffectPolicy;
 use crate::error::ToolError;
-use crate::call::ToolOutput;
 
 pub use crate::prepared::{NotPrepared, PendingBody, Prepared};
 pub use crate::tool_future::ToolFuture;
@@ -459,7 +459,7 @@ impl ToolDefinitionBuilder {
     }
 
     /// Finishes with an async closure that returns content blocks beside (or instead of) a value:
-    /// a [`ToolOutput`] (`block.into()`, `ToolOutput::content(blocks)`,
+    /// a [`ToolOutput`] (`block.into()`, `ToolOutput::blocks(blocks)`,
     /// `ToolOutput::new(value).with_content(blocks)`).
     pub fn run_output<F, Fut>(self, body: F) -> ToolDefinition
     where

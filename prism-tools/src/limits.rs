@@ -112,19 +112,30 @@ pub(crate) fn check_output(
     max_bytes: usize,
     max_depth: usize,
 ) -> Result<(), Exceeded> {
-    let mut max_bytes = max_bytes;
-    if !content.is_empty() {
-        let mut counted = Counted {
-            bytes: 0,
-            max_bytes,
-        };
-        // The only error a counting writer returns is "over the bound".
-        if serde_json::to_writer(&mut counted, content).is_err() {
-            return Err(Exceeded::Bytes);
-        }
-        max_bytes -= counted.bytes;
+    if content.is_empty() {
+        return check_value(value, max_bytes, max_depth);
     }
-    check_value(value, max_bytes, max_depth)
+    check_output_with_content(value, content, max_bytes, max_depth)
+}
+
+/// [`check_output`] for an output with content blocks, kept out of line: most outputs have none.
+#[cold]
+#[inline(never)]
+fn check_output_with_content(
+    value: &Value,
+    content: &[ContentBlock],
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Exceeded> {
+    let mut counted = Counted {
+        bytes: 0,
+        max_bytes,
+    };
+    // The only error a counting writer returns is "over the bound".
+    if serde_json::to_writer(&mut counted, content).is_err() {
+        return Err(Exceeded::Bytes);
+    }
+    check_value(value, max_bytes - counted.bytes, max_depth)
 }
 
 /// A writer that only counts, and fails as soon as the count passes `max_bytes`.

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::call::{IntoToolOutput, ToolOutput};
 use crate::context::ToolExecutionContext;
 use crate::definition::{
     NotPrepared, Prepared, ToolAnnotations, ToolDefinition, ToolFuture, ToolHandler,
@@ -24,7 +25,6 @@ use crate::definition::{
 use crate::effects::EffectPolicy;
 use crate::error::{Refusal, ToolError};
 use crate::extract::Extraction;
-use crate::call::{IntoToolOutput, ToolOutput};
 
 /// A tool with typed arguments and output.
 ///

@@ -20,8 +20,8 @@ use std::task::{Context, Poll};
 use pin_project_lite::pin_project;
 use stackfuture::StackFuture;
 
-use crate::error::ToolError;
 use crate::call::ToolOutput;
+use crate::error::ToolError;
 
 /// Bytes of inline room; see [`ToolFuture::INLINE_CAPACITY`].
 const INLINE_CAPACITY: usize = 128;

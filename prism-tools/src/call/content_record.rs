@@ -163,3 +163,30 @@ mod tests {
         assert_eq!(records[1].kind(), "audio");
     }
 }
+
+/// What a terminal event or ledger row records of a tool's output besides its value: the
+/// records of its content blocks and the untrusted mark. Events and rows carry it boxed and only
+/// when there is something to say, so a plain result costs them one empty pointer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutputRecord {
+    /// The content blocks the tool returned, as records without their binary data.
+    pub content: Vec<ContentRecord>,
+    /// True when the output comes from a tool marked
+    /// [`untrusted_output`](crate::definition::ToolDefinition::untrusted_output).
+    pub untrusted: bool,
+}
+
+impl OutputRecord {
+    /// The record of `content` and the untrusted mark; `None` for a trusted output without
+    /// content blocks.
+    #[inline]
+    pub fn of(content: &[ContentBlock], untrusted: bool) -> Option<Box<Self>> {
+        if content.is_empty() && !untrusted {
+            return None;
+        }
+        Some(Box::new(Self {
+            content: ContentRecord::of_all(content),
+            untrusted,
+        }))
+    }
+}

@@ -21,10 +21,11 @@ mod result;
 mod tool_call;
 
 pub use content::{ContentBlock, ContentSummary, EmbeddedResource};
-pub use content_record::ContentRecord;
+pub use content_record::{ContentRecord, OutputRecord};
 pub use error_info::{BlockReason, ErrorCode, ErrorInfo};
-pub use replay::ReplayState;
+pub(crate) use output::{Blocks, blocks};
 pub use output::{IntoToolOutput, ToolOutput};
+pub use replay::ReplayState;
 pub(crate) use result::{ResultRef, WrittenExtras, optional_result};
 pub use result::{ToolOutcome, ToolResult};
 pub(crate) use tool_call::json_kind;

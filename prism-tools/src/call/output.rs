@@ -19,6 +19,17 @@ use serde_json::Value;
 
 use crate::call::ContentBlock;
 
+/// Content blocks as the pipeline carries them: behind one pointer, so an output without any
+/// (most of them) moves no larger than its value. The box is the point, hence the allow.
+#[allow(clippy::box_collection)]
+pub(crate) type Blocks = Option<Box<Vec<ContentBlock>>>;
+
+/// The blocks of `blocks`, in order.
+#[inline]
+pub(crate) fn blocks(blocks: &Blocks) -> &[ContentBlock] {
+    blocks.as_deref().map_or(&[], Vec::as_slice)
+}
+
 /// A tool's output: a JSON value and content blocks.
 ///
 /// `ToolOutput` (that is, `ToolOutput<Value>`) is what every tool body produces once erased;
@@ -47,8 +58,8 @@ use crate::call::ContentBlock;
 pub struct ToolOutput<T = Value> {
     /// The structured value (`null` for a tool that returned only content).
     pub value: T,
-    /// The content blocks, in order.
-    pub content: Vec<ContentBlock>,
+    /// The content blocks.
+    blocks: Blocks,
 }
 
 impl<T> ToolOutput<T> {
@@ -56,20 +67,42 @@ impl<T> ToolOutput<T> {
     pub fn new(value: T) -> Self {
         Self {
             value,
-            content: Vec::new(),
+            blocks: None,
         }
     }
 
     /// Adds content blocks after the ones already there.
     pub fn with_content(mut self, content: impl IntoIterator<Item = ContentBlock>) -> Self {
-        self.content.extend(content);
+        let mut content = content.into_iter().peekable();
+        if content.peek().is_some() {
+            self.blocks.get_or_insert_default().extend(content);
+        }
         self
+    }
+
+    /// The content blocks, in order.
+    pub fn content(&self) -> &[ContentBlock] {
+        blocks(&self.blocks)
+    }
+
+    /// The value and the content blocks.
+    pub fn into_parts(self) -> (T, Vec<ContentBlock>) {
+        (
+            self.value,
+            self.blocks.map(|blocks| *blocks).unwrap_or_default(),
+        )
+    }
+
+    /// The value and the content blocks as the pipeline carries them.
+    #[inline]
+    pub(crate) fn into_raw(self) -> (T, Blocks) {
+        (self.value, self.blocks)
     }
 }
 
 impl ToolOutput {
     /// Content blocks alone; the value is `null`.
-    pub fn content(content: impl IntoIterator<Item = ContentBlock>) -> Self {
+    pub fn blocks(content: impl IntoIterator<Item = ContentBlock>) -> Self {
         Self::new(Value::Null).with_content(content)
     }
 }
@@ -83,16 +116,13 @@ impl From<Value> for ToolOutput {
 
 impl From<ContentBlock> for ToolOutput {
     fn from(block: ContentBlock) -> Self {
-        Self::content([block])
+        Self::blocks([block])
     }
 }
 
 impl From<Vec<ContentBlock>> for ToolOutput {
     fn from(content: Vec<ContentBlock>) -> Self {
-        Self {
-            value: Value::Null,
-            content,
-        }
+        Self::blocks(content)
     }
 }
 
@@ -133,7 +163,7 @@ impl<T: Serialize + Send + 'static> IntoToolOutput for ToolOutput<T> {
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput {
             value: to_value(self.value)?,
-            content: self.content,
+            blocks: self.blocks,
         })
     }
 }

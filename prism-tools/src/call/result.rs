@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::content::ContentBlock;
 use super::error_info::{BlockReason, ErrorInfo};
+use super::output::Blocks;
 use super::tool_call::CallId;
 
 /// How a call ended.
@@ -110,6 +111,27 @@ impl ToolResult {
         if untrusted || self.extras.is_some() {
             self.extras_mut().untrusted = untrusted;
         }
+        self
+    }
+
+    /// This result with `content` and the untrusted mark; a plain result (no blocks, trusted)
+    /// comes back untouched, without a call.
+    #[inline]
+    pub(crate) fn attach(self, content: Blocks, untrusted: bool) -> Self {
+        if content.is_none() && !untrusted {
+            return self;
+        }
+        self.attach_extras(content, untrusted)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn attach_extras(mut self, content: Blocks, untrusted: bool) -> Self {
+        let extras = self.extras_mut();
+        if let Some(content) = content {
+            extras.content.extend(*content);
+        }
+        extras.untrusted = untrusted;
         self
     }
 

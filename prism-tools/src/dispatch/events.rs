@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ContentRecord, ErrorInfo, ResultRef};
+use crate::call::{BlockReason, CallId, ContentRecord, ErrorInfo, OutputRecord, ResultRef};
 use crate::clock::Millis;
 use crate::dispatch::ledger::CallWire;
 use crate::shared_log::SharedLog;
@@ -34,10 +34,24 @@ pub struct ToolEvent {
     /// too deep), on the call's terminal event; 0 on every other event. Written as
     /// `progressDropped`, and left out when 0.
     pub progress_dropped: u64,
-    /// True on the terminal event of a call whose result carries the output of a tool marked
-    /// [`untrusted_output`](crate::ToolDefinition::untrusted_output) (its value and content, or
-    /// the error it returned). Written as `untrusted`, and left out when false.
-    pub untrusted: bool,
+    /// On the terminal event of a call whose tool returned content blocks or is marked
+    /// [`untrusted_output`](crate::definition::ToolDefinition::untrusted_output): the records of
+    /// the redacted blocks (written inside `result`, as `content`) and the untrusted mark
+    /// (written as `untrusted`; it covers the tool's value and content, or the error it
+    /// returned). `None` otherwise, and on every other event.
+    pub output: Option<Box<OutputRecord>>,
+}
+
+impl ToolEvent {
+    /// The records of the content blocks the tool returned (terminal events only).
+    pub fn content(&self) -> &[ContentRecord] {
+        self.output.as_ref().map_or(&[], |output| &output.content)
+    }
+
+    /// Whether the event carries the output of a tool whose output is untrusted.
+    pub fn is_untrusted(&self) -> bool {
+        self.output.as_ref().is_some_and(|output| output.untrusted)
+    }
 }
 
 /// What happened.
@@ -67,11 +81,9 @@ pub enum ToolEventKind {
     /// result, `"result": {"toolCallId": …, "name": …, "value": …}`; here the event's own ids
     /// say whose value it is.
     ToolExecutionFinished {
-        /// The redacted value.
+        /// The redacted value (the event's [`content`](ToolEvent::content) holds the records
+        /// of any content blocks beside it).
         value: Value,
-        /// The content blocks the tool returned beside the value, redacted, as records without
-        /// their binary data. Written inside `result`, as `content`, and left out when empty.
-        content: Vec<ContentRecord>,
     },
     /// The tool failed, panicked, was cancelled, or its effect could not be settled.
     ToolExecutionError {
@@ -108,12 +120,10 @@ impl Serialize for ToolEvent {
                     metadata: metadata.as_ref(),
                 }
             }
-            ToolEventKind::ToolExecutionFinished { value, content } => {
-                KindWire::ToolExecutionFinished {
-                    result: ResultRef::value(&self.tool_call_id, &self.tool_name, value)
-                        .with_content(content, false),
-                }
-            }
+            ToolEventKind::ToolExecutionFinished { value } => KindWire::ToolExecutionFinished {
+                result: ResultRef::value(&self.tool_call_id, &self.tool_name, value)
+                    .with_content(self.content(), false),
+            },
             ToolEventKind::ToolExecutionError { error } => KindWire::ToolExecutionError { error },
         };
         EventWire {
@@ -126,7 +136,7 @@ impl Serialize for ToolEvent {
             at: self.at,
             kind,
             progress_dropped: self.progress_dropped,
-            untrusted: self.untrusted,
+            untrusted: self.is_untrusted(),
         }
         .serialize(serializer)
     }

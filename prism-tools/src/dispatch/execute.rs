@@ -11,10 +11,10 @@ use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
 
 use super::observe::Observe;
+use crate::call::ToolOutput;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolFuture;
 use crate::error::ToolError;
-use crate::call::ToolOutput;
 use crate::panic::{DropGuarded, payload_message};
 use crate::progress::ProgressReceiver;
 

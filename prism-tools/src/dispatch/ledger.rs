@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ContentRecord, WrittenExtras, ResultRef, ToolOutcome};
+use crate::call::{
+    BlockReason, CallId, ContentRecord, OutputRecord, ResultRef, ToolOutcome, WrittenExtras,
+};
 use crate::clock::Millis;
 use crate::redact::SecretRedactor;
 
@@ -88,13 +90,11 @@ pub struct ToolCallRecord {
     /// How the call ended (terminal rows): the value, or the error. Written as `result`, with
     /// the row's `tool_call_id` and `tool_name`.
     pub outcome: Option<ToolOutcome>,
-    /// The content blocks the tool returned, as records without their binary data (terminal
-    /// rows). Written inside `result`, as `content`, and left out when empty.
-    pub content: Vec<ContentRecord>,
-    /// True when the result carries the output of a tool whose definition marks it untrusted
-    /// ([`ToolDefinition::untrusted_output`](crate::ToolDefinition::untrusted_output)). Written
-    /// inside `result`, as `untrusted`, and left out when false.
-    pub untrusted: bool,
+    /// On a terminal row whose tool returned content blocks or is marked
+    /// [`untrusted_output`](crate::definition::ToolDefinition::untrusted_output): the records of
+    /// the blocks, without their binary data, and the untrusted mark. Written inside `result`,
+    /// as `content` and `untrusted`; `None` otherwise.
+    pub output: Option<Box<OutputRecord>>,
     /// Which guard refused (`blocked` rows).
     pub reason: Option<BlockReason>,
     /// Who owns the run.
@@ -157,8 +157,12 @@ impl From<RecordRead> for ToolCallRecord {
             progress_at: read.progress_at,
             finished_at: read.finished_at,
             outcome,
-            content: extras.content,
-            untrusted: extras.untrusted,
+            output: (!extras.content.is_empty() || extras.untrusted).then(|| {
+                Box::new(OutputRecord {
+                    content: extras.content,
+                    untrusted: extras.untrusted,
+                })
+            }),
             reason: read.reason,
             ownership: read.ownership,
             progress_dropped: read.progress_dropped,
@@ -184,7 +188,7 @@ impl Serialize for ToolCallRecord {
             finished_at: self.finished_at,
             result: self.outcome.as_ref().map(|outcome| {
                 ResultRef::new(&self.tool_call_id, &self.tool_name, outcome)
-                    .with_content(&self.content, self.untrusted)
+                    .with_content(self.content(), self.is_untrusted())
             }),
             reason: self.reason,
             ownership: self.ownership.as_deref(),
@@ -256,8 +260,7 @@ impl ToolCallRecord {
             progress_at: None,
             finished_at: None,
             outcome: None,
-            content: Vec::new(),
-            untrusted: false,
+            output: None,
             reason: None,
             ownership: None,
             progress_dropped: 0,
@@ -282,8 +285,20 @@ impl ToolCallRecord {
         if let Some(outcome) = &mut self.outcome {
             redactor.redact_outcome(outcome);
         }
-        redactor.redact_content_records(&mut self.content);
+        if let Some(output) = &mut self.output {
+            redactor.redact_content_records(&mut output.content);
+        }
         self
+    }
+
+    /// The records of the content blocks the tool returned (terminal rows only).
+    pub fn content(&self) -> &[ContentRecord] {
+        self.output.as_ref().map_or(&[], |output| &output.content)
+    }
+
+    /// Whether the row records the output of a tool whose output is untrusted.
+    pub fn is_untrusted(&self) -> bool {
+        self.output.as_ref().is_some_and(|output| output.untrusted)
     }
 }
 

@@ -21,7 +21,7 @@ use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 
-use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult, json_kind};
+use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult, blocks, json_kind};
 use crate::clock::{Clock, Millis, now_or_system};
 use crate::context::ToolExecutionContext;
 use crate::definition::Prepared;
@@ -33,7 +33,6 @@ use crate::guard::{
     ResultRewrite, ToolMiddleware, TrustPolicy, Verdict,
 };
 use crate::limits::{Exceeded, Limits, check_output, check_value, drop_deep};
-use crate::call::ToolOutput;
 use crate::panic::{guarded, guarded_future};
 use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
@@ -472,11 +471,8 @@ impl Dispatcher {
             // call's is not: whether its effect happened is unknown), and whether a guardrail
             // tripped.
             let (result, tripwire) = 'ended: {
-                let ToolOutput {
-                    mut value,
-                    mut content,
-                } = match executed {
-                    Executed::Returned(Ok(output)) => output,
+                let (mut value, mut content) = match executed {
+                    Executed::Returned(Ok(output)) => output.into_raw(),
                     Executed::Returned(Err(error)) => {
                         let observe = observe.marked(untrusted);
                         break 'ended (observe.error(name, error.into_info()), false);
@@ -491,7 +487,7 @@ impl Dispatcher {
                 };
                 if let Err(exceeded) = check_output(
                     &value,
-                    &content,
+                    blocks(&content),
                     p.limits.max_output_bytes,
                     p.limits.max_output_depth,
                 ) {
@@ -515,8 +511,8 @@ impl Dispatcher {
                 // 12. Output guardrails, on the raw value, then on the text of its content.
                 if let Some((message, tripwire)) = guardrail_refusal(p, Side::Output, |guardrail| {
                     match guardrail.check_output(&name, &value) {
-                        GuardrailDecision::Pass if !content.is_empty() => {
-                            guardrail.check_output_content(&name, &content)
+                        GuardrailDecision::Pass if content.is_some() => {
+                            guardrail.check_output_content(&name, blocks(&content))
                         }
                         decision => decision,
                     }

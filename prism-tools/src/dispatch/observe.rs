@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::call::{
-    BlockReason, CallId, ContentBlock, ContentRecord, ErrorInfo, ToolOutcome, ToolResult,
+    BlockReason, Blocks, CallId, ErrorInfo, OutputRecord, ToolOutcome, ToolResult, blocks,
 };
 use crate::context::{ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
@@ -95,13 +95,13 @@ impl<'a> Observe<'a> {
         if reason == BlockReason::GuardrailBlocked {
             truncate_at_char_boundary(&mut error.message, MESSAGE_LIMIT);
         }
-        self.end(name, ToolOutcome::Blocked(error), Vec::new())
+        self.end(name, ToolOutcome::Blocked(error), None)
     }
 
     /// The call failed: error event, error row, error result.
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
-        self.end(name, ToolOutcome::Error(error), Vec::new())
+        self.end(name, ToolOutcome::Error(error), None)
     }
 
     /// The call was never dispatched: the error row `end` would record, but no event, and the
@@ -112,7 +112,7 @@ impl<'a> Observe<'a> {
         let Some(ledger) = &p.ledger else {
             return ToolResult::new(self.id, name, ToolOutcome::Error(error));
         };
-        let event = self.event(name, ToolEventKind::ToolExecutionError { error }, false);
+        let event = self.event(name, ToolEventKind::ToolExecutionError { error }, None);
         let row = row_of(event, p.ownership.clone());
         append(ledger.as_ref(), &row);
         take_result(row)
@@ -120,14 +120,11 @@ impl<'a> Observe<'a> {
 
     /// The tool returned a value and content blocks: finished event, finished row, value
     /// result.
-    pub(crate) fn finished(
-        self,
-        name: Arc<str>,
-        value: Value,
-        mut content: Vec<ContentBlock>,
-    ) -> ToolResult {
+    pub(crate) fn finished(self, name: Arc<str>, value: Value, mut content: Blocks) -> ToolResult {
         let value = self.p.redactor.redact_owned_value(value);
-        self.p.redactor.redact_content(&mut content);
+        if let Some(content) = &mut content {
+            self.p.redactor.redact_content(content);
+        }
         self.end(name, ToolOutcome::Value(value), content)
     }
 
@@ -136,6 +133,7 @@ impl<'a> Observe<'a> {
         let (mut outcome, mut content) = outcome.into_parts();
         self.p.redactor.redact_outcome(&mut outcome);
         self.p.redactor.redact_content(&mut content);
+        let content = (!content.is_empty()).then(|| Box::new(content));
         self.end(name, outcome, content)
     }
 
@@ -153,7 +151,7 @@ impl<'a> Observe<'a> {
             at: self.p.now(),
             kind: ToolEventKind::ToolExecutionStarted { arguments },
             progress_dropped: 0,
-            untrusted: false,
+            output: None,
         };
         let row = report(self.p, event);
         self.session_id = row.session_id;
@@ -177,14 +175,14 @@ impl<'a> Observe<'a> {
                 at: self.p.now(),
                 kind: ToolEventKind::ToolExecutionProgress { progress, metadata },
                 progress_dropped: 0,
-                untrusted: false,
+                output: None,
             },
         );
     }
 
     /// Reports the call's last transition and hands back its result, whose content blocks are
     /// whole; the event and the row get their records.
-    fn end(self, name: Arc<str>, outcome: ToolOutcome, content: Vec<ContentBlock>) -> ToolResult {
+    fn end(self, name: Arc<str>, outcome: ToolOutcome, content: Blocks) -> ToolResult {
         tracing::debug!(
             target: "prism_tools",
             call = %self.id,
@@ -198,19 +196,11 @@ impl<'a> Observe<'a> {
         );
         let untrusted = self.untrusted && !matches!(outcome, ToolOutcome::Blocked(_));
         if !self.is_watching() {
-            return ToolResult::new(self.id, name, outcome)
-                .with_content(content)
-                .with_untrusted(untrusted);
+            return ToolResult::new(self.id, name, outcome).attach(content, untrusted);
         }
+        let output = OutputRecord::of(blocks(&content), untrusted);
         let kind = match outcome {
-            ToolOutcome::Value(value) => ToolEventKind::ToolExecutionFinished {
-                value,
-                content: if content.is_empty() {
-                    Vec::new()
-                } else {
-                    ContentRecord::of_all(&content)
-                },
-            },
+            ToolOutcome::Value(value) => ToolEventKind::ToolExecutionFinished { value },
             ToolOutcome::Blocked(error) => ToolEventKind::ToolExecutionBlocked {
                 reason: error.reason.unwrap_or(BlockReason::GuardrailBlocked),
                 error,
@@ -218,15 +208,18 @@ impl<'a> Observe<'a> {
             ToolOutcome::Error(error) => ToolEventKind::ToolExecutionError { error },
         };
         let p = self.p;
-        take_result(report(p, self.event(name, kind, untrusted)))
-            .with_content(content)
-            .with_untrusted(untrusted)
+        take_result(report(p, self.event(name, kind, output))).attach(content, untrusted)
     }
 
     /// The event of the call's last transition, carrying its ids. Always inlined, as is
     /// [`row_of`]: each is built in place on the reporting path instead of moved through a call.
     #[inline(always)]
-    fn event(self, name: Arc<str>, kind: ToolEventKind, untrusted: bool) -> ToolEvent {
+    fn event(
+        self,
+        name: Arc<str>,
+        kind: ToolEventKind,
+        output: Option<Box<OutputRecord>>,
+    ) -> ToolEvent {
         ToolEvent {
             session_id: self.session_id,
             run_id: self.run_id,
@@ -235,7 +228,7 @@ impl<'a> Observe<'a> {
             at: self.p.now(),
             kind,
             progress_dropped: self.progress_dropped,
-            untrusted,
+            output,
         }
     }
 }
@@ -284,22 +277,15 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
         at,
         kind,
         progress_dropped,
-        untrusted,
+        output,
     } = event;
-    let mut content = Vec::new();
     let (status, outcome, reason, in_flight) = match kind {
-        ToolEventKind::ToolExecutionFinished {
-            value,
-            content: records,
-        } => {
-            content = records;
-            (
-                RecordStatus::Finished,
-                Some(ToolOutcome::Value(value)),
-                None,
-                None,
-            )
-        }
+        ToolEventKind::ToolExecutionFinished { value } => (
+            RecordStatus::Finished,
+            Some(ToolOutcome::Value(value)),
+            None,
+            None,
+        ),
         ToolEventKind::ToolExecutionBlocked { reason, error } => (
             RecordStatus::Blocked,
             Some(ToolOutcome::Blocked(error)),
@@ -321,8 +307,7 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
     record.outcome = outcome;
     record.reason = reason;
     record.progress_dropped = progress_dropped;
-    record.content = content;
-    record.untrusted = untrusted;
+    record.output = output;
     match in_flight {
         Some(ToolEventKind::ToolExecutionStarted { arguments }) => {
             record.started_at = Some(at);

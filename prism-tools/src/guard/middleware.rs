@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::call::{CallId, ContentBlock};
+use crate::call::{Blocks, CallId, ContentBlock, blocks};
 
 /// The parts of a call that `tool_call` middleware may change.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ pub struct ResultRewrite<'a> {
     pub(crate) id: &'a CallId,
     pub(crate) name: &'a str,
     pub(crate) value: &'a mut Value,
-    pub(crate) content: &'a mut Vec<ContentBlock>,
+    pub(crate) content: &'a mut Blocks,
 }
 
 impl ResultRewrite<'_> {
@@ -76,12 +76,12 @@ impl ResultRewrite<'_> {
 
     /// The content blocks the tool returned beside the value.
     pub fn content(&self) -> &[ContentBlock] {
-        self.content
+        blocks(self.content)
     }
 
     /// The content blocks, to edit, add to or remove.
     pub fn content_mut(&mut self) -> &mut Vec<ContentBlock> {
-        self.content
+        self.content.get_or_insert_default()
     }
 }
 

@@ -58,7 +58,9 @@ impl MakeBody for Direct {
         args: T::Args,
         ctx: ToolExecutionContext,
     ) -> Result<Prepared, NotPrepared> {
-        Ok(Prepared::Ready(ToolFuture::from_output(tool.call(args, ctx))))
+        Ok(Prepared::Ready(ToolFuture::from_output(
+            tool.call(args, ctx),
+        )))
     }
 }
 

@@ -25,11 +25,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use crate::call::IntoToolOutput;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolAnnotations;
 use crate::error::ToolError;
 use crate::extract::{Extraction, FromToolContext};
-use crate::call::IntoToolOutput;
 
 mod decode;
 mod generated;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use prism_tools::call::ContentRecord;
+use prism_tools::call::{ContentRecord, OutputRecord};
 use prism_tools::storage::{LedgerReader, RecordQuery};
 use prism_tools::{
     BlockReason, Dispatcher, ErrorCode, ErrorInfo, OwnershipScope, RecordStatus, RunLedger,
@@ -125,16 +125,18 @@ pub async fn every_field_round_trips<L: RunLedger + LedgerReader>(ledger: &L) {
     );
     let mut pictured = row("s", "r", "call_4", RecordStatus::Finished);
     pictured.outcome = Some(ToolResult::value("call_4".into(), "search", Value::Null).outcome);
-    pictured.content = vec![
-        ContentRecord::Text {
-            text: "a chart ✓".into(),
-        },
-        ContentRecord::Image {
-            media_type: "image/png".into(),
-            size: 3000,
-        },
-    ];
-    pictured.untrusted = true;
+    pictured.output = Some(Box::new(OutputRecord {
+        content: vec![
+            ContentRecord::Text {
+                text: "a chart ✓".into(),
+            },
+            ContentRecord::Image {
+                media_type: "image/png".into(),
+                size: 3000,
+            },
+        ],
+        untrusted: true,
+    }));
     let rows = vec![started, progress, blocked, finished, failed, pictured];
     for row in rows.clone() {
         ledger.append(&row);
