@@ -2,7 +2,6 @@
 //! guardrails, redaction, events, ledger rows (in memory and stored), effect replay, and the
 //! untrusted mark.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -446,12 +445,12 @@ impl Tool for Legend {
     type Output = ContentBlock;
     type Error = String;
 
-    fn call(
+    async fn call(
         self,
         _args: Self::Args,
         _ctx: ToolExecutionContext,
-    ) -> impl Future<Output = Result<ContentBlock, String>> + Send + 'static {
-        async { Ok(ContentBlock::text("blue: sales")) }
+    ) -> Result<ContentBlock, String> {
+        Ok(ContentBlock::text("blue: sales"))
     }
 }
 

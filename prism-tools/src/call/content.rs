@@ -88,6 +88,38 @@ pub struct EmbeddedResource {
 }
 
 impl ContentBlock {
+    /// The block's texts that output guardrails read and the redactor searches: a text block's
+    /// text, a link's URI, name and description, an embedded resource's URI and text. Never
+    /// base64 data or media types.
+    pub(crate) fn texts(&self) -> [Option<&str>; 3] {
+        match self {
+            Self::Text { text } => [Some(text), None, None],
+            Self::ResourceLink {
+                uri,
+                name,
+                description,
+                ..
+            } => [Some(uri), Some(name), description.as_deref()],
+            Self::Resource { resource } => [Some(&resource.uri), resource.text.as_deref(), None],
+            Self::Image { .. } | Self::Audio { .. } => [None, None, None],
+        }
+    }
+
+    /// The same texts as [`texts`](Self::texts), to rewrite in place.
+    pub(crate) fn texts_mut(&mut self) -> [Option<&mut String>; 3] {
+        match self {
+            Self::Text { text } => [Some(text), None, None],
+            Self::ResourceLink {
+                uri,
+                name,
+                description,
+                ..
+            } => [Some(uri), Some(name), description.as_mut()],
+            Self::Resource { resource } => [Some(&mut resource.uri), resource.text.as_mut(), None],
+            Self::Image { .. } | Self::Audio { .. } => [None, None, None],
+        }
+    }
+
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self::Text { text: text.into() }

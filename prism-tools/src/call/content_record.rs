@@ -75,6 +75,21 @@ pub enum ContentRecord {
 }
 
 impl ContentRecord {
+    /// The record's texts, as [`ContentBlock`]'s: what the redactor searches.
+    pub(crate) fn texts_mut(&mut self) -> [Option<&mut String>; 3] {
+        match self {
+            Self::Text { text } => [Some(text), None, None],
+            Self::ResourceLink {
+                uri,
+                name,
+                description,
+                ..
+            } => [Some(uri), Some(name), description.as_mut()],
+            Self::Resource { uri, text, .. } => [Some(uri), text.as_mut(), None],
+            Self::Image { .. } | Self::Audio { .. } => [None, None, None],
+        }
+    }
+
     /// The record of `block`.
     pub fn of(block: &ContentBlock) -> Self {
         let size = |data: &str| u64::try_from(decoded_len(data)).unwrap_or(u64::MAX);

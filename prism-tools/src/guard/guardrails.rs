@@ -96,22 +96,9 @@ pub trait Guardrail: Send + Sync + 'static {
 
 /// The texts of content blocks a guardrail sees, in order.
 fn content_texts(content: &[ContentBlock]) -> impl Iterator<Item = &str> {
-    content.iter().flat_map(|block| {
-        let texts: [Option<&str>; 3] = match block {
-            ContentBlock::Text { text } => [Some(text), None, None],
-            ContentBlock::ResourceLink {
-                uri,
-                name,
-                description,
-                ..
-            } => [Some(uri), Some(name), description.as_deref()],
-            ContentBlock::Resource { resource } => {
-                [Some(&resource.uri), resource.text.as_deref(), None]
-            }
-            _ => [None, None, None],
-        };
-        texts.into_iter().flatten()
-    })
+    content
+        .iter()
+        .flat_map(|block| block.texts().into_iter().flatten())
 }
 
 /// What a matching rule does.

@@ -180,30 +180,11 @@ impl SecretRedactor {
         if self.count == 0 {
             return;
         }
-        for block in content {
-            match block {
-                ContentBlock::Text { text } => self.redact_string(text),
-                ContentBlock::ResourceLink {
-                    uri,
-                    name,
-                    description,
-                    ..
-                } => {
-                    self.redact_string(uri);
-                    self.redact_string(name);
-                    if let Some(description) = description {
-                        self.redact_string(description);
-                    }
-                }
-                ContentBlock::Resource { resource } => {
-                    self.redact_string(&mut resource.uri);
-                    if let Some(text) = &mut resource.text {
-                        self.redact_string(text);
-                    }
-                }
-                // Base64 and media types only.
-                _ => {}
-            }
+        for text in content
+            .iter_mut()
+            .flat_map(|block| block.texts_mut().into_iter().flatten())
+        {
+            self.redact_string(text);
         }
     }
 
@@ -212,29 +193,11 @@ impl SecretRedactor {
         if self.count == 0 {
             return;
         }
-        for record in records {
-            match record {
-                ContentRecord::Text { text } => self.redact_string(text),
-                ContentRecord::ResourceLink {
-                    uri,
-                    name,
-                    description,
-                    ..
-                } => {
-                    self.redact_string(uri);
-                    self.redact_string(name);
-                    if let Some(description) = description {
-                        self.redact_string(description);
-                    }
-                }
-                ContentRecord::Resource { uri, text, .. } => {
-                    self.redact_string(uri);
-                    if let Some(text) = text {
-                        self.redact_string(text);
-                    }
-                }
-                ContentRecord::Image { .. } | ContentRecord::Audio { .. } => {}
-            }
+        for text in records
+            .iter_mut()
+            .flat_map(|record| record.texts_mut().into_iter().flatten())
+        {
+            self.redact_string(text);
         }
     }
 
