@@ -85,14 +85,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         provider.model(),
         provider.provider_name()
     );
-    // The provider's key and the quickstart's fake one never reach a result, an event or a row.
-    let secrets = provider.secrets();
-    let redactor = SecretRedactor::new(
-        secrets
-            .iter()
-            .map(ApiKey::expose)
-            .chain([quickstart_tools::API_KEY]),
-    );
+    // The quickstart's fake key never reaches a result, an event or a row; the agent adds the
+    // provider's own key to this redactor.
+    let redactor = SecretRedactor::new([quickstart_tools::API_KEY]);
     let dispatcher = Dispatcher::builder(quickstart_tools::tools())
         .filter(ToolFilter::deny(["delete_repository"]))
         .redactor(redactor)

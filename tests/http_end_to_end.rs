@@ -376,3 +376,32 @@ async fn gemini_sends_function_responses_with_the_thought_signature_on_its_call(
         "{body:#}"
     );
 }
+
+/// The provider's key, echoed by a tool, is redacted before the result goes anywhere: the agent
+/// added it to the dispatcher's redactor.
+#[tokio::test]
+async fn a_tool_that_echoes_the_key_has_it_redacted() {
+    const KEY: &str = "sk-proj-abcdef0123456789";
+    let call = json!({"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_echo", "type": "function", "function": {"name": "echo", "arguments": format!("{{\"text\": \"my key is {KEY}\"}}")}}]}, "finish_reason": "tool_calls"}]});
+    let done = json!({"id": "c2", "model": "m", "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]});
+    let server = Server::start(move |_, index| {
+        let chunk = if index == 0 { &call } else { &done };
+        Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+    })
+    .await;
+    let provider = HttpProvider::openai_compatible(format!("{}/v1", server.base), "m")
+        .key(prism::provider::http::ApiKey::new(KEY))
+        .build()
+        .unwrap();
+    let agent = Agent::new(Dispatcher::builder(registry()).build(), provider);
+    assert_eq!(agent.dispatcher().redactor().redact_str(KEY), "[REDACTED]");
+    let mut session = agent.session("s");
+    session
+        .run("Echo my key.", RunOptions::new())
+        .await
+        .unwrap();
+    let body = second_request(&server);
+    let result = &body["messages"][2];
+    assert_eq!(result["role"], "tool");
+    assert_eq!(result["content"], "\"my key is [REDACTED]\"", "{body:#}");
+}

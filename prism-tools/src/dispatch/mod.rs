@@ -66,6 +66,7 @@ const MESSAGE_LIMIT: usize = 200;
 const CUT_MARKER: &str = "… [cut]";
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
+#[derive(Clone)]
 pub(crate) struct Pipeline {
     pub(crate) registry: ToolRegistry,
     pub(crate) middleware: Vec<Arc<dyn ToolMiddleware>>,
@@ -162,6 +163,14 @@ impl Dispatcher {
     /// The redactor applied to everything the dispatcher emits.
     pub fn redactor(&self) -> &SecretRedactor {
         &self.pipeline.redactor
+    }
+
+    /// The same dispatcher (same registry, guards and observers) whose redactor also knows
+    /// `secrets`.
+    pub(crate) fn with_secrets(&self, secrets: &[String]) -> Self {
+        let mut pipeline = (*self.pipeline).clone();
+        pipeline.redactor = pipeline.redactor.with_secrets(secrets);
+        Self::from_pipeline(pipeline)
     }
 
     /// True when the builder's filters let `name` through.

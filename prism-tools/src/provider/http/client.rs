@@ -99,16 +99,6 @@ impl HttpProvider {
         self.inner.api.provider_name
     }
 
-    /// The key, when it is fixed (given or read from the environment), for the host to add to
-    /// the dispatcher's redactor so that a tool that echoes it is redacted too:
-    /// `SecretRedactor::new(provider.secrets().iter().map(ApiKey::expose))`.
-    pub fn secrets(&self) -> Vec<ApiKey> {
-        match &self.inner.key {
-            ResolvedKey::Fixed(key) => vec![key.clone()],
-            _ => Vec::new(),
-        }
-    }
-
     async fn turn(&self, request: &ProviderRequest<'_>) -> Result<ProviderResponse, ProviderError> {
         let inner = &*self.inner;
         let invalid =
@@ -284,6 +274,16 @@ fn retryable(error: ProviderError) -> Failure {
 }
 
 impl Provider for HttpProvider {
+    /// The key, when it is fixed (given or read from the environment); an agent adds it to its
+    /// dispatcher's redactor. A host source's key may change per turn: the provider redacts it
+    /// from its own errors, and the host registers it with the dispatcher if a tool could see it.
+    fn secrets(&self) -> Vec<String> {
+        match &self.inner.key {
+            ResolvedKey::Fixed(key) => vec![key.expose().to_owned()],
+            _ => Vec::new(),
+        }
+    }
+
     fn complete<'a>(
         &'a self,
         request: ProviderRequest<'a>,

@@ -2,9 +2,9 @@
 //! or a [`SecretSource`] the host implements (a vault, a rotating token).
 //!
 //! A key never reaches an event, a row, an error or a `Debug` output: its `Debug` and `Display`
-//! print [`REDACTED`], and the provider redacts every message it builds with a redactor that
-//! knows the key (see [`HttpProvider::secrets`](super::HttpProvider::secrets) for the
-//! dispatcher's side).
+//! print [`REDACTED`], the provider redacts every message it builds with a redactor that
+//! knows the key, and an [`Agent`](crate::run::Agent) adds a fixed key to its dispatcher's
+//! redactor ([`Provider::secrets`](crate::run::Provider::secrets)).
 
 use std::fmt;
 use std::sync::Arc;
