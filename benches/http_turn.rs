@@ -3,8 +3,8 @@
 //!
 //! The server streams the same Chat Completions answer to both: 200 text deltas, then the
 //! finish reason, usage and `[DONE]` (about 33 KB). `bare_reqwest_serde_json` posts the same
-//! body with reqwest, frames the events with eventsource-stream and parses each one into a
-//! `serde_json::Value`, keeping the text: the least any client does. `http_provider` is a whole
+//! body with reqwest, frames the events with sse-stream (as the provider does) and parses each
+//! one into a `serde_json::Value`, keeping the text: the least any client does. `http_provider` is a whole
 //! turn of ours: tools prepared, the request encoded, the answer decoded into a
 //! `ProviderResponse` with every event reported to an observer. The target is at most 1.1x.
 //! `throughput` streams 5,000 deltas (about 800 KB) through the provider and reports MB/s.
@@ -17,13 +17,13 @@ mod http_support;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use http_support::{Reply, Server};
 use prism::provider::http::HttpProvider;
 use prism::run::{ProviderEvent, ToolsMetadata, TurnMetadata};
 use prism::{Message, Provider, ProviderRequest};
 use serde_json::{Value, json};
+use sse_stream::SseByteStream;
 
 /// A Chat Completions stream of `deltas` text deltas.
 fn stream(deltas: usize) -> Vec<u8> {
@@ -70,14 +70,15 @@ async fn bare_turn(client: &reqwest::Client, url: &str, body: &[u8]) -> usize {
         .send()
         .await
         .expect("the server answers");
-    let mut events = response.bytes_stream().eventsource();
+    let mut events = SseByteStream::new(response.bytes_stream());
     let mut text = String::new();
     while let Some(event) = events.next().await {
         let event = event.expect("a well-formed stream");
-        if event.data == "[DONE]" {
+        let Some(data) = event.data else { continue };
+        if data == "[DONE]" {
             break;
         }
-        let value: Value = serde_json::from_str(&event.data).expect("JSON events");
+        let value: Value = serde_json::from_str(&data).expect("JSON events");
         if let Some(delta) = value["choices"][0]["delta"]["content"].as_str() {
             text.push_str(delta);
         }
@@ -117,6 +118,9 @@ fn turns(c: &mut Criterion) {
         "stream_options": {"include_usage": true}
     }))
     .unwrap();
+    // reqwest is built without a crypto provider of its own (the HTTP provider hands it ring per
+    // client): the bare client gets ring as the process default.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .tcp_nodelay(true)
         .build()

@@ -586,3 +586,21 @@ async fn cancelling_a_run_mid_stream_closes_the_connection_and_the_run_reports_c
     assert!(server.wait_closed().await, "the connection is closed");
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_whole_answer_is_decoded_and_reported_as_events_when_streaming_is_off() {
+    let body = json!({
+        "id": "chatcmpl-9", "object": "chat.completion", "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Whole."}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    });
+    let server = Server::start(move |_, _| Reply::json(200, &body).cut(1, 5, Duration::ZERO)).await;
+    let provider = Api::Chat.builder(&server).without_stream().build().unwrap();
+    let (events, answer) = ask(&provider).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.text, "Whole.");
+    assert_eq!(events, answer.to_events());
+    let request = &server.requests()[0];
+    assert_eq!(request.json()["stream"], json!(null), "{}", request.json());
+    assert_eq!(request.header("accept"), Some("application/json"));
+}

@@ -112,6 +112,13 @@ impl HttpProvider {
             .format
             .encode_request(request, &tools, &inner.settings)
             .map_err(|error| invalid(error.to_string()))?;
+        // What the lowering or the format could not send as it was is never silent.
+        for note in &prepared.notes {
+            tracing::debug!(target: "prism_tools", at = %note.at, "{}", note.note);
+        }
+        for note in &encoded.notes {
+            tracing::warn!(target: "prism_tools", at = %note.at, "{}", note.note);
+        }
         let body =
             bytes::Bytes::from(serde_json::to_vec(&encoded.body).map_err(|error| {
                 invalid(format!("the request body could not be written: {error}"))
@@ -183,9 +190,12 @@ impl HttpProvider {
             .post(inner.api.url(&inner.settings))
             .header("content-type", "application/json")
             .body(body);
-        if inner.settings.stream {
-            http = http.header("accept", "text/event-stream");
-        }
+        let accept = if inner.settings.stream {
+            "text/event-stream"
+        } else {
+            "application/json"
+        };
+        http = http.header("accept", accept);
         for (name, value) in &inner.api.headers {
             http = http.header(*name, value);
         }

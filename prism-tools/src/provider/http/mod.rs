@@ -25,7 +25,10 @@
 //! program depending on reqwest 0.13, each in its own target directory, one after the other on
 //! a machine also building other things), so this crate uses `rustls-no-provider` and
 //! hands reqwest a rustls configuration over *ring* with the platform's certificate verifier.
-//! Nothing is installed process-wide: a host that uses aws-lc-rs elsewhere is not affected.
+//! Nothing is installed process-wide: a host that uses aws-lc-rs elsewhere is not affected. One
+//! consequence of feature unification: a host whose own reqwest has no TLS feature at all gets
+//! reqwest's rustls without a provider, and must install one (for example
+//! `rustls::crypto::ring::default_provider().install_default()`) before building its own client.
 
 // Each API feature uses its part of the shared transport; with only some of them on, the
 // other APIs' auth and endpoint shapes are unused.

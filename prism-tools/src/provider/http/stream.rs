@@ -1,7 +1,9 @@
 //! Reading an answer's body: server-sent events into a [`StreamDecoder`], or a whole body into
 //! [`WireFormat::decode_response`], under the gap timeout and the size bound.
 //!
-//! Events are framed by `eventsource-stream`; each one is decoded as it arrives and every
+//! Events are framed by `sse-stream` (which reads each piece once: eventsource-stream copies the
+//! rest of its buffer after every line, which made a large piece cost quadratic time); each one
+//! is decoded as it arrives and every
 //! [`ProviderEvent`] it completes goes to the request's observer at once. A connection that drops
 //! mid-stream ends the decoder early, which answers with a
 //! [`TruncatedStream`](ProviderErrorKind::TruncatedStream) error holding what was complete.
@@ -10,8 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
+use sse_stream::SseByteStream;
 use tokio::time::timeout;
 
 use crate::provider::wire::{SseEvent, StreamDecoder, ToolTable, WireFormat};
@@ -66,7 +68,7 @@ pub(crate) async fn read_stream(
     first_byte: Duration,
     gap: Duration,
 ) -> Result<ProviderResponse, ProviderError> {
-    let events = body.eventsource();
+    let events = SseByteStream::new(body);
     futures_util::pin_mut!(events);
     let mut out = Vec::new();
     let mut wait = first_byte;
@@ -79,25 +81,32 @@ pub(crate) async fn read_stream(
                 )));
             }
         };
-        wait = gap;
         let event = match next {
             None => break,
             Some(Ok(event)) => event,
-            Some(Err(EventStreamError::Transport(ReadError::TooLarge(limit)))) => {
-                return Err(too_large(limit));
+            Some(Err(sse_stream::Error::Body(error))) => {
+                if let Some(ReadError::TooLarge(limit)) = error.downcast_ref::<ReadError>() {
+                    return Err(too_large(*limit));
+                }
+                // A dropped connection: the decoder says what was complete (a truncated
+                // stream), or that the answer was whole after all.
+                break;
             }
-            // A dropped connection or a stream that is not SSE: the decoder says what was
-            // complete (a truncated stream) or that the answer was whole after all.
-            Some(Err(_)) => break,
+            Some(Err(error)) => {
+                return Err(ProviderError::with_kind(
+                    ProviderErrorKind::InvalidResponse,
+                    format!("the stream cannot be read as server-sent events: {error}"),
+                ));
+            }
         };
-        let name = (!event.event.is_empty() && event.event != "message").then_some(&*event.event);
-        let fed = decoder.feed(
-            SseEvent {
-                event: name,
-                data: &event.data,
-            },
-            &mut out,
-        );
+        // A block without data (only an id or a retry time) is not an event.
+        let Some(data) = &event.data else { continue };
+        wait = gap;
+        let name = event
+            .event
+            .as_deref()
+            .filter(|name| !name.is_empty() && *name != "message");
+        let fed = decoder.feed(SseEvent { event: name, data }, &mut out);
         for event in out.drain(..) {
             request.observe(&event);
         }
