@@ -20,7 +20,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures_util::StreamExt;
 use http_support::{Reply, Server};
 use prism::provider::http::HttpProvider;
-use prism::run::{ProviderEvent, ToolsMetadata, TurnMetadata};
+use prism::run::ProviderEvent;
 use prism::{Message, Provider, ProviderRequest};
 use serde_json::{Value, json};
 use sse_stream::SseByteStream;
@@ -43,17 +43,8 @@ fn stream(deltas: usize) -> Vec<u8> {
     text.into_bytes()
 }
 
-fn metadata() -> TurnMetadata {
-    TurnMetadata {
-        session_id: "s".into(),
-        run_id: "r".into(),
-        turn: 1,
-        tools: ToolsMetadata::of_names::<_, &str>([]),
-    }
-}
-
 async fn provider_turn(provider: &HttpProvider, transcript: &[Message]) -> usize {
-    let metadata = metadata();
+    let metadata = http_support::turn_metadata();
     let observer = |event: &ProviderEvent| {
         black_box(event);
     };

@@ -20,7 +20,7 @@ use prism::provider::http::{
 use prism::provider::openai_chat::OpenAiChat;
 use prism::provider::openai_responses::OpenAiResponses;
 use prism::provider::wire::{ToolTable, WireFormat};
-use prism::run::{ProviderErrorKind, ProviderEvent, ToolsMetadata, TurnMetadata};
+use prism::run::{ProviderErrorKind, ProviderEvent};
 use prism::{Message, Provider, ProviderError, ProviderRequest, ProviderResponse};
 use provider_support::{decode, frame_sse, payloads, read};
 use serde_json::json;
@@ -56,21 +56,12 @@ impl Api {
     }
 }
 
-fn metadata() -> TurnMetadata {
-    TurnMetadata {
-        session_id: "s".into(),
-        run_id: "r".into(),
-        turn: 1,
-        tools: ToolsMetadata::of_names::<_, &str>([]),
-    }
-}
-
 /// Asks `provider` one turn, collecting the events it reports.
 async fn ask(
     provider: &HttpProvider,
 ) -> (Vec<ProviderEvent>, Result<ProviderResponse, ProviderError>) {
     let transcript = [Message::user("Hello")];
-    let metadata = metadata();
+    let metadata = http_support::turn_metadata();
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&events);
     let observer = move |event: &ProviderEvent| sink.lock().unwrap().push(event.clone());
@@ -195,6 +186,22 @@ fn chat_stream() -> Vec<u8> {
     let end = json!({"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
     text.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
     text.into_bytes()
+}
+
+/// A server that sends the first event of [`chat_stream`], then SSE comments every 20 ms: the
+/// connection stays busy but no event comes.
+async fn stalled_after_first_event() -> Server {
+    let stream = chat_stream();
+    let first_event = stream.iter().position(|&b| b == b'\n').unwrap() + 2;
+    Server::start(move |_, _| Reply {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        steps: vec![
+            Step::Send(stream[..first_event].to_vec()),
+            Step::Idle(Duration::from_millis(20)),
+        ],
+    })
+    .await
 }
 
 fn fast_retries() -> RetryPolicy {
@@ -440,18 +447,7 @@ async fn an_oversized_answer_is_cut_off_with_a_clear_error() {
 
 #[tokio::test]
 async fn a_stalled_stream_hits_the_gap_timeout() {
-    let stream = chat_stream();
-    let first_event = stream.iter().position(|&b| b == b'\n').unwrap() + 2;
-    let server = Server::start(move |_, _| Reply {
-        status: 200,
-        headers: vec![("content-type".into(), "text/event-stream".into())],
-        // Comments keep the connection busy, but no event comes.
-        steps: vec![
-            Step::Send(stream[..first_event].to_vec()),
-            Step::Idle(Duration::from_millis(20)),
-        ],
-    })
-    .await;
+    let server = stalled_after_first_event().await;
     let timeouts = Timeouts::default().with_gap(Duration::from_millis(300));
     let provider = Api::Chat
         .builder(&server)
@@ -556,17 +552,7 @@ async fn cancelling_a_run_mid_stream_closes_the_connection_and_the_run_reports_c
     use prism::run::AgentConfig;
     use prism::{Agent, Dispatcher, RunError, RunOptions, ToolRegistry};
 
-    let stream = chat_stream();
-    let first_event = stream.iter().position(|&b| b == b'\n').unwrap() + 2;
-    let server = Server::start(move |_, _| Reply {
-        status: 200,
-        headers: vec![("content-type".into(), "text/event-stream".into())],
-        steps: vec![
-            Step::Send(stream[..first_event].to_vec()),
-            Step::Idle(Duration::from_millis(20)),
-        ],
-    })
-    .await;
+    let server = stalled_after_first_event().await;
     let provider = Api::Chat.builder(&server).build().unwrap();
     let token = CancellationToken::new();
     let fire = token.clone();

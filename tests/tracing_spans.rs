@@ -17,9 +17,12 @@ use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::{Layer, Registry};
 
+/// A span's name and the fields recorded on it.
+type Captured = (String, BTreeMap<String, String>);
+
 /// Every span with the fields recorded on it, in creation order.
 #[derive(Clone, Default)]
-struct Spans(Arc<Mutex<Vec<(String, BTreeMap<String, String>)>>>);
+struct Spans(Arc<Mutex<Vec<Captured>>>);
 
 struct Fields<'a>(&'a mut BTreeMap<String, String>);
 
@@ -47,7 +50,6 @@ impl<S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'
         let key = id.into_u64().to_string();
         if let Some((_, fields)) = spans.iter_mut().rev().find(|(_, f)| f["#id"] == key) {
             values.record(&mut Fields(fields));
-            return;
         }
     }
 }

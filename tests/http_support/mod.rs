@@ -21,6 +21,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use prism::run::{ToolsMetadata, TurnMetadata};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
@@ -291,4 +292,14 @@ async fn answer(
     Ok(response
         .body(StreamBody::new(frames).boxed_unsync())
         .expect("a valid response"))
+}
+
+/// The metadata of a first turn with no tools, for asking a provider directly.
+pub fn turn_metadata() -> TurnMetadata {
+    TurnMetadata {
+        session_id: "s".into(),
+        run_id: "r".into(),
+        turn: 1,
+        tools: ToolsMetadata::of_names::<_, &str>([]),
+    }
 }
