@@ -11,8 +11,8 @@ use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
 
 use super::observe::Observe;
-use crate::call::ToolOutput;
 use super::span::InSpan;
+use crate::call::ToolOutput;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolFuture;
 use crate::error::ToolError;
