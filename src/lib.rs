@@ -317,6 +317,7 @@ pub mod registry;
 pub mod run;
 pub mod schema;
 pub mod search;
+pub use prism_tools::semconv;
 pub mod storage;
 pub mod validation;
 

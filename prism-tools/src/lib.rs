@@ -139,7 +139,8 @@
 //! | [`limits`] | argument and output bounds |
 //! | [`schema`] | JSON Schema generation settings for parameters; [`lower`](schema::lower)ing them per provider [`Dialect`](schema::Dialect), with a [`LoweringCache`](schema::LoweringCache) |
 //! | [`contributions`] | inert tools contributed by extensions |
-//! | [`provider`] | provider wire formats: [`names`](provider::names) (reversible tool names per provider) |
+//! | [`provider`] | provider wire formats: [`names`](provider::names) (reversible tool names per provider); HTTP providers behind the `http` feature |
+//! | [`semconv`] | OpenTelemetry GenAI attribute names of the `chat` and `execute_tool` spans |
 //! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
@@ -173,6 +174,7 @@ pub mod run;
 pub mod schema;
 pub mod scope;
 pub mod search;
+pub mod semconv;
 mod shared_log;
 pub mod slot;
 pub mod storage;

@@ -11,6 +11,7 @@ use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
 
 use super::observe::Observe;
+use super::span::InSpan;
 use crate::call::ToolOutput;
 use crate::context::ToolExecutionContext;
 use crate::definition::ToolFuture;
@@ -41,7 +42,12 @@ pub(super) async fn execute(
     name: &Arc<str>,
 ) -> Executed {
     // Most tools finish on their first poll; those need no race with the cancellation token.
-    let finished = match std::future::poll_fn(|cx| Poll::Ready(body.as_mut().poll(cx))).await {
+    let finished = match std::future::poll_fn(|cx| {
+        let _entered = observe.span().map(tracing::Span::enter);
+        Poll::Ready(body.as_mut().poll(cx))
+    })
+    .await
+    {
         Poll::Ready(finished) => Some(finished),
         // Boxed: only tools that wait pay for the room the race takes in the future.
         Poll::Pending => Box::pin(race(body.as_mut(), ctx, progress.as_ref(), observe, name)).await,
@@ -68,17 +74,18 @@ pub(super) async fn execute(
 /// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
 /// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
 async fn race<F: Future>(
-    mut body: Pin<&mut F>,
+    body: Pin<&mut F>,
     ctx: &ToolExecutionContext,
     progress: Option<&ProgressReceiver>,
     observe: &Observe<'_>,
     name: &Arc<str>,
 ) -> Option<F::Output> {
     let cancellation = ctx.cancellation();
+    let mut body = std::pin::pin!(InSpan::new(body, observe.span()));
     match progress {
         None => tokio::select! {
             biased;
-            finished = body => Some(finished),
+            finished = body.as_mut() => Some(finished),
             () = cancellation.cancelled() => None,
         },
         Some(progress) => loop {

@@ -14,6 +14,7 @@ mod ledger;
 mod observe;
 mod prepare;
 mod register;
+mod span;
 mod tripwire;
 
 use std::fmt;
@@ -65,6 +66,7 @@ const MESSAGE_LIMIT: usize = 200;
 const CUT_MARKER: &str = "… [cut]";
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
+#[derive(Clone)]
 pub(crate) struct Pipeline {
     pub(crate) registry: ToolRegistry,
     pub(crate) middleware: Vec<Arc<dyn ToolMiddleware>>,
@@ -163,6 +165,14 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
+    /// The same dispatcher (same registry, guards and observers) whose redactor also knows
+    /// `secrets`.
+    pub(crate) fn with_secrets(&self, secrets: &[String]) -> Self {
+        let mut pipeline = (*self.pipeline).clone();
+        pipeline.redactor = pipeline.redactor.with_secrets(secrets);
+        Self::from_pipeline(pipeline)
+    }
+
     /// True when the builder's filters let `name` through.
     pub(crate) fn filters_allow(&self, name: &str) -> bool {
         self.pipeline.filters.allows(name)
@@ -251,7 +261,8 @@ impl Dispatcher {
                 Step1::Pending => self.run_call_middleware(&mut call),
                 Step1::Done(failure) => failure,
             };
-            let mut observe = Observe::new(p, call.id, ctx);
+            let span = span::tool_span(&call, &p.redactor);
+            let mut observe = Observe::new(p, call.id, ctx, span);
             let (name, arguments) = (&call.name, &call.arguments);
             if let Some(failure) = middleware_failure {
                 return Ok(observe.error(requested_name(p, name), *failure));
@@ -561,7 +572,8 @@ impl Dispatcher {
         ctx: &ToolExecutionContext,
     ) -> ToolResult {
         let name = requested_name(&self.pipeline, &call.name);
-        Observe::new(&self.pipeline, call.id.clone(), ctx).unstarted(name, error)
+        // Nothing happened to the call, so it has no span either.
+        Observe::new(&self.pipeline, call.id.clone(), ctx, None).unstarted(name, error)
     }
 
     /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
@@ -573,7 +585,8 @@ impl Dispatcher {
         ctx: &ToolExecutionContext,
     ) -> ToolResult {
         let name = requested_name(&self.pipeline, &call.name);
-        Observe::new(&self.pipeline, call.id.clone(), ctx).blocked(
+        let span = span::tool_span(call, &self.pipeline.redactor);
+        Observe::new(&self.pipeline, call.id.clone(), ctx, span).blocked(
             name,
             BlockReason::PermissionDenied,
             message.into(),

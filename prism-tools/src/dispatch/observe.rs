@@ -11,12 +11,14 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use tracing::Span;
 
 use crate::call::{
     BlockReason, Blocks, CallId, ErrorInfo, OutputRecord, ToolOutcome, ToolResult, blocks,
 };
 use crate::context::{ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
+use crate::dispatch::span::record_end;
 use crate::dispatch::{
     MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger, ToolCallRecord, ToolEvent, ToolEventKind,
 };
@@ -37,10 +39,17 @@ pub(crate) struct Observe<'a> {
     /// Whether the call's end carries the output of a tool marked untrusted (see
     /// [`marked`](Self::marked)).
     untrusted: bool,
+    /// The call's `execute_tool` span, when a tracing subscriber wants it.
+    span: Option<Box<Span>>,
 }
 
 impl<'a> Observe<'a> {
-    pub(crate) fn new(p: &'a Pipeline, id: CallId, ctx: &'a ToolExecutionContext) -> Self {
+    pub(crate) fn new(
+        p: &'a Pipeline,
+        id: CallId,
+        ctx: &'a ToolExecutionContext,
+        span: Option<Box<Span>>,
+    ) -> Self {
         let (session_id, run_id) = if is_watched(p) {
             ctx.session_and_run()
         } else {
@@ -53,6 +62,7 @@ impl<'a> Observe<'a> {
             run_id,
             progress_dropped: 0,
             untrusted: false,
+            span,
         }
     }
 
@@ -62,6 +72,11 @@ impl<'a> Observe<'a> {
     pub(crate) fn marked(mut self, untrusted: bool) -> Self {
         self.untrusted = untrusted;
         self
+    }
+
+    /// The call's span, when a subscriber wants it.
+    pub(crate) fn span(&self) -> Option<&Span> {
+        self.span.as_deref()
     }
 
     /// Records how many progress updates were dropped while the tool ran.
@@ -194,6 +209,9 @@ impl<'a> Observe<'a> {
             },
             "tool call ended"
         );
+        if let Some(span) = &self.span {
+            record_end(span, &outcome);
+        }
         let untrusted = self.untrusted && !matches!(outcome, ToolOutcome::Blocked(_));
         if !self.is_watching() {
             return ToolResult::new(self.id, name, outcome).attach(content, untrusted);

@@ -13,9 +13,12 @@
 //! - [`wire`]: the contract every format implements, and a turn's [`wire::ToolTable`].
 //! - [`names`]: tool names as each provider accepts them, mapped reversibly per request.
 //! - [`prepare`]: a turn's tools named and lowered for one provider.
+//! - `http` (feature `http`): the transport around a format: timeouts, retries, keys, tracing.
 
 pub mod anthropic;
 pub mod gemini;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod names;
 pub mod openai_chat;
 pub mod openai_responses;

@@ -63,6 +63,8 @@ pub struct SecretRedactor {
     /// The length of the shortest secret: a shorter text cannot hold one, so it is never
     /// searched (most keys and many values of tool arguments are that short).
     shortest: usize,
+    /// The secrets as given, so [`with_secrets`](Self::with_secrets) can add to them.
+    given: Arc<[String]>,
 }
 
 impl SecretRedactor {
@@ -75,10 +77,14 @@ impl SecretRedactor {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut secrets: Vec<String> = secrets
+        let given: Arc<[String]> = secrets
             .into_iter()
             .filter(|secret| !secret.as_ref().is_empty())
-            .flat_map(|secret| written_forms(secret.as_ref()))
+            .map(|secret| secret.as_ref().to_owned())
+            .collect();
+        let mut secrets: Vec<String> = given
+            .iter()
+            .flat_map(|secret| written_forms(secret))
             .collect();
         secrets.sort_unstable();
         secrets.dedup();
@@ -96,7 +102,25 @@ impl SecretRedactor {
             automaton,
             count,
             shortest,
+            given,
         }
+    }
+
+    /// A redactor for these secrets and `more`.
+    ///
+    /// ```
+    /// use prism::dispatch::SecretRedactor;
+    ///
+    /// let redactor = SecretRedactor::new(["sk-live-123"]).with_secrets(["tok-9"]);
+    /// assert_eq!(redactor.redact_str("sk-live-123 tok-9"), "[REDACTED] [REDACTED]");
+    /// ```
+    pub fn with_secrets<I, S>(&self, more: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let more: Vec<String> = more.into_iter().map(|s| s.as_ref().to_owned()).collect();
+        Self::new(self.given.iter().chain(&more))
     }
 
     /// True when there are no secrets.

@@ -51,8 +51,15 @@ impl Agent {
         Self::with_shared_provider(dispatcher, Arc::new(provider))
     }
 
-    /// An agent over a provider that is already shared.
+    /// An agent over a provider that is already shared. The provider's
+    /// [`secrets`](Provider::secrets) are added to the dispatcher's redactor.
     pub fn with_shared_provider(dispatcher: Dispatcher, provider: Arc<dyn Provider>) -> Self {
+        let secrets = provider.secrets();
+        let dispatcher = if secrets.is_empty() {
+            dispatcher
+        } else {
+            dispatcher.with_secrets(&secrets)
+        };
         Self {
             dispatcher,
             provider,

@@ -28,6 +28,13 @@ pub trait Provider: Send + Sync + 'static {
         &'a self,
         request: ProviderRequest<'a>,
     ) -> BoxFuture<'a, Result<ProviderResponse, ProviderError>>;
+
+    /// Values that must never appear in anything a run emits: the provider's API key. An
+    /// [`Agent`](crate::run::Agent) adds them to its dispatcher's redactor, so a tool that
+    /// echoes the key has it redacted like any other secret. None by default.
+    fn secrets(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Receives a turn's [`ProviderEvent`]s as they arrive.

@@ -72,6 +72,19 @@ pub enum ProviderEvent {
         /// The reason.
         reason: StopReason,
     },
+    /// The turn failed before its answer began and is tried again after a wait (HTTP
+    /// providers). Nothing of the failed attempt was decoded, so the fold ignores it.
+    Retrying {
+        /// Which retry, from 1.
+        attempt: u32,
+        /// How long the provider waits before it, in milliseconds.
+        wait_ms: u64,
+        /// Why: the error's kind (`rate_limited`, `overloaded`, `transport`…).
+        reason: String,
+        /// The HTTP status, when there was one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+    },
 }
 
 /// Folds [`ProviderEvent`]s into the [`ProviderResponse`] they describe.
@@ -113,7 +126,8 @@ impl ResponseFold {
             }
             ProviderEvent::TextDelta { text } => self.response.text.push_str(&text),
             ProviderEvent::ToolCallStarted { .. }
-            | ProviderEvent::ToolCallArgumentsDelta { .. } => {}
+            | ProviderEvent::ToolCallArgumentsDelta { .. }
+            | ProviderEvent::Retrying { .. } => {}
             ProviderEvent::ToolCallDone { index, call } => {
                 match self.calls.binary_search_by_key(&index, |(i, _)| *i) {
                     Ok(slot) => self.calls[slot].1 = call,

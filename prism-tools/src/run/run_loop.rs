@@ -255,16 +255,22 @@ impl<'s> RunDriver<'s> {
                 .with_parallel_tool_calls(settings.parallel_tool_calls)
                 .with_observer(settings.provider_events.as_deref());
         let provider = &self.session.agent.provider;
+        let cancellation = self.ctx.cancellation();
         let answer = match guarded(|| provider.complete(request)) {
-            Ok(future) => AssertUnwindSafe(future)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|panic| {
-                    Err(ProviderError::new(format!(
-                        "the provider panicked: {}",
-                        payload_message(panic)
-                    )))
-                }),
+            // The run's cancellation drops the provider's future, and with it any connection it
+            // holds open, instead of waiting for the turn to end.
+            Ok(future) => tokio::select! {
+                biased;
+                () = cancellation.cancelled() => return Err(RunError::Cancelled),
+                answer = AssertUnwindSafe(future).catch_unwind() => {
+                    answer.unwrap_or_else(|panic| {
+                        Err(ProviderError::new(format!(
+                            "the provider panicked: {}",
+                            payload_message(panic)
+                        )))
+                    })
+                }
+            },
             Err(panic) => Err(ProviderError::new(format!(
                 "the provider panicked: {panic}"
             ))),
