@@ -34,8 +34,9 @@ pub(crate) fn status_error(status: u16, body: &[u8], redactor: &SecretRedactor) 
     if message.is_empty() {
         message = format!("the server answered HTTP {status} with no message");
     }
+    // Redacted before it is cut, so no cut leaves part of a secret behind.
+    let mut message = redactor.redact_str(&message).into_owned();
     truncate_at_char_boundary(&mut message, QUOTED);
-    let message = redactor.redact_str(&message).into_owned();
     ProviderError::with_kind(kind_of_status(status), message).with_status(status)
 }
 
