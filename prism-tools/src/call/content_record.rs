@@ -199,9 +199,11 @@ impl OutputRecord {
         if content.is_empty() && !untrusted {
             return None;
         }
-        Some(Box::new(Self {
-            content: ContentRecord::of_all(content),
-            untrusted,
-        }))
+        Self::boxed(ContentRecord::of_all(content), untrusted)
+    }
+
+    /// `content` and the mark, boxed; `None` when there is nothing to record.
+    pub(crate) fn boxed(content: Vec<ContentRecord>, untrusted: bool) -> Option<Box<Self>> {
+        (!content.is_empty() || untrusted).then(|| Box::new(Self { content, untrusted }))
     }
 }

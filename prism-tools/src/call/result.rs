@@ -291,18 +291,11 @@ impl<'a, C: Serialize> ResultRef<'a, C> {
     }
 }
 
-/// A written result's content records and untrusted mark, as a ledger row reads them back.
-#[derive(Default)]
-pub(crate) struct WrittenExtras {
-    pub(crate) content: Vec<super::ContentRecord>,
-    pub(crate) untrusted: bool,
-}
-
-/// Reads a written result's outcome and its extras together; its ids, which the row carries
+/// Reads a written result's outcome and its output record together; its ids, which the row carries
 /// beside it, are ignored.
 pub(crate) fn optional_result<'de, D: Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<(ToolOutcome, WrittenExtras)>, D::Error> {
+) -> Result<Option<(ToolOutcome, Option<Box<super::OutputRecord>>)>, D::Error> {
     #[derive(Deserialize)]
     struct Written {
         #[serde(default)]
@@ -320,11 +313,8 @@ pub(crate) fn optional_result<'de, D: Deserializer<'de>>(
                 value: written.value.map(Cow::Owned),
                 error: written.error.map(Cow::Owned),
             };
-            let extras = WrittenExtras {
-                content: written.content,
-                untrusted: written.untrusted,
-            };
-            (outcome.into_outcome(), extras)
+            let output = super::OutputRecord::boxed(written.content, written.untrusted);
+            (outcome.into_outcome(), output)
         }),
     )
 }

@@ -13,9 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{
-    BlockReason, CallId, ContentRecord, OutputRecord, ResultRef, ToolOutcome, WrittenExtras,
-};
+use crate::call::{BlockReason, CallId, ContentRecord, OutputRecord, ResultRef, ToolOutcome};
 use crate::clock::Millis;
 use crate::redact::SecretRedactor;
 
@@ -129,7 +127,7 @@ struct RecordRead {
     #[serde(default)]
     finished_at: Option<Millis>,
     #[serde(default, deserialize_with = "crate::call::optional_result")]
-    result: Option<(ToolOutcome, WrittenExtras)>,
+    result: Option<(ToolOutcome, Option<Box<OutputRecord>>)>,
     #[serde(default)]
     reason: Option<BlockReason>,
     #[serde(default)]
@@ -140,10 +138,7 @@ struct RecordRead {
 
 impl From<RecordRead> for ToolCallRecord {
     fn from(read: RecordRead) -> Self {
-        let (outcome, extras) = match read.result {
-            Some((outcome, extras)) => (Some(outcome), extras),
-            None => (None, WrittenExtras::default()),
-        };
+        let (outcome, output) = read.result.unzip();
         Self {
             session_id: read.session_id,
             run_id: read.run_id,
@@ -157,12 +152,7 @@ impl From<RecordRead> for ToolCallRecord {
             progress_at: read.progress_at,
             finished_at: read.finished_at,
             outcome,
-            output: (!extras.content.is_empty() || extras.untrusted).then(|| {
-                Box::new(OutputRecord {
-                    content: extras.content,
-                    untrusted: extras.untrusted,
-                })
-            }),
+            output: output.flatten(),
             reason: read.reason,
             ownership: read.ownership,
             progress_dropped: read.progress_dropped,
