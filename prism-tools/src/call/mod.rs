@@ -26,7 +26,7 @@ pub use error_info::{BlockReason, ErrorCode, ErrorInfo};
 pub(crate) use output::{Blocks, blocks};
 pub use output::{IntoToolOutput, ToolOutput};
 pub use replay::ReplayState;
-pub(crate) use result::{ResultRef, optional_result};
+pub(crate) use result::{ResultRef, WrittenResult, optional_result};
 pub use result::{ToolOutcome, ToolResult};
 pub(crate) use tool_call::json_kind;
 pub use tool_call::{CallId, JsonObject, ToolCall};

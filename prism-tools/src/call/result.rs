@@ -291,11 +291,14 @@ impl<'a, C: Serialize> ResultRef<'a, C> {
     }
 }
 
+/// A written result as a ledger row reads it back: its outcome and its output record.
+pub(crate) type WrittenResult = (ToolOutcome, Option<Box<super::OutputRecord>>);
+
 /// Reads a written result's outcome and its output record together; its ids, which the row carries
 /// beside it, are ignored.
 pub(crate) fn optional_result<'de, D: Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<(ToolOutcome, Option<Box<super::OutputRecord>>)>, D::Error> {
+) -> Result<Option<WrittenResult>, D::Error> {
     #[derive(Deserialize)]
     struct Written {
         #[serde(default)]

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::call::{BlockReason, CallId, ContentRecord, OutputRecord, ResultRef, ToolOutcome};
+use crate::call::{
+    BlockReason, CallId, ContentRecord, OutputRecord, ResultRef, ToolOutcome, WrittenResult,
+};
 use crate::clock::Millis;
 use crate::redact::SecretRedactor;
 
@@ -127,7 +129,7 @@ struct RecordRead {
     #[serde(default)]
     finished_at: Option<Millis>,
     #[serde(default, deserialize_with = "crate::call::optional_result")]
-    result: Option<(ToolOutcome, Option<Box<OutputRecord>>)>,
+    result: Option<WrittenResult>,
     #[serde(default)]
     reason: Option<BlockReason>,
     #[serde(default)]
