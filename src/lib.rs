@@ -318,6 +318,7 @@ pub mod run;
 pub mod schema;
 pub mod search;
 pub mod storage;
+pub mod tools;
 pub mod validation;
 
 /// What the macros' generated code refers to. Not an API.

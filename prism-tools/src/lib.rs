@@ -178,6 +178,7 @@ pub mod slot;
 pub mod storage;
 pub mod tool;
 mod tool_future;
+pub mod tools;
 pub mod validation;
 
 pub use call::{
