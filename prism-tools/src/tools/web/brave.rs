@@ -9,7 +9,7 @@ use super::client::client;
 use super::error::{WebError, WebErrorKind};
 use super::fetch::USER_AGENT;
 use super::search::{
-    SearchBackend, SearchFuture, SearchHit, SearchQuery, json_answer, shape_error, text_field,
+    SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer, shape_error,
 };
 
 /// Brave's public endpoint.
@@ -91,25 +91,19 @@ impl BraveBackend {
             .header("X-Subscription-Token", &self.key);
         let answer = json_answer("brave", &url, request, self.timeout).await?;
         // No `web` section means no web results (the query matched only other kinds).
-        let Some(web) = answer.get("web") else {
+        if answer.get("web").is_none() {
             return match answer.get("type").and_then(|t| t.as_str()) {
                 Some("search") => Ok(Vec::new()),
                 _ => Err(shape_error("brave", "type: search")),
             };
-        };
-        let results = web
-            .get("results")
-            .and_then(|r| r.as_array())
-            .ok_or_else(|| shape_error("brave", "web.results"))?;
-        Ok(results
-            .iter()
-            .take(query.count)
-            .map(|item| SearchHit {
-                title: text_field(item, "title"),
-                url: text_field(item, "url"),
-                snippet: text_field(item, "description"),
-            })
-            .collect())
+        }
+        hits_at(
+            "brave",
+            &answer,
+            &["web", "results"],
+            "description",
+            query.count,
+        )
     }
 }
 

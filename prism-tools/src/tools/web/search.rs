@@ -124,12 +124,35 @@ pub(crate) async fn json_answer(
         .map_err(|_| WebError::timeout(&format!("the {backend} search"), timeout))?
 }
 
-/// The string at `field` of `item`, or empty.
-pub(crate) fn text_field(item: &serde_json::Value, field: &str) -> String {
-    item.get(field)
-        .and_then(|v| v.as_str())
-        .unwrap_or_default()
-        .to_owned()
+/// The first `count` hits of the array at `path` (keys from the answer's root) in `answer`,
+/// each with `title`, `url` and the snippet at `snippet_field`; a missing array is a shape error.
+pub(crate) fn hits_at(
+    backend: &str,
+    answer: &serde_json::Value,
+    path: &[&str],
+    snippet_field: &str,
+    count: usize,
+) -> Result<Vec<SearchHit>, WebError> {
+    let results = path
+        .iter()
+        .try_fold(answer, |value, key| value.get(key))
+        .and_then(|results| results.as_array())
+        .ok_or_else(|| shape_error(backend, &path.join(".")))?;
+    let text = |item: &serde_json::Value, field: &str| {
+        item.get(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Ok(results
+        .iter()
+        .take(count)
+        .map(|item| SearchHit {
+            title: text(item, "title"),
+            url: text(item, "url"),
+            snippet: text(item, snippet_field),
+        })
+        .collect())
 }
 
 /// An answer whose shape is not the API's.

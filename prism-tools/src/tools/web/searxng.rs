@@ -7,9 +7,7 @@ use url::Url;
 use super::client::client;
 use super::error::{WebError, WebErrorKind};
 use super::fetch::USER_AGENT;
-use super::search::{
-    SearchBackend, SearchFuture, SearchHit, SearchQuery, json_answer, shape_error, text_field,
-};
+use super::search::{SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer};
 
 /// Searches through a SearXNG instance. The instance must list `json` among its
 /// `search.formats` (otherwise it answers 403, which this backend reports as such).
@@ -67,19 +65,7 @@ impl SearxngBackend {
             .get(url.clone())
             .header("Accept", "application/json");
         let answer = json_answer("searxng", &url, request, self.timeout).await?;
-        let results = answer
-            .get("results")
-            .and_then(|r| r.as_array())
-            .ok_or_else(|| shape_error("searxng", "results"))?;
-        Ok(results
-            .iter()
-            .take(query.count)
-            .map(|item| SearchHit {
-                title: text_field(item, "title"),
-                url: text_field(item, "url"),
-                snippet: text_field(item, "content"),
-            })
-            .collect())
+        hits_at("searxng", &answer, &["results"], "content", query.count)
     }
 }
 
