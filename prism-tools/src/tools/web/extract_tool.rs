@@ -108,19 +108,17 @@ async fn extract(
             ));
         }
     };
-    let html_for_blocking = html;
-    let base = base_url.clone();
-    // Parsing a large page takes milliseconds of CPU: keep it off the async workers.
-    let article = tokio::task::spawn_blocking(move || {
-        extract_article(&html_for_blocking, base.as_deref(), format)
-    })
-    .await
-    .map_err(|error| {
-        WebError::new(
-            WebErrorKind::NotReadable,
-            format!("extraction failed: {error}"),
-        )
-    })??;
+    // Parsing a large page takes milliseconds of CPU: keep it off the async workers (a panic in
+    // the parser comes back as an error, not through the host).
+    let article =
+        tokio::task::spawn_blocking(move || extract_article(&html, base_url.as_deref(), format))
+            .await
+            .map_err(|error| {
+                WebError::new(
+                    WebErrorKind::NotReadable,
+                    format!("extraction failed: {error}"),
+                )
+            })??;
     let ReadableArticle {
         title,
         byline,
