@@ -255,7 +255,7 @@
 //!
 //! | job | root items |
 //! | --- | --- |
-//! | define a tool | [`tool`], [`tools`], derive [`Tool`](derive@Tool) and the [`Tool`] trait, [`ToolDefinition`] (hand-built tools), [`ToolError`] (an error with a code of its own) |
+//! | define a tool | [`tool`], [`tools`](macro@tools), derive [`Tool`](derive@Tool) and the [`Tool`] trait, [`ToolDefinition`] (hand-built tools), [`ToolError`] (an error with a code of its own) |
 //! | what a tool receives | [`ToolExecutionContext`], [`State`] |
 //! | register and dispatch | [`ToolRegistry`], [`Dispatcher`], [`ToolCall`], [`ToolResult`] |
 //! | run a model | [`Agent`], [`Session`], [`RunOptions`], [`RunOutcome`], [`RunError`], [`Message`] |
@@ -283,6 +283,7 @@
 //! | [`run`] | everything of the run layer not at the root | `run` |
 //! | [`search`] | search disclosure and custom scorers; not the index internals | `search` |
 //! | [`storage`] | durable stores (all of it) | `storage` |
+//! | [`tools`](mod@tools) | first-party tools: `tools::web` (feature `web`): fetch, readable extraction and search under one URL policy | `tools` |
 //!
 //! **Adding a public item** to `prism_tools`: re-export it in the facade module that the table
 //! lists for its `prism_tools` module (one file each: `src/<module>.rs`), and nowhere else. A new
@@ -319,6 +320,7 @@ pub mod schema;
 pub mod search;
 pub use prism_tools::semconv;
 pub mod storage;
+pub mod tools;
 pub mod validation;
 
 /// What the macros' generated code refers to. Not an API.

@@ -144,6 +144,7 @@
 //! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
+//! | [`tools`] | first-party tools a host selects: `tools::web` (`web_fetch`, `web_extract`, `web_search` under one URL policy) behind the `web` feature |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -178,8 +179,11 @@ pub mod semconv;
 mod shared_log;
 pub mod slot;
 pub mod storage;
+#[cfg(any(feature = "http", feature = "web"))]
+mod tls;
 pub mod tool;
 mod tool_future;
+pub mod tools;
 pub mod validation;
 
 pub use call::{

@@ -1,0 +1,7 @@
+//! First-party tools a host may select and register like any other tool (DESIGN.md §11).
+//!
+//! Each family sits behind its own feature and gets no privilege the pipeline does not give
+//! every tool: `web` (fetch, readable extraction and search under one URL policy).
+
+#[cfg(feature = "web")]
+pub mod web;

@@ -1,0 +1,118 @@
+//! The Brave Search API's web search (`/res/v1/web/search`), a commercial API with a key.
+
+use std::fmt;
+use std::time::Duration;
+
+use url::Url;
+
+use super::client::client;
+use super::error::{WebError, WebErrorKind};
+use super::fetch::USER_AGENT;
+use super::search::{
+    SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer, shape_error,
+};
+
+/// Brave's public endpoint.
+pub const BRAVE_ENDPOINT: &str = "https://api.search.brave.com/res/v1/web/search";
+
+/// The API allows at most 20 results a request.
+const BRAVE_MAX_COUNT: usize = 20;
+
+/// Searches with the Brave Search API. The key travels in `X-Subscription-Token` and never
+/// shows in `Debug`.
+///
+/// ```
+/// use prism::tools::web::{BraveBackend, SearchBackend};
+///
+/// let brave = BraveBackend::new("secret-key");
+/// assert_eq!(brave.name(), "brave");
+/// assert!(!format!("{brave:?}").contains("secret-key"));
+/// ```
+#[derive(Clone)]
+pub struct BraveBackend {
+    endpoint: Url,
+    key: String,
+    client: Result<reqwest::Client, WebError>,
+    timeout: Duration,
+}
+
+impl fmt::Debug for BraveBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BraveBackend")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("key", &"<redacted>")
+            .finish()
+    }
+}
+
+impl BraveBackend {
+    /// The public API with `api_key`, with a 15 s timeout.
+    pub fn new(api_key: impl Into<String>) -> Self {
+        let timeout = Duration::from_secs(15);
+        BraveBackend {
+            endpoint: Url::parse(BRAVE_ENDPOINT).expect("the endpoint constant is a URL"),
+            key: api_key.into(),
+            client: client(None, timeout, USER_AGENT),
+            timeout,
+        }
+    }
+
+    /// Sends requests to `endpoint` instead (a gateway, or a test server).
+    pub fn endpoint(mut self, endpoint: &str) -> Result<Self, WebError> {
+        self.endpoint = Url::parse(endpoint).map_err(|error| {
+            WebError::new(
+                WebErrorKind::InvalidUrl,
+                format!("`{endpoint}` is not a URL: {error}"),
+            )
+        })?;
+        Ok(self)
+    }
+
+    /// Sets the time one search may take.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    async fn run(&self, query: &SearchQuery) -> Result<Vec<SearchHit>, WebError> {
+        let client = self.client.as_ref().map_err(Clone::clone)?;
+        let mut url = self.endpoint.clone();
+        url.query_pairs_mut()
+            .append_pair("q", &query.query)
+            .append_pair("count", &query.count.clamp(1, BRAVE_MAX_COUNT).to_string())
+            // Plain snippets: no highlighting markup for the model to read past.
+            .append_pair("text_decorations", "false");
+        if let Some(language) = &query.language {
+            url.query_pairs_mut().append_pair("search_lang", language);
+        }
+        let request = client
+            .get(url.clone())
+            .header("Accept", "application/json")
+            .header("X-Subscription-Token", &self.key);
+        let answer = json_answer("brave", &url, request, self.timeout).await?;
+        // No `web` section means no web results (the query matched only other kinds).
+        if answer.get("web").is_none() {
+            return match answer.get("type").and_then(|t| t.as_str()) {
+                Some("search") => Ok(Vec::new()),
+                _ => Err(shape_error("brave", "type: search")),
+            };
+        }
+        hits_at(
+            "brave",
+            &answer,
+            &["web", "results"],
+            "description",
+            query.count,
+        )
+    }
+}
+
+impl SearchBackend for BraveBackend {
+    fn name(&self) -> &str {
+        "brave"
+    }
+
+    fn search<'a>(&'a self, query: &'a SearchQuery) -> SearchFuture<'a> {
+        Box::pin(self.run(query))
+    }
+}

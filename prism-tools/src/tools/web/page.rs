@@ -1,0 +1,116 @@
+//! A whole HTML page as the model reads it: its title, and its body as markdown or plain text,
+//! cut at a character boundary.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// How page text is handed to the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TextFormat {
+    /// Markdown: headings, lists, links and emphasis kept.
+    #[default]
+    Markdown,
+    /// Plain text, one block per line.
+    Text,
+}
+
+impl TextFormat {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            TextFormat::Markdown => "markdown",
+            TextFormat::Text => "text",
+        }
+    }
+}
+
+/// Elements whose text is never page content.
+const HIDDEN: &str = "script, style, noscript, template, head";
+
+/// The text of the page's `<title>`, whitespace collapsed.
+pub(crate) fn html_title(html: &str) -> Option<String> {
+    let document = dom_query::Document::from(html);
+    let title = collapse_spaces(&document.select("title").first().text());
+    (!title.is_empty()).then_some(title)
+}
+
+/// The page's body in `format`.
+pub(crate) fn html_to(html: &str, format: TextFormat) -> String {
+    match format {
+        TextFormat::Markdown => htmd::HtmlToMarkdown::builder()
+            .skip_tags(vec!["script", "style", "noscript", "template", "head"])
+            .build()
+            .convert(html)
+            .unwrap_or_else(|_| html_text(html)),
+        TextFormat::Text => html_text(html),
+    }
+}
+
+fn html_text(html: &str) -> String {
+    let document = dom_query::Document::from(html);
+    document.select(HIDDEN).remove();
+    tidy_lines(&document.select("body").text())
+}
+
+/// Lines trimmed, runs of blank lines cut to one.
+pub(crate) fn tidy_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = true;
+    for line in text.lines() {
+        let line = collapse_spaces(line);
+        if line.is_empty() {
+            if !blank {
+                out.push('\n');
+            }
+            blank = true;
+            continue;
+        }
+        out.push_str(&line);
+        out.push('\n');
+        blank = false;
+    }
+    out.trim_end().to_owned()
+}
+
+fn collapse_spaces(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` cut to at most `max_chars` characters (never inside one), and whether it was cut.
+pub(crate) fn cut_chars(mut text: String, max_chars: usize) -> (String, bool) {
+    match text.char_indices().nth(max_chars) {
+        Some((byte, _)) => {
+            text.truncate(byte);
+            (text, true)
+        }
+        None => (text, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_never_splits_a_character() {
+        let (cut, truncated) = cut_chars("héllo wörld".into(), 7);
+        assert_eq!((cut.as_str(), truncated), ("héllo w", true));
+        let (whole, truncated) = cut_chars("日本語".into(), 3);
+        assert_eq!((whole.as_str(), truncated), ("日本語", false));
+    }
+
+    #[test]
+    fn text_leaves_scripts_and_styles_out() {
+        let page = "<html><head><title> A  page </title><style>p{}</style></head><body><h1>Head</h1>\
+                    <script>var secret = 1;</script><p>First   para.</p><p>Second.</p></body></html>";
+        assert_eq!(html_title(page).as_deref(), Some("A page"));
+        let text = html_to(page, TextFormat::Text);
+        assert!(!text.contains("secret") && !text.contains("p{}"), "{text}");
+        assert!(text.contains("First para."), "{text}");
+        let markdown = html_to(page, TextFormat::Markdown);
+        assert!(
+            markdown.contains("# Head") && !markdown.contains("secret"),
+            "{markdown}"
+        );
+    }
+}

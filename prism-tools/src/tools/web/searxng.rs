@@ -1,0 +1,80 @@
+//! A self-hosted SearXNG instance's JSON API (`/search?format=json`).
+
+use std::time::Duration;
+
+use url::Url;
+
+use super::client::client;
+use super::error::{WebError, WebErrorKind};
+use super::fetch::USER_AGENT;
+use super::search::{SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer};
+
+/// Searches through a SearXNG instance. The instance must list `json` among its
+/// `search.formats` (otherwise it answers 403, which this backend reports as such).
+///
+/// ```
+/// use prism::tools::web::{SearchBackend, SearxngBackend};
+///
+/// let searx = SearxngBackend::new("https://searx.example.org/").unwrap();
+/// assert_eq!(searx.name(), "searxng");
+/// assert!(SearxngBackend::new("not a url").is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct SearxngBackend {
+    endpoint: Url,
+    client: reqwest::Client,
+    timeout: Duration,
+}
+
+impl SearxngBackend {
+    /// The instance at `base_url` (its `/search` is queried), with a 15 s timeout.
+    pub fn new(base_url: &str) -> Result<Self, WebError> {
+        let base = Url::parse(base_url).map_err(|error| {
+            WebError::new(
+                WebErrorKind::InvalidUrl,
+                format!("`{base_url}` is not a URL: {error}"),
+            )
+        })?;
+        let endpoint = base.join("search").map_err(|error| {
+            WebError::new(WebErrorKind::InvalidUrl, format!("`{base_url}`: {error}"))
+        })?;
+        let timeout = Duration::from_secs(15);
+        Ok(SearxngBackend {
+            endpoint,
+            client: client(None, timeout, USER_AGENT)?,
+            timeout,
+        })
+    }
+
+    /// Sets the time one search may take.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    async fn run(&self, query: &SearchQuery) -> Result<Vec<SearchHit>, WebError> {
+        let mut url = self.endpoint.clone();
+        url.query_pairs_mut()
+            .append_pair("q", &query.query)
+            .append_pair("format", "json");
+        if let Some(language) = &query.language {
+            url.query_pairs_mut().append_pair("language", language);
+        }
+        let request = self
+            .client
+            .get(url.clone())
+            .header("Accept", "application/json");
+        let answer = json_answer("searxng", &url, request, self.timeout).await?;
+        hits_at("searxng", &answer, &["results"], "content", query.count)
+    }
+}
+
+impl SearchBackend for SearxngBackend {
+    fn name(&self) -> &str {
+        "searxng"
+    }
+
+    fn search<'a>(&'a self, query: &'a SearchQuery) -> SearchFuture<'a> {
+        Box::pin(self.run(query))
+    }
+}
