@@ -179,7 +179,7 @@ pub mod semconv;
 mod shared_log;
 pub mod slot;
 pub mod storage;
-#[cfg(any(feature = "http", feature = "web"))]
+#[cfg(any(feature = "http", feature = "web", feature = "mcp"))]
 mod tls;
 pub mod tool;
 mod tool_future;
