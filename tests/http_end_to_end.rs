@@ -377,11 +377,11 @@ async fn gemini_sends_function_responses_with_the_thought_signature_on_its_call(
     );
 }
 
-/// The provider's key, echoed by a tool, is redacted before the result goes anywhere: the agent
-/// added it to the dispatcher's redactor.
-#[tokio::test]
-async fn a_tool_that_echoes_the_key_has_it_redacted() {
-    const KEY: &str = "sk-proj-abcdef0123456789";
+const KEY: &str = "sk-proj-abcdef0123456789";
+
+/// Runs a turn in which a tool echoes the provider's key, and hands back the tool result the
+/// second request carries and the ledger's rows.
+async fn echo_the_key(key: KeySource) -> (Value, Vec<prism::dispatch::ToolCallRecord>) {
     let call = json!({"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_echo", "type": "function", "function": {"name": "echo", "arguments": format!("{{\"text\": \"my key is {KEY}\"}}")}}]}, "finish_reason": "tool_calls"}]});
     let done = json!({"id": "c2", "model": "m", "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]});
     let server = Server::start(move |_, index| {
@@ -390,18 +390,54 @@ async fn a_tool_that_echoes_the_key_has_it_redacted() {
     })
     .await;
     let provider = HttpProvider::openai_compatible(format!("{}/v1", server.base), "m")
-        .key(prism::provider::http::ApiKey::new(KEY))
+        .key(key)
         .build()
         .unwrap();
-    let agent = Agent::new(Dispatcher::builder(registry()).build(), provider);
-    assert_eq!(agent.dispatcher().redactor().redact_str(KEY), "[REDACTED]");
+    let ledger = prism::dispatch::InMemoryLedger::new();
+    let dispatcher = Dispatcher::builder(registry())
+        .ledger(ledger.clone())
+        .build();
+    let agent = Agent::new(dispatcher, provider);
     let mut session = agent.session("s");
     session
         .run("Echo my key.", RunOptions::new())
         .await
         .unwrap();
     let body = second_request(&server);
-    let result = &body["messages"][2];
-    assert_eq!(result["role"], "tool");
-    assert_eq!(result["content"], "\"my key is [REDACTED]\"", "{body:#}");
+    assert_eq!(body["messages"][2]["role"], "tool", "{body:#}");
+    (body["messages"][2].clone(), ledger.records())
+}
+
+fn assert_key_redacted(result: &Value, rows: &[prism::dispatch::ToolCallRecord]) {
+    assert_eq!(result["content"], "\"my key is [REDACTED]\"", "{result:#}");
+    assert!(!rows.is_empty());
+    for row in rows {
+        let row = format!("{row:?}");
+        assert!(!row.contains(KEY), "{row}");
+    }
+}
+
+/// The provider's key, echoed by a tool, is redacted before the result goes anywhere: the agent
+/// added it to the dispatcher's redactor.
+#[tokio::test]
+async fn a_tool_that_echoes_the_key_has_it_redacted() {
+    let key = prism::provider::http::ApiKey::new(KEY);
+    let (result, rows) = echo_the_key(key.into()).await;
+    assert_key_redacted(&result, &rows);
+}
+
+/// A host's secret source is asked per turn, so its key is not known when the agent is built:
+/// the agent adds it to the redactor once the turn that fetched it ends, before any tool runs.
+#[tokio::test]
+async fn a_key_from_the_host_secret_source_is_redacted_too() {
+    struct Vault;
+    impl prism::provider::http::SecretSource for Vault {
+        fn api_key(
+            &self,
+        ) -> prism::effects::BoxFuture<'_, Result<prism::provider::http::ApiKey, String>> {
+            Box::pin(async { Ok(prism::provider::http::ApiKey::new(KEY)) })
+        }
+    }
+    let (result, rows) = echo_the_key(KeySource::host(Vault)).await;
+    assert_key_redacted(&result, &rows);
 }

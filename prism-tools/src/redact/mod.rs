@@ -123,6 +123,11 @@ impl SecretRedactor {
         Self::new(self.given.iter().chain(&more))
     }
 
+    /// True when `secret` is one of the secrets given (empty strings are never secrets).
+    pub(crate) fn knows(&self, secret: &str) -> bool {
+        secret.is_empty() || self.given.iter().any(|given| given == secret)
+    }
+
     /// True when there are no secrets.
     pub fn is_empty(&self) -> bool {
         self.count == 0

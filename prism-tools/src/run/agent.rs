@@ -52,15 +52,10 @@ impl Agent {
     }
 
     /// An agent over a provider that is already shared. The provider's
-    /// [`secrets`](Provider::secrets) are added to the dispatcher's redactor.
+    /// [`secrets`](Provider::secrets) are added to the dispatcher's redactor, now and after
+    /// every provider turn of a run (a key fetched from a host's secret source joins then).
     pub fn with_shared_provider(dispatcher: Dispatcher, provider: Arc<dyn Provider>) -> Self {
-        let secrets = provider.secrets();
-        let dispatcher = if secrets.is_empty() {
-            dispatcher
-        } else {
-            dispatcher.with_secrets(&secrets)
-        };
-        Self {
+        let mut agent = Self {
             dispatcher,
             provider,
             config: AgentConfig::default(),
@@ -70,6 +65,18 @@ impl Agent {
             approval_policy: None,
             secure: false,
             search_cache: SearchCache::default(),
+        };
+        agent.learn_provider_secrets();
+        agent
+    }
+
+    /// Adds the provider's secrets that the dispatcher's redactor does not know yet.
+    pub(crate) fn learn_provider_secrets(&mut self) {
+        let redactor = self.dispatcher.redactor();
+        let mut secrets = self.provider.secrets();
+        secrets.retain(|secret| !redactor.knows(secret));
+        if !secrets.is_empty() {
+            self.dispatcher = self.dispatcher.with_secrets(&secrets);
         }
     }
 

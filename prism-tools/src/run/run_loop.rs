@@ -128,7 +128,10 @@ impl<'s> RunDriver<'s> {
                 Ok(turn_tools) => turn_tools,
                 Err(error) => return Err(self.fail(error)),
             };
-            let response = match self.ask_provider(&turn_tools).await {
+            let answer = self.ask_provider(&turn_tools).await;
+            // A host secret source's key is known only once a turn has fetched it.
+            self.session.agent.learn_provider_secrets();
+            let response = match answer {
                 Ok(response) => response,
                 Err(error) => return Err(self.fail(error)),
             };

@@ -1,7 +1,7 @@
 //! [`HttpProviderBuilder`]: the settings of an [`HttpProvider`], checked when it is built.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -131,6 +131,7 @@ impl HttpProviderBuilder {
                 settings: self.settings,
                 key,
                 redactor,
+                host_keys: Mutex::default(),
                 timeouts: self.timeouts,
                 retry: self.retry,
                 max_response_bytes: self.max_response_bytes,

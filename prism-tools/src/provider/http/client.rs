@@ -12,8 +12,8 @@
 //! Dropping the future (the run's cancellation does) drops the connection with it.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::time::timeout;
 use tracing::Instrument;
@@ -64,12 +64,17 @@ pub(crate) struct Inner {
     pub(crate) key: ResolvedKey,
     /// Knows the fixed key; a host source's key is added per turn.
     pub(crate) redactor: SecretRedactor,
+    /// The host source's most recent distinct keys, newest last, for [`Provider::secrets`].
+    pub(crate) host_keys: Mutex<Vec<ApiKey>>,
     pub(crate) timeouts: Timeouts,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_response_bytes: u64,
     pub(crate) strict_tools: bool,
     pub(crate) lowering: LoweringCache,
 }
+
+/// How many of a host source's keys [`HttpProvider`] keeps for the redactor.
+const HOST_KEYS_KEPT: usize = 8;
 
 /// A failed attempt, and whether it may be tried again.
 struct Failure {
@@ -166,12 +171,34 @@ impl HttpProvider {
         match &self.inner.key {
             ResolvedKey::None => Ok(None),
             ResolvedKey::Fixed(key) => Ok(Some(key.clone())),
-            ResolvedKey::Host(source) => source.api_key().await.map(Some).map_err(|message| {
-                ProviderError::with_kind(
-                    ProviderErrorKind::Authentication,
-                    format!("the key source has no key: {message}"),
-                )
-            }),
+            ResolvedKey::Host(source) => {
+                let key = source.api_key().await.map_err(|message| {
+                    ProviderError::with_kind(
+                        ProviderErrorKind::Authentication,
+                        format!("the key source has no key: {message}"),
+                    )
+                })?;
+                self.remember_host_key(&key);
+                Ok(Some(key))
+            }
+        }
+    }
+
+    /// Keeps the last [`HOST_KEYS_KEPT`] distinct keys, so a key rotated away while a tool may
+    /// still echo it stays redacted for a while, and a source that mints a key per request
+    /// cannot grow the list without bound.
+    fn remember_host_key(&self, key: &ApiKey) {
+        let mut keys = self
+            .inner
+            .host_keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if keys.last() != Some(key) {
+            keys.retain(|kept| kept != key);
+            if keys.len() == HOST_KEYS_KEPT {
+                keys.remove(0);
+            }
+            keys.push(key.clone());
         }
     }
 
@@ -284,13 +311,20 @@ fn retryable(error: ProviderError) -> Failure {
 }
 
 impl Provider for HttpProvider {
-    /// The key, when it is fixed (given or read from the environment); an agent adds it to its
-    /// dispatcher's redactor. A host source's key may change per turn: the provider redacts it
-    /// from its own errors, and the host registers it with the dispatcher if a tool could see it.
+    /// The fixed key (given or read from the environment), or the keys a host source gave
+    /// so far; an agent adds them to its dispatcher's redactor after every turn.
     fn secrets(&self) -> Vec<String> {
         match &self.inner.key {
             ResolvedKey::Fixed(key) => vec![key.expose().to_owned()],
-            _ => Vec::new(),
+            ResolvedKey::Host(_) => self
+                .inner
+                .host_keys
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .map(|key| key.expose().to_owned())
+                .collect(),
+            ResolvedKey::None => Vec::new(),
         }
     }
 
@@ -334,5 +368,39 @@ impl fmt::Debug for HttpProvider {
             .field("retry", &inner.retry)
             .field("max_response_bytes", &inner.max_response_bytes)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+    use crate::provider::http::{KeySource, SecretSource};
+
+    /// A vault that mints a new key per request.
+    struct Minting(AtomicUsize);
+
+    impl SecretSource for Minting {
+        fn api_key(&self) -> BoxFuture<'_, Result<ApiKey, String>> {
+            let n = self.0.fetch_add(1, Ordering::Relaxed);
+            Box::pin(async move { Ok(ApiKey::new(format!("key-{n}"))) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_host_source_keys_are_kept_newest_last_and_bounded() {
+        let provider = HttpProvider::openai_compatible("http://127.0.0.1:9/v1", "m")
+            .key(KeySource::host(Minting(AtomicUsize::new(0))))
+            .build()
+            .unwrap();
+        assert!(provider.secrets().is_empty(), "no key fetched yet");
+        for _ in 0..HOST_KEYS_KEPT + 3 {
+            provider.key().await.unwrap();
+        }
+        let expected: Vec<String> = (3..HOST_KEYS_KEPT + 3)
+            .map(|n| format!("key-{n}"))
+            .collect();
+        assert_eq!(provider.secrets(), expected);
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! A key never reaches an event, a row, an error or a `Debug` output: its `Debug` and `Display`
 //! print [`REDACTED`], the provider redacts every message it builds with a redactor that
-//! knows the key, and an [`Agent`](crate::run::Agent) adds a fixed key to its dispatcher's
+//! knows the key, and an [`Agent`](crate::run::Agent) adds the key to its dispatcher's
 //! redactor ([`Provider::secrets`](crate::run::Provider::secrets)).
 
 use std::fmt;
