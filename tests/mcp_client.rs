@@ -464,3 +464,91 @@ fn tempfile_dir() -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// server-everything over streamable HTTP on a free local port; killed when dropped.
+struct HttpEverything {
+    child: tokio::process::Child,
+    url: String,
+}
+
+impl HttpEverything {
+    async fn start() -> Option<Self> {
+        let (node, entry) = everything_paths()?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = tokio::process::Command::new(node)
+            .arg(entry)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        // Wait for the listener: a bounded number of tries, not a measured time.
+        for _ in 0..600 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Some(Self {
+                    child,
+                    url: format!("http://127.0.0.1:{port}/mcp"),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("server-everything did not listen on port {port}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_over_streamable_http_lists_calls_and_reports_progress() {
+    let Some(mut server) = HttpEverything::start().await else {
+        return;
+    };
+    let client = connect(RemoteServer::http("everything", server.url.clone()).prefixed(true)).await;
+    assert_eq!(client.process_id(), None);
+    let events = CollectingSink::new();
+    let dispatcher =
+        Dispatcher::builder(registry(client.tools().await.unwrap().into_definitions()))
+            .events(events.clone())
+            .build();
+    let ctx = ToolExecutionContext::new();
+    let echo = ToolCall::new("h1", "everything__echo", json!({"message": "over http"}));
+    let result = dispatcher.dispatch(echo, &ctx).await.unwrap();
+    assert!(result.is_untrusted());
+    assert!(
+        text_of(result.content()).contains("over http"),
+        "{result:?}"
+    );
+
+    let long = ToolCall::new(
+        "h2",
+        "everything__trigger-long-running-operation",
+        json!({"duration": 1, "steps": 4}),
+    );
+    let result = dispatcher.dispatch(long, &ctx).await.unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    assert!(
+        events
+            .events()
+            .iter()
+            .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. })),
+        "no progress over HTTP"
+    );
+
+    // The server goes away mid-session: calls fail, they do not hang.
+    server.child.kill().await.unwrap();
+    let gone = ToolCall::new("h3", "everything__echo", json!({"message": "anyone?"}));
+    let result = tokio::time::timeout(Duration::from_secs(120), dispatcher.dispatch(gone, &ctx))
+        .await
+        .expect("the call ended")
+        .unwrap();
+    let error = result.error_info().expect("an error");
+    assert_eq!(error.code.as_str(), codes::CONNECTION_LOST, "{error:?}");
+    client.close().await;
+}
