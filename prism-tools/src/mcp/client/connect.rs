@@ -155,6 +155,27 @@ async fn open_child(
     }
 }
 
+/// Runs the handshake over a transport made by the caller (an in-memory pipe, in tests).
+#[cfg(test)]
+pub(crate) async fn open_over<T, E, A>(
+    server: &RemoteServer,
+    handler: BridgeHandler,
+    transport: T,
+) -> Result<Session, McpClientError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let service = handler
+        .serve_with_lifecycle(transport, ProtocolEra::Auto.lifecycle())
+        .await
+        .map_err(|error| handshake_error(server, &error))?;
+    Ok(Session {
+        service,
+        child: None,
+    })
+}
+
 fn http_transport(
     server: &RemoteServer,
     url: &str,

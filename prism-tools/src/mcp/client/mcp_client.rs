@@ -93,16 +93,35 @@ impl McpClient {
         server: RemoteServer,
         era: ProtocolEra,
     ) -> Result<Self, McpClientError> {
-        let progress = ProgressRoutes::default();
-        let tools_changed = Arc::new(AtomicBool::new(false));
-        let handler = BridgeHandler {
-            progress: progress.clone(),
-            tools_changed: Arc::clone(&tools_changed),
-        };
+        let (handler, progress, tools_changed) = BridgeHandler::new();
         let session = connect::open(&server, era, handler).await?;
+        Ok(Self::assemble(server, progress, tools_changed, session))
+    }
+
+    /// Connects over a transport made by the caller (an in-memory pipe, in tests).
+    #[cfg(test)]
+    pub(crate) async fn connect_over<T, E, A>(
+        server: RemoteServer,
+        transport: T,
+    ) -> Result<Self, McpClientError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let (handler, progress, tools_changed) = BridgeHandler::new();
+        let session = connect::open_over(&server, handler, transport).await?;
+        Ok(Self::assemble(server, progress, tools_changed, session))
+    }
+
+    fn assemble(
+        server: RemoteServer,
+        progress: ProgressRoutes,
+        tools_changed: Arc<AtomicBool>,
+        session: Session,
+    ) -> Self {
         let peer = session.service.peer().clone();
         let process_id = session.child.as_ref().and_then(tokio::process::Child::id);
-        Ok(Self {
+        Self {
             connection: Arc::new(Connection {
                 server,
                 peer,
@@ -113,7 +132,7 @@ impl McpClient {
                 input_required: Mutex::new(VecDeque::new()),
             }),
             listed: Arc::default(),
-        })
+        }
     }
 
     /// The server's name, as configured.
@@ -188,7 +207,10 @@ impl McpClient {
 
     /// Forgets the kept list, so the next [`tools`](Self::tools) asks the server again.
     pub async fn refresh_tools(&self) {
-        *self.listed.lock().await = None;
+        let mut listed = self.listed.lock().await;
+        // The SDK keeps each page by the same hint: forget those too.
+        self.connection.peer.clear_response_cache().await;
+        *listed = None;
     }
 
     /// Calls the remote tool `tool` (its name on the server) directly, **outside the

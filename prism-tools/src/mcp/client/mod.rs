@@ -51,6 +51,8 @@ mod notifications;
 mod outcome;
 mod remote_call;
 mod remote_schema;
+#[cfg(test)]
+mod sdk_server_tests;
 mod server;
 
 pub use catalog::{RemoteTools, SkippedTool};

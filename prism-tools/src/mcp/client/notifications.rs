@@ -72,8 +72,22 @@ impl Drop for RouteGuard {
 /// sampling, roots or elicitation, so a server must ask for input through `input_required`,
 /// which reaches the host) and routes notifications.
 pub(crate) struct BridgeHandler {
-    pub(crate) progress: ProgressRoutes,
-    pub(crate) tools_changed: Arc<AtomicBool>,
+    progress: ProgressRoutes,
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl BridgeHandler {
+    /// A handler, and the two things it shares with the client: the progress routes and the
+    /// "tools changed" flag.
+    pub(crate) fn new() -> (Self, ProgressRoutes, Arc<AtomicBool>) {
+        let progress = ProgressRoutes::default();
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let handler = Self {
+            progress: progress.clone(),
+            tools_changed: Arc::clone(&tools_changed),
+        };
+        (handler, progress, tools_changed)
+    }
 }
 
 impl ClientHandler for BridgeHandler {
