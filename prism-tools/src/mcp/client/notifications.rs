@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RoleClient};
 use serde_json::{Map, Value};
@@ -74,6 +75,9 @@ impl Drop for RouteGuard {
 pub(crate) struct BridgeHandler {
     progress: ProgressRoutes,
     tools_changed: Arc<AtomicBool>,
+    /// The version an `initialize` request asks for (the handshake era's newest); the
+    /// 2026-07-28 revision is asked for by `server/discover` instead.
+    handshake_version: ProtocolVersion,
 }
 
 impl BridgeHandler {
@@ -85,6 +89,7 @@ impl BridgeHandler {
         let handler = Self {
             progress: progress.clone(),
             tools_changed: Arc::clone(&tools_changed),
+            handshake_version: ProtocolVersion::V_2025_11_25,
         };
         (handler, progress, tools_changed)
     }
@@ -108,5 +113,6 @@ impl ClientHandler for BridgeHandler {
             ClientCapabilities::default(),
             Implementation::new("prism", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(self.handshake_version.clone())
     }
 }
