@@ -283,6 +283,7 @@
 //! | [`run`] | everything of the run layer not at the root | `run` |
 //! | [`search`] | search disclosure and custom scorers; not the index internals | `search` |
 //! | [`storage`] | durable stores (all of it) | `storage` |
+//! | `mcp` | MCP (feature `mcp`): a remote server's tools as definitions behind the dispatcher (`McpClient`, `RemoteServer`) | `mcp` |
 //! | [`tools`](mod@tools) | first-party tools: `tools::web` (feature `web`): fetch, readable extraction and search under one URL policy | `tools` |
 //!
 //! **Adding a public item** to `prism_tools`: re-export it in the facade module that the table

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::definition::{ToolAnnotations, ToolDefinition, ToolHandler};
 use crate::filter::CompiledFilters;
+use crate::redact::truncate_at_char_boundary;
 
 use super::remote_schema;
 use super::server::RemoteServer;
@@ -175,16 +176,15 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// `text` cut at a character boundary to `max` bytes, saying so.
-fn bounded(text: &str, max: usize) -> String {
+/// `text` cut at a character boundary to `max` bytes, saying so: every text of the server's
+/// that the host passes on (descriptions, titles, error messages) goes through here.
+pub(super) fn bounded(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{} [cut: {} bytes in all]", &text[..end], text.len())
+    let mut kept = text.to_owned();
+    truncate_at_char_boundary(&mut kept, max);
+    format!("{kept} [cut: {} bytes in all]", text.len())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::call::{ContentBlock, ToolOutput};
 use crate::error::ToolError;
 
+use super::catalog::bounded;
 use super::error::codes;
 
 /// The most of a remote error's text the bridge passes on as the error message.
@@ -160,17 +161,9 @@ fn block(remote: &rmcp::model::ContentBlock) -> ContentBlock {
     })
 }
 
-/// `text` cut at a character boundary to the error message bound, saying so.
-fn cut(mut text: String) -> String {
-    if text.len() > MAX_ERROR_MESSAGE_BYTES {
-        let mut end = MAX_ERROR_MESSAGE_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str(" [cut]");
-    }
-    text
+/// `text` cut to the error message bound, saying so.
+fn cut(text: String) -> String {
+    bounded(&text, MAX_ERROR_MESSAGE_BYTES)
 }
 
 #[cfg(test)]
@@ -224,7 +217,7 @@ mod tests {
     fn long_error_text_is_cut_at_a_char_boundary() {
         let text = "é".repeat(MAX_ERROR_MESSAGE_BYTES);
         let cut = cut(text);
-        assert!(cut.ends_with(" [cut]"));
-        assert!(cut.len() <= MAX_ERROR_MESSAGE_BYTES + 6);
+        assert!(cut.ends_with(" [cut: 16384 bytes in all]"), "{cut}");
+        assert!(cut.starts_with("é"));
     }
 }

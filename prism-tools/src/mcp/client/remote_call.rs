@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use crate::context::ToolExecutionContext;
 use crate::error::ToolError;
 
+use super::catalog::bounded;
 use super::error::codes;
 use super::notifications::ProgressRoutes;
 use super::outcome::{self, InputRequired, RemoteOutcome};
@@ -141,7 +142,7 @@ fn service_error(server: &RemoteServer, tool: &str, error: ServiceError) -> Tool
                 "MCP server `{}` refused `{tool}` (JSON-RPC {}): {}",
                 server.name,
                 data.code.0,
-                cut(&data.message, 2048)
+                bounded(&data.message, 2048)
             ),
         ),
         other => ToolError::with_code(
@@ -149,17 +150,6 @@ fn service_error(server: &RemoteServer, tool: &str, error: ServiceError) -> Tool
             format!("MCP server `{}`: `{tool}` failed: {other}", server.name),
         ),
     }
-}
-
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// Tells the server a request is abandoned when the call ends without its answer: cancelled
