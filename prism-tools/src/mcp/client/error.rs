@@ -18,7 +18,7 @@ pub mod codes {
     pub const PROTOCOL_ERROR: &str = "mcp_protocol_error";
     /// The server needs input from the person or the client before the tool can finish
     /// (MCP's `input_required`); the message says what it asked for, and
-    /// [`McpClient::call`](super::McpClient::call) returns it typed.
+    /// [`McpClient::call`](crate::mcp::client::McpClient::call) returns it typed.
     pub const INPUT_REQUIRED: &str = "mcp_input_required";
 }
 
