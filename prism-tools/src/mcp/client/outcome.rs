@@ -181,6 +181,8 @@ mod tests {
             "content": [
                 {"type": "text", "text": "hi"},
                 {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt"},
                 {"type": "resource", "resource": {"uri": "mem://a", "mimeType": "text/plain", "text": "A"}}
             ],
             "structuredContent": {"n": 1}
@@ -190,7 +192,10 @@ mod tests {
         };
         assert_eq!(output.value, json!({"n": 1}));
         let kinds: Vec<_> = output.content().iter().map(ContentBlock::kind).collect();
-        assert_eq!(kinds, ["text", "image", "resource"]);
+        assert_eq!(
+            kinds,
+            ["text", "image", "audio", "resource_link", "resource"]
+        );
 
         let failed = wire_result(
             json!({"content": [{"type": "text", "text": "no such zone"}], "isError": true}),

@@ -241,3 +241,78 @@ async fn a_list_that_never_ends_is_an_error() {
     assert!(error.to_string().contains("past 100 pages"), "{error}");
     assert_eq!(lists.load(Ordering::SeqCst), 100);
 }
+
+/// A tool that never answers; it says when a call starts and when its cancellation arrives.
+struct StuckServer {
+    started: Arc<tokio::sync::Notify>,
+    cancelled: Arc<tokio::sync::Notify>,
+}
+
+impl ServerHandler for StuckServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.started.notify_one();
+        context.ct.cancelled().await;
+        self.cancelled.notify_one();
+        Err(ErrorData::internal_error("cancelled", None))
+    }
+}
+
+/// The client, and the server's "started" and "cancelled" signals.
+type Stuck = (
+    McpClient,
+    Arc<tokio::sync::Notify>,
+    Arc<tokio::sync::Notify>,
+);
+
+async fn stuck(server: RemoteServer) -> Stuck {
+    let started = Arc::new(tokio::sync::Notify::new());
+    let cancelled = Arc::new(tokio::sync::Notify::new());
+    let handler = StuckServer {
+        started: Arc::clone(&started),
+        cancelled: Arc::clone(&cancelled),
+    };
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect_over(server, client_side).await.unwrap();
+    (client, started, cancelled)
+}
+
+#[tokio::test]
+async fn the_server_is_told_when_a_call_times_out_or_is_cancelled() {
+    let server =
+        RemoteServer::command("stuck", "unused").call_timeout(std::time::Duration::from_millis(50));
+    let (client, _, cancelled) = stuck(server).await;
+    let ctx = ToolExecutionContext::new();
+    let error = client.call("wait", json!({}), &ctx).await.unwrap_err();
+    assert_eq!(error.code().as_str(), codes::TIMEOUT);
+    // Returns once the server has received the cancellation: the test hangs if it never does.
+    cancelled.notified().await;
+
+    let (client, started, cancelled) = stuck(RemoteServer::command("stuck", "unused")).await;
+    let token = crate::context::CancellationToken::new();
+    let ctx = ToolExecutionContext::new().with_cancellation(token.clone());
+    // The client stays alive here: the server can only learn of the cancellation from the
+    // notification, not from a closed connection.
+    let caller = client.clone();
+    let call = tokio::spawn(async move { caller.call("wait", json!({}), &ctx).await });
+    // Cancelled once the server is running the call (a call cancelled before it is sent is
+    // never sent).
+    started.notified().await;
+    token.cancel();
+    let error = call.await.unwrap().unwrap_err();
+    assert_eq!(error.code(), &ErrorCode::Cancelled);
+    cancelled.notified().await;
+    client.close().await;
+}
