@@ -3,7 +3,7 @@
 #   PyPI  mcp-server-time and mcp-server-git, in one virtual environment;
 #   npm   @modelcontextprotocol/server-everything, run under Node 22 (.ci/node22.sh).
 # Idempotent: each peer is installed once into a cache directory and skipped when present.
-# Prints the environment the tests read (PRISM_MCP_VENV, PRISM_MCP_EVERYTHING, PATH with Node 22).
+# Prints the environment the tests read: PRISM_MCP_VENV, PRISM_MCP_EVERYTHING, PRISM_NODE22.
 #
 # In a script:  eval "$(bash .ci/mcp_peers.sh)"
 set -euo pipefail
