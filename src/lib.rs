@@ -283,6 +283,7 @@
 //! | [`run`] | everything of the run layer not at the root | `run` |
 //! | [`search`] | search disclosure and custom scorers; not the index internals | `search` |
 //! | [`storage`] | durable stores (all of it) | `storage` |
+//! | `mcp` | MCP (feature `mcp`): a remote server's tools as definitions behind the dispatcher (`McpClient`, `RemoteServer`) | `mcp` |
 //! | [`tools`](mod@tools) | first-party tools: `tools::web` (feature `web`): fetch, readable extraction and search under one URL policy | `tools` |
 //!
 //! **Adding a public item** to `prism_tools`: re-export it in the facade module that the table
@@ -312,6 +313,8 @@ pub mod definition;
 pub mod dispatch;
 pub mod effects;
 pub mod guard;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod prelude;
 pub mod provider;
 pub mod registry;

@@ -144,6 +144,7 @@
 //! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
+//! | `mcp` | MCP behind the `mcp` feature: `mcp::client`, a remote server's tools as definitions behind the dispatcher |
 //! | [`tools`] | first-party tools a host selects: `tools::web` (`web_fetch`, `web_extract`, `web_search` under one URL policy) behind the `web` feature |
 
 #![forbid(unsafe_code)]
@@ -165,6 +166,8 @@ pub mod guard;
 pub mod limits;
 #[doc(hidden)]
 pub mod macro_support;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod panic;
 mod prepared;
 mod progress;

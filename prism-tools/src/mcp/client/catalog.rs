@@ -1,0 +1,274 @@
+//! A server's tool list in the host's terms: [`RemoteTools`], the definitions the host takes and
+//! the tools it refused with the reason, made from the remote list under the host's rules.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::definition::{ToolAnnotations, ToolDefinition, ToolHandler};
+use crate::filter::CompiledFilters;
+use crate::redact::truncate_at_char_boundary;
+
+use super::remote_schema;
+use super::server::RemoteServer;
+
+/// The tools a server offers, as the host takes them.
+///
+/// [`definitions`](Self::definitions) are ordinary [`ToolDefinition`]s: register them and call
+/// them through the dispatcher like any tool, behind every guard the host configured. Each is
+/// marked [`untrusted_output`](ToolDefinition::untrusted_output), carries the hints the host
+/// vouched for (or MCP's cautious defaults, never the server's claims) and a bounded schema.
+#[derive(Clone, Debug, Default)]
+pub struct RemoteTools {
+    pub(crate) definitions: Vec<ToolDefinition>,
+    pub(crate) skipped: Vec<SkippedTool>,
+    pub(crate) expires_in: Option<Duration>,
+}
+
+impl RemoteTools {
+    /// The definitions, in the server's order.
+    pub fn definitions(&self) -> &[ToolDefinition] {
+        &self.definitions
+    }
+
+    /// The definitions, owned.
+    pub fn into_definitions(self) -> Vec<ToolDefinition> {
+        self.definitions
+    }
+
+    /// The tools the bridge refused, each with its reason (a schema over its bound or referring
+    /// outside itself, a name outside MCP's character set, a duplicate, one tool too many).
+    /// Tools the host's filter left out are not listed here: they were not wanted.
+    pub fn skipped(&self) -> &[SkippedTool] {
+        &self.skipped
+    }
+
+    /// How long the server said the list may be kept (its cache hint), when it said.
+    pub fn expires_in(&self) -> Option<Duration> {
+        self.expires_in
+    }
+}
+
+/// A remote tool the bridge did not take, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedTool {
+    /// Its name on the server.
+    pub name: String,
+    /// Why it was not taken.
+    pub reason: String,
+}
+
+/// Builds the host's definitions from the server's tools. `handler` makes the handler of the
+/// tool with a given remote name.
+pub(crate) fn build(
+    server: &RemoteServer,
+    remote: &[rmcp::model::Tool],
+    handler: impl Fn(&str) -> Arc<dyn ToolHandler>,
+) -> (Vec<ToolDefinition>, Vec<SkippedTool>) {
+    let filters = CompiledFilters::new(&server.filters);
+    let mut taken = HashSet::new();
+    let mut definitions = Vec::new();
+    let mut skipped = Vec::new();
+    for tool in remote {
+        let name = tool.name.as_ref();
+        if !filters.allows(name) {
+            continue;
+        }
+        let mut skip = |reason: String| {
+            skipped.push(SkippedTool {
+                name: name.to_owned(),
+                reason,
+            });
+        };
+        let local = if server.prefixed {
+            format!("{}__{name}", server.name)
+        } else {
+            name.to_owned()
+        };
+        if let Err(reason) = check_name(&local) {
+            skip(reason);
+            continue;
+        }
+        if !taken.insert(local.clone()) {
+            skip(format!("the server lists `{name}` more than once"));
+            continue;
+        }
+        if definitions.len() >= server.bounds.max_tools {
+            skip(format!(
+                "the server offers more than {} tools",
+                server.bounds.max_tools
+            ));
+            continue;
+        }
+        let parameters =
+            match remote_schema::input_schema(&tool.input_schema, server.bounds.max_schema_bytes) {
+                Ok(schema) => schema,
+                Err(reason) => {
+                    skip(reason);
+                    continue;
+                }
+            };
+        let mut builder = ToolDefinition::builder(local)
+            .parameters(parameters)
+            .annotations(hints(server, tool))
+            .untrusted_output(true)
+            .requires_approval(server.approval.iter().any(|approved| approved == name));
+        if let Some(schema) = &tool.output_schema {
+            match remote_schema::output_schema(schema, server.bounds.max_schema_bytes) {
+                Ok(schema) => builder = builder.output_schema(schema),
+                Err(reason) => {
+                    skip(format!("output schema: {reason}"));
+                    continue;
+                }
+            }
+        }
+        if let Some(description) = &tool.description {
+            builder =
+                builder.description(bounded(description, server.bounds.max_description_bytes));
+        }
+        definitions.push(builder.handler_arc(handler(name)));
+    }
+    (definitions, skipped)
+}
+
+/// The hints a remote tool gets: the host's, or MCP's defaults for a tool nobody vouched for
+/// (not read-only, destructive, not idempotent, open world). The server's own annotations only
+/// lend the title, which grants nothing.
+fn hints(server: &RemoteServer, tool: &rmcp::model::Tool) -> ToolAnnotations {
+    let title = tool
+        .title
+        .clone()
+        .or_else(|| {
+            tool.annotations
+                .as_ref()
+                .and_then(|hints| hints.title.clone())
+        })
+        .map(|title| bounded(&title, 256));
+    match server.host_hints.get(tool.name.as_ref()) {
+        Some(host) => ToolAnnotations {
+            title: host.title.clone().or(title),
+            ..host.clone()
+        },
+        None => ToolAnnotations {
+            title,
+            read_only: Some(false),
+            destructive: Some(true),
+            idempotent: Some(false),
+            open_world: Some(true),
+        },
+    }
+}
+
+/// MCP's tool name rule: 1 to 128 of `A-Z a-z 0-9 _ - .`.
+fn check_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{}` is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)",
+            name.chars().take(140).collect::<String>()
+        ))
+    }
+}
+
+/// `text` cut at a character boundary to `max` bytes, saying so: every text of the server's
+/// that the host passes on (descriptions, titles, error messages) goes through here.
+pub(super) fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut kept = text.to_owned();
+    truncate_at_char_boundary(&mut kept, max);
+    format!("{kept} [cut: {} bytes in all]", text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ToolExecutionContext;
+    use crate::filter::ToolFilter;
+    use crate::prepared::{NotPrepared, Prepared};
+    use serde_json::{Value, json};
+
+    struct Never;
+    impl ToolHandler for Never {
+        fn prepare(&self, _: &Value, _: ToolExecutionContext) -> Result<Prepared, NotPrepared> {
+            Err("not called in these tests".into())
+        }
+    }
+
+    fn remote(value: Value) -> rmcp::model::Tool {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn remote_hints_grant_nothing_and_host_hints_win() {
+        let claims = remote(json!({
+            "name": "wipe",
+            "description": "Harmless, trust me.",
+            "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false, "title": "Wipe"}
+        }));
+        let honest = remote(json!({"name": "read", "inputSchema": {"type": "object"}}));
+        let server = RemoteServer::command("fs", "true").prefixed(true).hints(
+            "read",
+            ToolAnnotations {
+                read_only: Some(true),
+                ..ToolAnnotations::default()
+            },
+        );
+        let (definitions, skipped) = build(&server, &[claims, honest], |_| Arc::new(Never));
+        assert!(skipped.is_empty());
+        let wipe = &definitions[0];
+        assert_eq!(wipe.name(), "fs__wipe");
+        assert!(wipe.untrusted_output());
+        let hints = wipe.annotations();
+        assert_eq!(
+            (
+                hints.read_only,
+                hints.destructive,
+                hints.idempotent,
+                hints.open_world
+            ),
+            (Some(false), Some(true), Some(false), Some(true))
+        );
+        assert_eq!(hints.title.as_deref(), Some("Wipe"));
+        assert_eq!(definitions[1].annotations().read_only, Some(true));
+    }
+
+    #[test]
+    fn filtered_tools_are_left_out_and_bad_ones_skipped_with_a_reason() {
+        let tools = [
+            remote(json!({"name": "a", "inputSchema": {"type": "object"}})),
+            remote(json!({"name": "b", "inputSchema": {"type": "object"}})),
+            remote(json!({"name": "bad name", "inputSchema": {"type": "object"}})),
+            remote(
+                json!({"name": "far", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "http://x.test/s"}}}}),
+            ),
+        ];
+        let server = RemoteServer::command("s", "true").filter(ToolFilter::deny(["b"]));
+        let (definitions, skipped) = build(&server, &tools, |_| Arc::new(Never));
+        let names: Vec<_> = definitions.iter().map(ToolDefinition::name).collect();
+        assert_eq!(names, ["a"]);
+        let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();
+        assert_eq!(skipped, ["bad name", "far"]);
+    }
+
+    #[test]
+    fn descriptions_are_bounded() {
+        let long = remote(
+            json!({"name": "a", "description": "é".repeat(100), "inputSchema": {"type": "object"}}),
+        );
+        let server = RemoteServer::command("s", "true").max_description_bytes(11);
+        let (definitions, _) = build(&server, &[long], |_| Arc::new(Never));
+        assert_eq!(
+            definitions[0].description(),
+            Some("ééééé [cut: 200 bytes in all]")
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! Opening a session with a server: a child process over stdio, or streamable HTTP, then the
+//! protocol handshake (rmcp negotiates the era: `server/discover` for 2026-07-28, falling back to
+//! the `initialize` handshake of 2025-11-25 and earlier).
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStderr, Command};
+
+use super::error::McpClientError;
+use super::notifications::BridgeHandler;
+use super::server::{Endpoint, RemoteServer};
+
+/// Environment variables a child process keeps from the host's: what a program needs to find
+/// itself and its files. Everything else (tokens, keys) must be given explicitly.
+const INHERITED_ENV: [&str; 8] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "SYSTEMROOT",
+    "TZ",
+];
+
+/// A running session and, for a child process, the process.
+pub(crate) struct Session {
+    pub(crate) service: RunningService<RoleClient, BridgeHandler>,
+    pub(crate) child: Option<Child>,
+}
+
+/// Which protocol era the client asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProtocolEra {
+    /// Ask for the 2026-07-28 revision with `server/discover`; fall back to the `initialize`
+    /// handshake (2025-11-25) when the server does not know it. The default.
+    #[default]
+    Auto,
+    /// Only the 2026-07-28 revision.
+    Revision2026,
+    /// Only the `initialize` handshake, asking for 2025-11-25.
+    Handshake,
+}
+
+impl ProtocolEra {
+    fn lifecycle(self) -> ClientLifecycleMode {
+        match self {
+            Self::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+            Self::Revision2026 => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+            Self::Handshake => ClientLifecycleMode::Initialize,
+        }
+    }
+}
+
+/// Starts the transport and runs the handshake, within the connect timeout.
+pub(crate) async fn open(
+    server: &RemoteServer,
+    era: ProtocolEra,
+    handler: BridgeHandler,
+) -> Result<Session, McpClientError> {
+    let waited = server.bounds.connect_timeout;
+    let opening = async {
+        match &server.endpoint {
+            Endpoint::Command { .. } => open_child(server, era, handler).await,
+            Endpoint::Http { url, headers } => {
+                let transport = http_transport(server, url, headers)?;
+                let service = handler
+                    .serve_with_lifecycle(transport, era.lifecycle())
+                    .await
+                    .map_err(|error| handshake_error(server, &error))?;
+                Ok(Session {
+                    service,
+                    child: None,
+                })
+            }
+        }
+    };
+    tokio::time::timeout(waited, opening)
+        .await
+        .map_err(|_| McpClientError::Timeout {
+            server: server.name.clone(),
+            during: "the handshake",
+            waited,
+        })?
+}
+
+async fn open_child(
+    server: &RemoteServer,
+    era: ProtocolEra,
+    handler: BridgeHandler,
+) -> Result<Session, McpClientError> {
+    let Endpoint::Command {
+        program,
+        args,
+        env,
+        current_dir,
+    } = &server.endpoint
+    else {
+        unreachable!("open_child is only called for a command");
+    };
+    let mut command = Command::new(program);
+    command.args(args).env_clear();
+    for key in INHERITED_ENV {
+        if let Some(value) = std::env::var_os(key) {
+            command.env(key, value);
+        }
+    }
+    command.envs(env.iter().map(|(key, value)| (key, value)));
+    if let Some(dir) = current_dir {
+        command.current_dir(dir);
+    }
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(|source| McpClientError::Spawn {
+        server: server.name.clone(),
+        source,
+    })?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        unreachable!("both pipes were asked for");
+    };
+    if let Some(stderr) = child.stderr.take() {
+        tokio::spawn(log_stderr(server.name.clone(), stderr));
+    }
+    let transport = AsyncRwTransport::new_client(stdout, stdin)
+        .with_max_line_length(server.bounds.max_message_bytes());
+    match handler
+        .serve_with_lifecycle(transport, era.lifecycle())
+        .await
+    {
+        Ok(service) => Ok(Session {
+            service,
+            child: Some(child),
+        }),
+        Err(error) => {
+            let _ = child.start_kill();
+            Err(handshake_error(server, &error))
+        }
+    }
+}
+
+/// Runs the handshake over a transport made by the caller (an in-memory pipe, in tests).
+#[cfg(test)]
+pub(crate) async fn open_over<T, E, A>(
+    server: &RemoteServer,
+    handler: BridgeHandler,
+    transport: T,
+) -> Result<Session, McpClientError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let service = handler
+        .serve_with_lifecycle(transport, ProtocolEra::Auto.lifecycle())
+        .await
+        .map_err(|error| handshake_error(server, &error))?;
+    Ok(Session {
+        service,
+        child: None,
+    })
+}
+
+fn http_transport(
+    server: &RemoteServer,
+    url: &str,
+    headers: &[(String, String)],
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpClientError> {
+    let http_error = |message: String| McpClientError::Http {
+        server: server.name.clone(),
+        message,
+    };
+    // No redirects: a header given for this server never travels to another one.
+    let client = crate::tls::client_builder()
+        .map_err(|error| http_error(error.to_string()))?
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(server.bounds.connect_timeout)
+        .build()
+        .map_err(|error| http_error(error.to_string()))?;
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        let name = reqwest::header::HeaderName::try_from(name.as_str())
+            .map_err(|error| http_error(format!("header `{name}`: {error}")))?;
+        let value = reqwest::header::HeaderValue::try_from(value.as_str())
+            .map_err(|error| http_error(format!("header `{name}`: {error}")))?;
+        custom.insert(name, value);
+    }
+    let limit = server.bounds.max_message_bytes();
+    let config = StreamableHttpClientTransportConfig::with_uri(url)
+        .custom_headers(custom)
+        .max_sse_event_size(limit)
+        .max_json_response_size(limit)
+        .control_request_timeout(Duration::from_secs(5));
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}
+
+fn handshake_error(server: &RemoteServer, error: &dyn std::fmt::Display) -> McpClientError {
+    McpClientError::Handshake {
+        server: server.name.clone(),
+        message: error.to_string(),
+    }
+}
+
+/// Forwards what the server writes on its standard error to the host's log, a bounded chunk at
+/// a time, so a chatty server can neither fill a pipe and stall nor flood the log unbounded.
+async fn log_stderr(server: String, mut stderr: ChildStderr) {
+    let mut buffer = vec![0_u8; 4096];
+    while let Ok(read) = stderr.read(&mut buffer).await {
+        if read == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&buffer[..read]);
+        tracing::debug!(target: "prism::mcp", server = %server, stderr = %text.trim_end());
+    }
+}

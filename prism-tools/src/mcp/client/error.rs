@@ -1,0 +1,110 @@
+//! [`McpClientError`]: why connecting to a server or listing its tools failed, and the error
+//! codes a remote call fails with.
+
+use std::fmt;
+use std::time::Duration;
+
+/// The error codes of a remote call that did not give a result, as the dispatcher's
+/// [`ErrorInfo::code`](crate::ErrorInfo) carries them. A remote tool that answered with an
+/// error (`isError: true`) fails with the ordinary `tool_error`, a result over its bound with
+/// `output_too_large`, and a call cancelled through its context with `cancelled`.
+pub mod codes {
+    /// The server did not answer in time; the bridge sent it a cancellation.
+    pub const TIMEOUT: &str = "mcp_timeout";
+    /// The connection is gone (the server exited, was killed, or closed the stream).
+    pub const CONNECTION_LOST: &str = "mcp_connection_lost";
+    /// The server answered with a protocol error (an unknown tool, bad parameters…) or with
+    /// something that is not a tool result.
+    pub const PROTOCOL_ERROR: &str = "mcp_protocol_error";
+    /// The server needs input from the person or the client before the tool can finish
+    /// (MCP's `input_required`); the message says what it asked for, and
+    /// [`McpClient::call`](crate::mcp::client::McpClient::call) returns it typed.
+    pub const INPUT_REQUIRED: &str = "mcp_input_required";
+}
+
+/// Why the bridge could not connect to a server or list its tools.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum McpClientError {
+    /// The server's process could not be started.
+    Spawn {
+        /// The server's name.
+        server: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The HTTP client could not be built (TLS set-up) or a header is invalid.
+    Http {
+        /// The server's name.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The protocol handshake failed.
+    Handshake {
+        /// The server's name.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The server did not answer in time.
+    Timeout {
+        /// The server's name.
+        server: String,
+        /// What it was asked.
+        during: &'static str,
+        /// How long the bridge waited.
+        waited: Duration,
+    },
+    /// A request failed: the connection is gone, or the server answered with an error.
+    Request {
+        /// The server's name.
+        server: String,
+        /// What it was asked.
+        during: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for McpClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Spawn { server, source } => {
+                write!(f, "MCP server `{server}` could not be started: {source}")
+            }
+            Self::Http { server, message } => {
+                write!(
+                    f,
+                    "MCP server `{server}`: HTTP client set-up failed: {message}"
+                )
+            }
+            Self::Handshake { server, message } => {
+                write!(f, "MCP server `{server}`: the handshake failed: {message}")
+            }
+            Self::Timeout {
+                server,
+                during,
+                waited,
+            } => write!(
+                f,
+                "MCP server `{server}` did not answer {during} within {} ms",
+                waited.as_millis()
+            ),
+            Self::Request {
+                server,
+                during,
+                message,
+            } => write!(f, "MCP server `{server}`: {during} failed: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for McpClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

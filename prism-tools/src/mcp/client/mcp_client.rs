@@ -1,0 +1,377 @@
+//! [`McpClient`]: one connection to an MCP server, and the definitions of its tools.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use rmcp::service::{Peer, RoleClient};
+use serde_json::{Map, Value};
+
+use crate::call::{CallId, ToolOutput};
+use crate::context::ToolExecutionContext;
+use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
+use crate::error::ToolError;
+
+use super::catalog::{self, RemoteTools};
+use super::connect::{self, ProtocolEra, Session};
+use super::error::McpClientError;
+use super::listing;
+use super::notifications::{BridgeHandler, ProgressRoutes};
+use super::outcome::{InputRequired, RemoteOutcome};
+use super::remote_call::{self, CallSite, Resume};
+use super::server::RemoteServer;
+
+/// How many `input_required` outcomes of dispatched calls are kept for the host to read.
+const KEPT_INPUT_REQUESTS: usize = 64;
+
+/// A connection to one MCP server, whose tools become [`ToolDefinition`](crate::ToolDefinition)s
+/// the host registers and dispatches like its own.
+///
+/// Each definition's handler calls the remote tool, so a call reaches the server only after the
+/// dispatcher's whole pipeline let it through (filters, grants, permission, validation,
+/// approvals, effects), and its result comes back through the same observers, marked untrusted.
+/// A definition holds the connection: the server lives while its tools are registered, or until
+/// [`close`](Self::close).
+///
+/// ```no_run
+/// use prism::mcp::{McpClient, RemoteServer};
+/// use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
+/// use serde_json::json;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = RemoteServer::command("time", "python3")
+///     .args(["-m", "mcp_server_time", "--local-timezone", "UTC"])
+///     .prefixed(true);
+/// let client = McpClient::connect(server).await?;
+/// let registry = ToolRegistry::from_iter(client.tools().await?.into_definitions());
+/// let dispatcher = Dispatcher::builder(registry).build();
+/// let call = ToolCall::new("c1", "time__get_current_time", json!({"timezone": "Europe/Paris"}));
+/// let result = dispatcher.dispatch(call, &ToolExecutionContext::new()).await?;
+/// assert!(result.is_untrusted());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpClient {
+    connection: Arc<Connection>,
+    /// The kept list. Outside the connection, which the definitions in it hold: kept inside,
+    /// the two would keep each other alive.
+    listed: Arc<tokio::sync::Mutex<Option<KeptList>>>,
+}
+
+/// The last list, and until when the server said it holds.
+type KeptList = (RemoteTools, Option<Instant>);
+
+struct Connection {
+    server: RemoteServer,
+    peer: Peer<RoleClient>,
+    progress: ProgressRoutes,
+    tools_changed: Arc<AtomicBool>,
+    process_id: Option<u32>,
+    session: tokio::sync::Mutex<Option<Session>>,
+    input_required: Mutex<VecDeque<(CallId, InputRequired)>>,
+}
+
+impl McpClient {
+    /// Connects with the default protocol era ([`ProtocolEra::Auto`]).
+    ///
+    /// # Errors
+    ///
+    /// [`McpClientError`] when the process cannot start, the HTTP client cannot be built, or
+    /// the handshake fails or times out.
+    pub async fn connect(server: RemoteServer) -> Result<Self, McpClientError> {
+        Self::connect_with(server, ProtocolEra::Auto).await
+    }
+
+    /// Connects asking for `era`.
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Self::connect).
+    pub async fn connect_with(
+        server: RemoteServer,
+        era: ProtocolEra,
+    ) -> Result<Self, McpClientError> {
+        let (handler, progress, tools_changed) = BridgeHandler::new();
+        let session = connect::open(&server, era, handler).await?;
+        Ok(Self::assemble(server, progress, tools_changed, session))
+    }
+
+    /// Connects over a transport made by the caller (an in-memory pipe, in tests).
+    #[cfg(test)]
+    pub(crate) async fn connect_over<T, E, A>(
+        server: RemoteServer,
+        transport: T,
+    ) -> Result<Self, McpClientError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let (handler, progress, tools_changed) = BridgeHandler::new();
+        let session = connect::open_over(&server, handler, transport).await?;
+        Ok(Self::assemble(server, progress, tools_changed, session))
+    }
+
+    fn assemble(
+        server: RemoteServer,
+        progress: ProgressRoutes,
+        tools_changed: Arc<AtomicBool>,
+        session: Session,
+    ) -> Self {
+        let peer = session.service.peer().clone();
+        let process_id = session.child.as_ref().and_then(tokio::process::Child::id);
+        Self {
+            connection: Arc::new(Connection {
+                server,
+                peer,
+                progress,
+                tools_changed,
+                process_id,
+                session: tokio::sync::Mutex::new(Some(session)),
+                input_required: Mutex::new(VecDeque::new()),
+            }),
+            listed: Arc::default(),
+        }
+    }
+
+    /// The server's name, as configured.
+    pub fn name(&self) -> &str {
+        &self.connection.server.name
+    }
+
+    /// The protocol version the session speaks, e.g. `2026-07-28` or `2025-11-25`.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.connection
+            .peer
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+    }
+
+    /// The server's own name and version, as it reported them (untrusted).
+    pub fn server_info(&self) -> Option<(String, String)> {
+        let info = self.connection.peer.peer_info()?;
+        let implementation = info.server_info.as_ref()?;
+        Some((implementation.name.clone(), implementation.version.clone()))
+    }
+
+    /// The child process's id, for a server started as one (while it runs).
+    pub fn process_id(&self) -> Option<u32> {
+        self.connection.process_id
+    }
+
+    /// The server's tools as the host takes them. The list is asked for once and kept until
+    /// the server's cache hint expires or the server says the list changed; every page is
+    /// followed, within the list timeout.
+    ///
+    /// # Errors
+    ///
+    /// [`McpClientError`] when the server does not answer in time, the connection is gone, or
+    /// the pages do not end.
+    pub async fn tools(&self) -> Result<RemoteTools, McpClientError> {
+        let connection = &self.connection;
+        let mut listed = self.listed.lock().await;
+        let changed = connection.tools_changed.swap(false, Ordering::AcqRel);
+        if let Some((tools, expires_at)) = listed.as_ref()
+            && !changed
+            && expires_at.is_none_or(|at| Instant::now() < at)
+        {
+            return Ok(tools.clone());
+        }
+        let remote = listing::list(&connection.server, &connection.peer).await?;
+        let (definitions, skipped) = catalog::build(&connection.server, &remote.tools, |name| {
+            Arc::new(RemoteToolHandler {
+                connection: Arc::clone(connection),
+                remote_name: Arc::from(name),
+            })
+        });
+        for tool in &skipped {
+            tracing::warn!(
+                target: "prism::mcp",
+                server = %connection.server.name,
+                tool = %tool.name,
+                reason = %tool.reason,
+                "remote tool skipped"
+            );
+        }
+        let tools = RemoteTools {
+            definitions,
+            skipped,
+            expires_in: remote
+                .expires_at
+                .map(|at| at.saturating_duration_since(Instant::now())),
+        };
+        *listed = Some((tools.clone(), remote.expires_at));
+        Ok(tools)
+    }
+
+    /// Forgets the kept list, so the next [`tools`](Self::tools) asks the server again.
+    pub async fn refresh_tools(&self) {
+        let mut listed = self.listed.lock().await;
+        // The SDK keeps each page by the same hint: forget those too.
+        self.connection.peer.clear_response_cache().await;
+        *listed = None;
+    }
+
+    /// Calls the remote tool `tool` (its name on the server) directly, **outside the
+    /// dispatcher**: no guard, event or ledger row. For what the dispatcher cannot express,
+    /// such as answering an `input_required` ([`resume`](Self::resume)); everything else goes
+    /// through the definitions. Bounded, timed out and cancelled as a dispatched call is.
+    ///
+    /// # Errors
+    ///
+    /// A [`ToolError`] with one of the [`codes`](super::codes), `output_too_large` or
+    /// `cancelled`.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        ctx: &ToolExecutionContext,
+    ) -> Result<RemoteOutcome, ToolError> {
+        self.connection.call(tool, arguments, None, ctx).await
+    }
+
+    /// Calls `tool` again with the answers to its [`InputRequired`]: `responses` by the
+    /// requests' keys, and the request state the server gave. The arguments must be the ones of
+    /// the first call (the dispatcher already judged those).
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call).
+    pub async fn resume(
+        &self,
+        request: &InputRequired,
+        arguments: Value,
+        responses: BTreeMap<String, Value>,
+        ctx: &ToolExecutionContext,
+    ) -> Result<RemoteOutcome, ToolError> {
+        let resume = Resume {
+            responses,
+            request_state: request.request_state.clone(),
+        };
+        self.connection
+            .call(&request.tool, arguments, Some(resume), ctx)
+            .await
+    }
+
+    /// The [`InputRequired`] of the dispatched call `call_id`, which failed with code
+    /// `mcp_input_required`; taken, so a second read gives `None`. The last 64 are kept.
+    pub fn take_input_required(&self, call_id: &str) -> Option<InputRequired> {
+        let mut kept = self.connection.kept_input();
+        let index = kept.iter().position(|(id, _)| id.as_str() == call_id)?;
+        kept.remove(index).map(|(_, request)| request)
+    }
+
+    /// Ends the session and, for a child process, stops it (closing its input first, then
+    /// killing it if it does not exit). Calls still running fail with `mcp_connection_lost`.
+    pub async fn close(&self) {
+        let session = self.connection.session.lock().await.take();
+        if let Some(mut session) = session {
+            let _ = session
+                .service
+                .close_with_timeout(std::time::Duration::from_secs(5))
+                .await;
+            if let Some(child) = session.child.as_mut() {
+                let _ = child.kill().await;
+            }
+        }
+    }
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.connection.server.name)
+            .field("process_id", &self.connection.process_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    fn kept_input(&self) -> std::sync::MutexGuard<'_, VecDeque<(CallId, InputRequired)>> {
+        // A queue of finished answers: nothing a panic could leave half-written.
+        self.input_required
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        resume: Option<Resume>,
+        ctx: &ToolExecutionContext,
+    ) -> Result<RemoteOutcome, ToolError> {
+        let arguments = match arguments {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            _ => {
+                return Err(ToolError::with_code(
+                    "invalid_arguments",
+                    "the arguments of an MCP tool are a JSON object",
+                ));
+            }
+        };
+        let site = CallSite {
+            server: &self.server,
+            peer: &self.peer,
+            progress: &self.progress,
+        };
+        remote_call::call(site, tool, arguments, resume, ctx).await
+    }
+
+    /// A dispatched call: the outcome as a tool's result.
+    async fn dispatched(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        ctx: ToolExecutionContext,
+    ) -> Result<ToolOutput, ToolError> {
+        match self
+            .call(tool, Value::Object(arguments), None, &ctx)
+            .await?
+        {
+            RemoteOutcome::Complete(output) => Ok(output),
+            RemoteOutcome::Failed(message) => Err(ToolError::new(message)),
+            RemoteOutcome::InputRequired(request) => {
+                let error = request.to_tool_error();
+                if let Some(id) = ctx.tool_call_id() {
+                    let mut kept = self.kept_input();
+                    if kept.len() == KEPT_INPUT_REQUESTS {
+                        kept.pop_front();
+                    }
+                    kept.push_back((id.clone(), request));
+                }
+                Err(error)
+            }
+        }
+    }
+}
+
+/// The handler behind each remote tool's definition. It holds the connection, so the server
+/// lives while the tool is registered.
+struct RemoteToolHandler {
+    connection: Arc<Connection>,
+    remote_name: Arc<str>,
+}
+
+impl ToolHandler for RemoteToolHandler {
+    fn prepare(
+        &self,
+        arguments: &Value,
+        ctx: ToolExecutionContext,
+    ) -> Result<Prepared, NotPrepared> {
+        let Value::Object(arguments) = arguments else {
+            return Err(NotPrepared::invalid_arguments(
+                "the arguments of an MCP tool are a JSON object",
+            ));
+        };
+        let connection = Arc::clone(&self.connection);
+        let remote_name = Arc::clone(&self.remote_name);
+        let arguments = arguments.clone();
+        Ok(ToolFuture::new(
+            async move { connection.dispatched(&remote_name, arguments, ctx).await },
+        )
+        .into())
+    }
+}

@@ -1,0 +1,63 @@
+//! The client bridge: a remote MCP server's tools as the host's [`ToolDefinition`]s.
+//!
+//! [`McpClient::connect`] starts a server as a child process (stdio) or reaches it over
+//! streamable HTTP, and runs the handshake (rmcp negotiates the 2026-07-28 revision or the
+//! 2025-11-25 `initialize` era, see [`ProtocolEra`]). [`McpClient::tools`] lists its tools,
+//! every page, keeping the list as long as the server's cache hint says, and turns the ones
+//! the host allows ([`RemoteServer::filter`]) into definitions, named `{server}__{tool}` with
+//! [`RemoteServer::prefixed`]. Register them; the dispatcher runs their calls like any other.
+//!
+//! What the bridge trusts of the server: nothing.
+//!
+//! - **Annotations grant nothing.** A remote tool's `readOnlyHint`, `idempotentHint` and the
+//!   rest are the server's claims; the definition carries MCP's cautious defaults (not
+//!   read-only, destructive, not idempotent, open world) unless the host vouches otherwise with
+//!   [`RemoteServer::hints`]. Approval is the host's call ([`RemoteServer::requires_approval`]).
+//! - **Schemas are bounded** (size, depth) and must be self-contained: a tool whose schema
+//!   refers outside itself (`$ref` to a URL) is skipped with the reason, and nothing is ever
+//!   fetched. So are tools with names outside MCP's character set, and tools past the bound.
+//! - **Results are bounded** (the transport refuses oversized messages before decoding them;
+//!   a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their content
+//!   blocks (text, image, audio, resource links, embedded resources) and are marked untrusted,
+//!   so wire formats fence them as data for the model. A remote `isError` is the call's
+//!   `tool_error`, with the remote text as the message.
+//! - **Time is bounded.** A call waits [`RemoteServer::call_timeout`] for a result, each
+//!   progress notification starting the wait again, and never longer than
+//!   [`RemoteServer::max_call_timeout`]; on a timeout, on the context's cancellation, or when
+//!   the dispatcher drops the call, the server is sent a cancellation. A server that dies or
+//!   closes the stream fails its calls with `mcp_connection_lost` at once; one that hangs, with
+//!   `mcp_timeout`. Connecting and listing have timeouts too.
+//! - **Input is asked of the host.** The client offers the server no sampling, roots or
+//!   elicitation of its own; a server that needs input answers `input_required`, which fails
+//!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed
+//!   [`InputRequired`] waits in [`McpClient::take_input_required`] for the host, who may answer
+//!   it with [`McpClient::resume`].
+//! - **A child process gets a small environment**: `PATH`, `HOME`, the locale and what
+//!   [`RemoteServer::env`] adds, never the host's other variables. Its standard error goes to
+//!   the log (`prism::mcp`, debug level); it is killed when the connection ends.
+//!
+//! Progress notifications reach the call's [`ToolExecutionContext`](crate::ToolExecutionContext)
+//! as `{"progress", "total", "message"}`, so the dispatcher's events and ledger rows record
+//! them.
+//!
+//! [`ToolDefinition`]: crate::ToolDefinition
+
+mod catalog;
+mod connect;
+mod error;
+mod listing;
+mod mcp_client;
+mod notifications;
+mod outcome;
+mod remote_call;
+mod remote_schema;
+#[cfg(test)]
+mod sdk_server_tests;
+mod server;
+
+pub use catalog::{RemoteTools, SkippedTool};
+pub use connect::ProtocolEra;
+pub use error::{McpClientError, codes};
+pub use mcp_client::McpClient;
+pub use outcome::{InputRequest, InputRequired, RemoteOutcome};
+pub use server::RemoteServer;

@@ -1,0 +1,118 @@
+//! What the server tells the client unasked: progress of a call, routed to that call's context,
+//! and "the tool list changed", which makes the next listing ask again.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RoleClient};
+use serde_json::{Map, Value};
+
+use crate::context::ToolExecutionContext;
+
+/// The calls in flight that listen for progress, by the progress token their request carries.
+#[derive(Clone, Default)]
+pub(crate) struct ProgressRoutes {
+    routes: Arc<Mutex<HashMap<ProgressToken, ToolExecutionContext>>>,
+}
+
+impl ProgressRoutes {
+    /// Sends progress with `token` to `ctx` until the returned guard is dropped.
+    pub(crate) fn register(&self, token: ProgressToken, ctx: ToolExecutionContext) -> RouteGuard {
+        self.lock().insert(token.clone(), ctx);
+        RouteGuard {
+            routes: self.clone(),
+            token,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ToolExecutionContext>> {
+        // The map holds no invariant a panic could break half-way.
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn deliver(&self, params: ProgressNotificationParam) {
+        let Some(ctx) = self.lock().get(&params.progress_token).cloned() else {
+            return;
+        };
+        let mut update = Map::new();
+        update.insert("progress".to_owned(), number(params.progress));
+        if let Some(total) = params.total {
+            update.insert("total".to_owned(), number(total));
+        }
+        if let Some(message) = params.message {
+            update.insert("message".to_owned(), Value::String(message));
+        }
+        // A full queue drops the update (and counts it): progress never slows the call down.
+        ctx.progress(Value::Object(update));
+    }
+}
+
+fn number(value: f64) -> Value {
+    serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
+}
+
+/// Removes a call's progress route when the call ends, however it ends.
+pub(crate) struct RouteGuard {
+    routes: ProgressRoutes,
+    token: ProgressToken,
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        self.routes.lock().remove(&self.token);
+    }
+}
+
+/// The client side of the session: answers nothing beyond the protocol's defaults (it offers no
+/// sampling, roots or elicitation, so a server must ask for input through `input_required`,
+/// which reaches the host) and routes notifications.
+pub(crate) struct BridgeHandler {
+    progress: ProgressRoutes,
+    tools_changed: Arc<AtomicBool>,
+    /// The version an `initialize` request asks for (the handshake era's newest); the
+    /// 2026-07-28 revision is asked for by `server/discover` instead.
+    handshake_version: ProtocolVersion,
+}
+
+impl BridgeHandler {
+    /// A handler, and the two things it shares with the client: the progress routes and the
+    /// "tools changed" flag.
+    pub(crate) fn new() -> (Self, ProgressRoutes, Arc<AtomicBool>) {
+        let progress = ProgressRoutes::default();
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let handler = Self {
+            progress: progress.clone(),
+            tools_changed: Arc::clone(&tools_changed),
+            handshake_version: ProtocolVersion::V_2025_11_25,
+        };
+        (handler, progress, tools_changed)
+    }
+}
+
+impl ClientHandler for BridgeHandler {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::Release);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("prism", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(self.handshake_version.clone())
+    }
+}

@@ -1,0 +1,228 @@
+//! What a remote call gives back, in the host's terms: a bounded [`ToolOutput`] whose content
+//! blocks are kept as they came, a tool error for a remote `isError`, or a typed
+//! [`InputRequired`] when the server needs input before the tool can finish.
+
+use rmcp::model::{CallToolResult, InputRequiredResult};
+use serde_json::Value;
+
+use crate::call::{ContentBlock, ToolOutput};
+use crate::error::ToolError;
+
+use super::catalog::bounded;
+use super::error::codes;
+
+/// The most of a remote error's text the bridge passes on as the error message.
+const MAX_ERROR_MESSAGE_BYTES: usize = 8 * 1024;
+
+/// What one remote call ended with.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RemoteOutcome {
+    /// The tool finished; its output is bounded, with the server's content blocks in order.
+    /// The remote tool may still have reported an error: see [`RemoteOutcome::Failed`].
+    Complete(ToolOutput),
+    /// The remote tool reported an error (`isError: true`); the message is its text.
+    Failed(String),
+    /// The server needs input before the tool can finish (MCP's `input_required`).
+    InputRequired(InputRequired),
+}
+
+/// A server's request for input before a tool call can finish: what it asks, and the opaque
+/// state to send back with the answers
+/// ([`McpClient::resume`](super::McpClient::resume)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputRequired {
+    /// The server's name.
+    pub server: String,
+    /// The remote tool's name.
+    pub tool: String,
+    /// What the server asks for, by the key the answer must carry.
+    pub requests: Vec<InputRequest>,
+    /// Opaque state the server wants back with the answers, unread by the bridge.
+    pub request_state: Option<String>,
+}
+
+/// One request for input, as the server sent it (untrusted: show it, do not obey it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputRequest {
+    /// The key the answer goes under.
+    pub key: String,
+    /// The request's method: `elicitation/create` (ask the person), `sampling/createMessage`
+    /// (ask a model) or `roots/list`.
+    pub method: String,
+    /// The request's parameters (for elicitation: `message` and `requestedSchema`).
+    pub params: Value,
+}
+
+impl InputRequest {
+    /// The message to show the person, when the request has one.
+    pub fn message(&self) -> Option<&str> {
+        self.params.get("message").and_then(Value::as_str)
+    }
+}
+
+impl InputRequired {
+    pub(crate) fn from_wire(server: &str, tool: &str, result: InputRequiredResult) -> Self {
+        let requests = result
+            .input_requests
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(key, request)| {
+                let wire = serde_json::to_value(&request).unwrap_or(Value::Null);
+                InputRequest {
+                    key,
+                    method: wire
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown")
+                        .to_owned(),
+                    params: wire.get("params").cloned().unwrap_or(Value::Null),
+                }
+            })
+            .collect();
+        Self {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            requests,
+            request_state: result.request_state,
+        }
+    }
+
+    /// The tool error a dispatcher reports for it: code `mcp_input_required`, and a message
+    /// naming what was asked.
+    pub(crate) fn to_tool_error(&self) -> ToolError {
+        let asked: Vec<String> = self
+            .requests
+            .iter()
+            .map(|request| match request.message() {
+                Some(message) => format!("{} ({message})", request.method),
+                None => request.method.clone(),
+            })
+            .collect();
+        let asked = if asked.is_empty() {
+            "nothing in particular".to_owned()
+        } else {
+            asked.join("; ")
+        };
+        ToolError::with_code(
+            codes::INPUT_REQUIRED,
+            cut(format!(
+                "MCP server `{}` needs input before `{}` can finish: {asked}",
+                self.server, self.tool
+            )),
+        )
+    }
+}
+
+/// The outcome of a completed call, checked against `max_bytes`.
+pub(crate) fn complete(
+    result: CallToolResult,
+    max_bytes: usize,
+) -> Result<RemoteOutcome, ToolError> {
+    let content_bytes = serde_json::to_vec(&result.content).map_or(usize::MAX, |json| json.len());
+    let value_bytes = result.structured_content.as_ref().map_or(0, |value| {
+        serde_json::to_vec(value).map_or(usize::MAX, |json| json.len())
+    });
+    let bytes = content_bytes.saturating_add(value_bytes);
+    if bytes > max_bytes {
+        return Err(ToolError::with_code(
+            "output_too_large",
+            format!(
+                "the MCP server's result is {bytes} bytes of JSON, over the bound of {max_bytes}"
+            ),
+        ));
+    }
+    let blocks: Vec<ContentBlock> = result.content.iter().map(block).collect();
+    if result.is_error == Some(true) {
+        let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
+        let message = if text.is_empty() {
+            "the remote tool reported an error without a message".to_owned()
+        } else {
+            cut(text.join("\n"))
+        };
+        return Ok(RemoteOutcome::Failed(message));
+    }
+    let value = result.structured_content.unwrap_or(Value::Null);
+    Ok(RemoteOutcome::Complete(
+        ToolOutput::new(value).with_content(blocks),
+    ))
+}
+
+/// One of the server's content blocks as the host's: MCP's wire shape is the host's own, so
+/// the block crosses as it is; a kind the host does not know becomes a text block saying what
+/// was left out, never a silent gap.
+fn block(remote: &rmcp::model::ContentBlock) -> ContentBlock {
+    let wire = serde_json::to_value(remote).unwrap_or(Value::Null);
+    serde_json::from_value(wire.clone()).unwrap_or_else(|_| {
+        let kind = wire.get("type").and_then(Value::as_str).unwrap_or("unknown");
+        ContentBlock::text(format!(
+            "[a content block of kind `{kind}` from the MCP server was left out: this host does not read that kind]"
+        ))
+    })
+}
+
+/// `text` cut to the error message bound, saying so.
+fn cut(text: String) -> String {
+    bounded(&text, MAX_ERROR_MESSAGE_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn wire_result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn blocks_cross_as_they_are_and_errors_become_messages() {
+        let result = wire_result(json!({
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt"},
+                {"type": "resource", "resource": {"uri": "mem://a", "mimeType": "text/plain", "text": "A"}}
+            ],
+            "structuredContent": {"n": 1}
+        }));
+        let RemoteOutcome::Complete(output) = complete(result, 10_000).unwrap() else {
+            panic!("a complete result");
+        };
+        assert_eq!(output.value, json!({"n": 1}));
+        let kinds: Vec<_> = output.content().iter().map(ContentBlock::kind).collect();
+        assert_eq!(
+            kinds,
+            ["text", "image", "audio", "resource_link", "resource"]
+        );
+
+        let failed = wire_result(
+            json!({"content": [{"type": "text", "text": "no such zone"}], "isError": true}),
+        );
+        match complete(failed, 10_000).unwrap() {
+            RemoteOutcome::Failed(message) => assert_eq!(message, "no such zone"),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_result_over_the_bound_is_refused_with_its_size() {
+        let result = wire_result(json!({"content": [{"type": "text", "text": "x".repeat(500)}]}));
+        let error = complete(result, 100).unwrap_err();
+        assert_eq!(error.code().as_str(), "output_too_large");
+        assert!(
+            error.message().contains("over the bound of 100"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn long_error_text_is_cut_at_a_char_boundary() {
+        let text = "é".repeat(MAX_ERROR_MESSAGE_BYTES);
+        let cut = cut(text);
+        assert!(cut.ends_with(" [cut: 16384 bytes in all]"), "{cut}");
+        assert!(cut.starts_with("é"));
+    }
+}

@@ -1,0 +1,127 @@
+//! A remote tool's schema, checked before the host takes it: bounded in size and depth, an
+//! object at the root, and self-contained. The bridge never resolves a reference outside the
+//! schema (nothing here fetches anything); a schema that has one is refused, so that no
+//! validator downstream is ever tempted to.
+
+use serde_json::{Map, Value};
+
+use crate::schema::{Dialect, lower};
+
+/// The deepest nesting of JSON accepted in a remote schema.
+const MAX_DEPTH: usize = 64;
+
+/// Keywords whose value is a reference to another schema.
+const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// The input schema of a remote tool, as the host's definition carries it, or why it is refused.
+pub(crate) fn input_schema(schema: &Map<String, Value>, max_bytes: usize) -> Result<Value, String> {
+    let schema = Value::Object(schema.clone());
+    bounded(&schema, max_bytes)?;
+    // The MCP dialect checks the root (an object, or made one and reported) and that every local
+    // reference resolves; what it returns is the schema the model will be shown.
+    let lowered = lower(&schema, Dialect::Mcp).map_err(|error| error.to_string())?;
+    Ok(lowered.schema().clone())
+}
+
+/// The output schema of a remote tool, or why it is refused.
+pub(crate) fn output_schema(
+    schema: &Map<String, Value>,
+    max_bytes: usize,
+) -> Result<Value, String> {
+    let schema = Value::Object(schema.clone());
+    bounded(&schema, max_bytes)?;
+    Ok(schema)
+}
+
+/// Checks size, depth and references.
+fn bounded(schema: &Value, max_bytes: usize) -> Result<(), String> {
+    let bytes = serde_json::to_vec(schema).map_or(usize::MAX, |json| json.len());
+    if bytes > max_bytes {
+        return Err(format!(
+            "its schema is {bytes} bytes of JSON, over the bound of {max_bytes}"
+        ));
+    }
+    walk(schema, 0)
+}
+
+fn walk(value: &Value, depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("its schema nests deeper than {MAX_DEPTH} levels"));
+    }
+    match value {
+        Value::Object(map) => {
+            for keyword in REFERENCE_KEYWORDS {
+                if let Some(reference) = map.get(keyword).and_then(Value::as_str)
+                    && !reference.starts_with('#')
+                {
+                    return Err(format!(
+                        "its schema refers outside itself (`{keyword}: {reference}`), which is never fetched"
+                    ));
+                }
+            }
+            map.values().try_for_each(|child| walk(child, depth + 1))
+        }
+        Value::Array(items) => items.iter().try_for_each(|child| walk(child, depth + 1)),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!("the tests pass objects"),
+        }
+    }
+
+    #[test]
+    fn a_remote_reference_is_refused_and_a_local_one_kept() {
+        let remote = object(json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "https://example.com/schema.json"}}
+        }));
+        let error = input_schema(&remote, 10_000).unwrap_err();
+        assert!(error.contains("https://example.com/schema.json"), "{error}");
+
+        let local = object(json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/a"}},
+            "$defs": {"a": {"type": "string"}}
+        }));
+        assert_eq!(
+            input_schema(&local, 10_000).unwrap()["properties"]["a"]["$ref"],
+            "#/$defs/a"
+        );
+    }
+
+    #[test]
+    fn size_and_depth_are_bounded() {
+        let big = object(json!({"type": "object", "description": "x".repeat(200)}));
+        assert!(
+            input_schema(&big, 100)
+                .unwrap_err()
+                .contains("over the bound of 100")
+        );
+
+        let mut deep = json!({"type": "string"});
+        for _ in 0..70 {
+            deep = json!({"type": "array", "items": deep});
+        }
+        let deep = object(json!({"type": "object", "properties": {"a": deep}}));
+        assert!(
+            input_schema(&deep, 1_000_000)
+                .unwrap_err()
+                .contains("deeper")
+        );
+    }
+
+    #[test]
+    fn a_root_that_is_not_an_object_is_refused() {
+        let string = object(json!({"type": "string"}));
+        assert!(input_schema(&string, 10_000).is_err());
+    }
+}

@@ -1,0 +1,318 @@
+//! What the third-party servers of `tests/mcp_client.rs` never do, against the SDK's own server
+//! over an in-memory pipe: ask for input (`input_required`) from a client that offers no
+//! elicitation, split the tool list over pages with cache hints, hand out cursors forever.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    ElicitRequestParams, ErrorData, InputRequest as WireInputRequest, InputRequests,
+    InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::json;
+
+use crate::call::ErrorCode;
+use crate::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
+
+use super::codes;
+use super::mcp_client::McpClient;
+use super::outcome::RemoteOutcome;
+use super::server::RemoteServer;
+
+/// Asks "Delete 3 files?" before `purge` runs, then runs it with the answer.
+struct AskingServer;
+
+impl ServerHandler for AskingServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.protocol_version = ProtocolVersion::V_2026_07_28;
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {"dir": {"type": "string"}}});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!("an object")
+        };
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "purge",
+            "Deletes the files of a directory.",
+            schema,
+        )]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match request.request_state.as_deref() {
+            None => {
+                let ask = WireInputRequest::Elicitation(ElicitRequest::new(
+                    ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: "Delete 3 files?".into(),
+                        requested_schema: serde_json::from_value(json!({
+                            "type": "object",
+                            "properties": {"confirm": {"type": "boolean"}},
+                            "required": ["confirm"]
+                        }))
+                        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?,
+                    },
+                ));
+                let mut requests = InputRequests::new();
+                requests.insert("confirm".to_owned(), ask);
+                Ok(InputRequiredResult::new(Some(requests), Some("state-1".into())).into())
+            }
+            Some("state-1") => {
+                let answer = request
+                    .input_responses
+                    .as_ref()
+                    .and_then(|responses| responses.get("confirm"))
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "purged after {answer}"
+                ))])
+                .into())
+            }
+            Some(other) => Err(ErrorData::invalid_params(
+                format!("unknown state {other}"),
+                None,
+            )),
+        }
+    }
+}
+
+#[tokio::test]
+async fn input_required_reaches_the_host_typed_and_its_answer_reaches_the_server() {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(async move {
+        if let Ok(running) = AskingServer.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect_over(RemoteServer::command("asker", "unused"), client_side)
+        .await
+        .unwrap();
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    let registry = ToolRegistry::from_iter(client.tools().await.unwrap().into_definitions());
+    let dispatcher = Dispatcher::builder(registry).build();
+    let ctx = ToolExecutionContext::new();
+
+    let call = ToolCall::new("c1", "purge", json!({"dir": "/tmp/x"}));
+    let result = dispatcher.dispatch(call, &ctx).await.unwrap();
+    let error = result.error_info().unwrap();
+    assert_eq!(error.code, ErrorCode::parse(codes::INPUT_REQUIRED));
+    assert!(error.message.contains("Delete 3 files?"), "{error:?}");
+
+    let request = client.take_input_required("c1").expect("kept for the host");
+    assert!(client.take_input_required("c1").is_none());
+    assert_eq!(request.tool, "purge");
+    assert_eq!(request.request_state.as_deref(), Some("state-1"));
+    assert_eq!(request.requests.len(), 1);
+    assert_eq!(request.requests[0].key, "confirm");
+    assert_eq!(request.requests[0].method, "elicitation/create");
+    assert_eq!(request.requests[0].message(), Some("Delete 3 files?"));
+
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    let responses = BTreeMap::from([("confirm".to_owned(), answer.clone())]);
+    let resumed = client
+        .resume(&request, json!({"dir": "/tmp/x"}), responses, &ctx)
+        .await
+        .unwrap();
+    let RemoteOutcome::Complete(output) = resumed else {
+        panic!("{resumed:?}");
+    };
+    let text = output.content()[0].as_text().unwrap();
+    assert_eq!(text, format!("purged after {answer}"));
+
+    client.close().await;
+    server.abort();
+}
+
+/// Lists five tools over three pages, each page with a cache hint; with `endless`, every page
+/// hands out a new cursor.
+struct PagedServer {
+    ttl_ms: u64,
+    endless: bool,
+    lists: Arc<AtomicUsize>,
+}
+
+impl ServerHandler for PagedServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.lists.fetch_add(1, Ordering::SeqCst);
+        let page: usize = request
+            .and_then(|request| request.cursor)
+            .map_or(Ok(0), |cursor| cursor.parse())
+            .map_err(|_| ErrorData::invalid_params("bad cursor", None))?;
+        let names: &[&str] = match page {
+            0 => &["a", "b"],
+            1 => &["c", "d"],
+            2 => &["e"],
+            _ => &[],
+        };
+        let schema = match json!({"type": "object"}) {
+            serde_json::Value::Object(schema) => schema,
+            _ => unreachable!("an object"),
+        };
+        let mut result = ListToolsResult::with_all_items(
+            names
+                .iter()
+                .map(|name| Tool::new(name.to_string(), "A tool.", schema.clone()))
+                .collect(),
+        );
+        result.ttl_ms = Some(self.ttl_ms);
+        if page < 2 || self.endless {
+            result.next_cursor = Some((page + 1).to_string());
+        }
+        Ok(result)
+    }
+}
+
+async fn paged(ttl_ms: u64, endless: bool) -> (McpClient, Arc<AtomicUsize>) {
+    let lists = Arc::new(AtomicUsize::new(0));
+    let server = PagedServer {
+        ttl_ms,
+        endless,
+        lists: Arc::clone(&lists),
+    };
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect_over(RemoteServer::command("paged", "unused"), client_side)
+        .await
+        .unwrap();
+    (client, lists)
+}
+
+#[tokio::test]
+async fn every_page_is_listed_and_kept_as_long_as_the_server_says() {
+    let (client, lists) = paged(3_600_000, false).await;
+    let tools = client.tools().await.unwrap();
+    let names: Vec<_> = tools.definitions().iter().map(|tool| tool.name()).collect();
+    assert_eq!(names, ["a", "b", "c", "d", "e"]);
+    assert!(tools.expires_in().is_some());
+    assert_eq!(lists.load(Ordering::SeqCst), 3);
+    client.tools().await.unwrap();
+    assert_eq!(lists.load(Ordering::SeqCst), 3, "kept while the hint holds");
+    client.refresh_tools().await;
+    client.tools().await.unwrap();
+    assert_eq!(
+        lists.load(Ordering::SeqCst),
+        6,
+        "asked again once forgotten"
+    );
+
+    let (client, lists) = paged(0, false).await;
+    client.tools().await.unwrap();
+    client.tools().await.unwrap();
+    assert_eq!(
+        lists.load(Ordering::SeqCst),
+        6,
+        "a hint of 0 ms keeps nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_list_that_never_ends_is_an_error() {
+    let (client, lists) = paged(0, true).await;
+    let error = client.tools().await.unwrap_err();
+    assert!(error.to_string().contains("past 100 pages"), "{error}");
+    assert_eq!(lists.load(Ordering::SeqCst), 100);
+}
+
+/// A tool that never answers; it says when a call starts and when its cancellation arrives.
+struct StuckServer {
+    started: Arc<tokio::sync::Notify>,
+    cancelled: Arc<tokio::sync::Notify>,
+}
+
+impl ServerHandler for StuckServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.started.notify_one();
+        context.ct.cancelled().await;
+        self.cancelled.notify_one();
+        Err(ErrorData::internal_error("cancelled", None))
+    }
+}
+
+/// The client, and the server's "started" and "cancelled" signals.
+type Stuck = (
+    McpClient,
+    Arc<tokio::sync::Notify>,
+    Arc<tokio::sync::Notify>,
+);
+
+async fn stuck(server: RemoteServer) -> Stuck {
+    let started = Arc::new(tokio::sync::Notify::new());
+    let cancelled = Arc::new(tokio::sync::Notify::new());
+    let handler = StuckServer {
+        started: Arc::clone(&started),
+        cancelled: Arc::clone(&cancelled),
+    };
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect_over(server, client_side).await.unwrap();
+    (client, started, cancelled)
+}
+
+#[tokio::test]
+async fn the_server_is_told_when_a_call_times_out_or_is_cancelled() {
+    let server =
+        RemoteServer::command("stuck", "unused").call_timeout(std::time::Duration::from_millis(50));
+    let (client, _, cancelled) = stuck(server).await;
+    let ctx = ToolExecutionContext::new();
+    let error = client.call("wait", json!({}), &ctx).await.unwrap_err();
+    assert_eq!(error.code().as_str(), codes::TIMEOUT);
+    // Returns once the server has received the cancellation: the test hangs if it never does.
+    cancelled.notified().await;
+
+    let (client, started, cancelled) = stuck(RemoteServer::command("stuck", "unused")).await;
+    let token = crate::context::CancellationToken::new();
+    let ctx = ToolExecutionContext::new().with_cancellation(token.clone());
+    // The client stays alive here: the server can only learn of the cancellation from the
+    // notification, not from a closed connection.
+    let caller = client.clone();
+    let call = tokio::spawn(async move { caller.call("wait", json!({}), &ctx).await });
+    // Cancelled once the server is running the call (a call cancelled before it is sent is
+    // never sent).
+    started.notified().await;
+    token.cancel();
+    let error = call.await.unwrap().unwrap_err();
+    assert_eq!(error.code(), &ErrorCode::Cancelled);
+    cancelled.notified().await;
+    client.close().await;
+}

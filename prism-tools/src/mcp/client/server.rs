@@ -1,0 +1,279 @@
+//! [`RemoteServer`]: which MCP server to connect to, and the bounds the bridge keeps with it.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::definition::ToolAnnotations;
+use crate::filter::ToolFilter;
+
+/// How to reach the server.
+#[derive(Clone, Debug)]
+pub(crate) enum Endpoint {
+    /// A child process speaking MCP over its stdin and stdout.
+    Command {
+        program: OsString,
+        args: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        current_dir: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// An MCP server to connect to, and how far the bridge trusts it: which of its tools the host
+/// takes, under which names, with which hints, and the bounds on everything it sends back.
+///
+/// The defaults are conservative: every remote tool is taken under its own name, calls time out
+/// after 60 seconds without progress and after 10 minutes in any case, a result is at most
+/// 1 MiB of JSON, a schema at most 64 KiB, a description at most 4 KiB, and a server at most
+/// 1,000 tools.
+///
+/// ```
+/// use std::time::Duration;
+/// use prism::mcp::RemoteServer;
+/// use prism::registry::ToolFilter;
+///
+/// let time = RemoteServer::command("time", "python3")
+///     .args(["-m", "mcp_server_time", "--local-timezone", "UTC"])
+///     .prefixed(true) // tools become `time__get_current_time`, …
+///     .filter(ToolFilter::deny(["convert_time"]))
+///     .call_timeout(Duration::from_secs(20));
+/// assert_eq!(time.name(), "time");
+/// ```
+#[derive(Clone, Debug)]
+pub struct RemoteServer {
+    pub(crate) name: String,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) prefixed: bool,
+    pub(crate) filters: Vec<ToolFilter>,
+    pub(crate) host_hints: BTreeMap<String, ToolAnnotations>,
+    pub(crate) approval: Vec<String>,
+    pub(crate) bounds: Bounds,
+}
+
+/// The numbers [`RemoteServer`] keeps; see its setters.
+#[derive(Clone, Debug)]
+pub(crate) struct Bounds {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) list_timeout: Duration,
+    pub(crate) call_timeout: Duration,
+    pub(crate) max_call_timeout: Duration,
+    pub(crate) max_result_bytes: usize,
+    pub(crate) max_schema_bytes: usize,
+    pub(crate) max_description_bytes: usize,
+    pub(crate) max_tools: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(30),
+            list_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(60),
+            max_call_timeout: Duration::from_secs(600),
+            max_result_bytes: 1024 * 1024,
+            max_schema_bytes: 64 * 1024,
+            max_description_bytes: 4 * 1024,
+            max_tools: 1000,
+        }
+    }
+}
+
+impl Bounds {
+    /// The most the transport accepts in one message: a result at its bound, with room for the
+    /// envelope and JSON escaping.
+    pub(crate) fn max_message_bytes(&self) -> usize {
+        self.max_result_bytes
+            .saturating_mul(2)
+            .max(self.max_schema_bytes.saturating_mul(4))
+            .saturating_add(64 * 1024)
+    }
+}
+
+impl RemoteServer {
+    /// A server started as a child process, `program` with no arguments yet, speaking MCP over
+    /// its standard input and output. `name` names the server in errors and, with
+    /// [`prefixed`](Self::prefixed), in its tools' names. The child gets only the environment
+    /// given with [`env`](Self::env) beside `PATH`, `HOME` and the locale (a server should not
+    /// see the host's secrets by accident), and is killed when the client is closed or dropped.
+    pub fn command(name: impl Into<String>, program: impl Into<OsString>) -> Self {
+        Self::new(
+            name,
+            Endpoint::Command {
+                program: program.into(),
+                args: Vec::new(),
+                env: Vec::new(),
+                current_dir: None,
+            },
+        )
+    }
+
+    /// A server at a streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::new(
+            name,
+            Endpoint::Http {
+                url: url.into(),
+                headers: Vec::new(),
+            },
+        )
+    }
+
+    fn new(name: impl Into<String>, endpoint: Endpoint) -> Self {
+        Self {
+            name: name.into(),
+            endpoint,
+            prefixed: false,
+            filters: Vec::new(),
+            host_hints: BTreeMap::new(),
+            approval: Vec::new(),
+            bounds: Bounds::default(),
+        }
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Adds an argument to the command (no effect on an HTTP server).
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        if let Endpoint::Command { args, .. } = &mut self.endpoint {
+            args.push(arg.into());
+        }
+        self
+    }
+
+    /// Adds arguments to the command (no effect on an HTTP server).
+    pub fn args<I, S>(mut self, new: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        if let Endpoint::Command { args, .. } = &mut self.endpoint {
+            args.extend(new.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Sets an environment variable of the child process (no effect on an HTTP server).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        if let Endpoint::Command { env, .. } = &mut self.endpoint {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets the child process's working directory (no effect on an HTTP server).
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Endpoint::Command { current_dir, .. } = &mut self.endpoint {
+            *current_dir = Some(dir.into());
+        }
+        self
+    }
+
+    /// Adds an HTTP header sent with every request, e.g. `Authorization` (no effect on a child
+    /// process).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Endpoint::Http { headers, .. } = &mut self.endpoint {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Names the tools `{server}__{tool}`, so that two servers' tools (or a server's and the
+    /// host's own) cannot collide.
+    pub fn prefixed(mut self, prefixed: bool) -> Self {
+        self.prefixed = prefixed;
+        self
+    }
+
+    /// Takes only the remote tools this filter allows, by their remote names (before any
+    /// prefix). Several filters all apply. A tool left out is never listed as a definition, so
+    /// no call can reach it through the bridge.
+    pub fn filter(mut self, filter: ToolFilter) -> Self {
+        self.filters.push(filter);
+        self
+    }
+
+    /// The hints the host vouches for on the remote tool `tool` (its remote name). Remote
+    /// annotations are never taken as they are: without this, a remote tool is described as MCP
+    /// says a tool is by default (possibly destructive, open world, not read-only, not
+    /// idempotent), whatever the server claims.
+    pub fn hints(mut self, tool: impl Into<String>, hints: ToolAnnotations) -> Self {
+        self.host_hints.insert(tool.into(), hints);
+        self
+    }
+
+    /// Requires an approval before every call of the remote tool `tool` (its remote name) in a
+    /// run (see [`ToolDefinition::requires_approval`](crate::ToolDefinition::requires_approval)).
+    pub fn requires_approval(mut self, tool: impl Into<String>) -> Self {
+        self.approval.push(tool.into());
+        self
+    }
+
+    /// How long connecting and the protocol handshake may take.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.bounds.connect_timeout = timeout;
+        self
+    }
+
+    /// How long listing the tools (every page) may take.
+    pub fn list_timeout(mut self, timeout: Duration) -> Self {
+        self.bounds.list_timeout = timeout;
+        self
+    }
+
+    /// How long a call may go without a result or a progress notification; each progress
+    /// notification starts the wait again, up to [`max_call_timeout`](Self::max_call_timeout).
+    /// On a timeout the bridge sends the server a cancellation and the call fails with code
+    /// `mcp_timeout`. Clamped to the maximum.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.bounds.call_timeout = timeout;
+        self
+    }
+
+    /// The hard maximum of a call, progress or not.
+    pub fn max_call_timeout(mut self, timeout: Duration) -> Self {
+        self.bounds.max_call_timeout = timeout;
+        self
+    }
+
+    /// The most a call's result may weigh, as compact JSON of its content blocks and structured
+    /// value; a larger one fails with code `output_too_large`. The transport refuses messages
+    /// much larger than this before decoding them.
+    pub fn max_result_bytes(mut self, bytes: usize) -> Self {
+        self.bounds.max_result_bytes = bytes;
+        self
+    }
+
+    /// The most a remote tool's input or output schema may weigh, as compact JSON; a tool with
+    /// a larger one is skipped.
+    pub fn max_schema_bytes(mut self, bytes: usize) -> Self {
+        self.bounds.max_schema_bytes = bytes;
+        self
+    }
+
+    /// The most a remote tool's description may weigh; a longer one is cut at a character
+    /// boundary and says so.
+    pub fn max_description_bytes(mut self, bytes: usize) -> Self {
+        self.bounds.max_description_bytes = bytes;
+        self
+    }
+
+    /// The most tools the bridge takes from the server (pages are followed until then).
+    pub fn max_tools(mut self, tools: usize) -> Self {
+        self.bounds.max_tools = tools;
+        self
+    }
+
+    /// The call timeout in force: the configured one, at most the hard maximum.
+    pub(crate) fn effective_call_timeout(&self) -> Duration {
+        self.bounds.call_timeout.min(self.bounds.max_call_timeout)
+    }
+}

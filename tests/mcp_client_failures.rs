@@ -1,0 +1,186 @@
+//! The client bridge when a server fails: killed mid-call, too slow, cancelled, gone before the
+//! handshake, silent; and the same over streamable HTTP. Every case ends in an error, never a
+//! hang (the tests' own timeouts only guard against one).
+
+mod mcp_support;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use prism::call::ErrorCode;
+use prism::dispatch::{CollectingSink, ToolEventKind, event_fn};
+use prism::mcp::{McpClient, McpClientError, RemoteServer, codes};
+use prism::{Dispatcher, ToolCall, ToolExecutionContext};
+use serde_json::json;
+
+use mcp_support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_call_fails_the_call_instead_of_hanging() {
+    let Some(server) = everything() else { return };
+    // The call timeout is far away: the error must come from the dead connection.
+    let client = connect(server.call_timeout(Duration::from_secs(300))).await;
+    let pid = client.process_id().expect("a child process");
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
+    let started_tx = Mutex::new(Some(started_tx));
+    let dispatcher = Dispatcher::builder(remote_registry(&client).await)
+        .events(event_fn(move |event| {
+            if matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. })
+                && let Some(tx) = started_tx.lock().unwrap().take()
+            {
+                let _ = tx.send(());
+            }
+        }))
+        .build();
+    let call = ToolCall::new(
+        "k1",
+        "everything__trigger-long-running-operation",
+        json!({"duration": 120, "steps": 240}),
+    );
+    let ctx = ToolExecutionContext::new();
+    let running = tokio::spawn(async move { dispatcher.dispatch(call, &ctx).await });
+    // Once the server is surely mid-call (it sent progress), kill it.
+    started_rx.await.expect("progress before the kill");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // A generous guard against a hang only; the answer comes as soon as the pipe closes.
+    let result = tokio::time::timeout(Duration::from_secs(120), running)
+        .await
+        .expect("the call ended")
+        .unwrap()
+        .unwrap();
+    let error = result.error_info().expect("an error");
+    assert_eq!(error.code.as_str(), codes::CONNECTION_LOST, "{error:?}");
+
+    // Later calls fail at once, too.
+    let again = client
+        .call(
+            "echo",
+            json!({"message": "x"}),
+            &ToolExecutionContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(again.code().as_str(), codes::CONNECTION_LOST);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_the_server_does_not_answer_in_time_is_cancelled_and_the_session_goes_on() {
+    let Some(server) = everything() else { return };
+    let client = connect(server.call_timeout(Duration::from_secs(2))).await;
+    // One step: no progress until the end, 60 s away.
+    let slow = client
+        .call(
+            "trigger-long-running-operation",
+            json!({"duration": 60, "steps": 1}),
+            &ToolExecutionContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(slow.code().as_str(), codes::TIMEOUT, "{}", slow.message());
+    let echo = client
+        .call(
+            "echo",
+            json!({"message": "still here"}),
+            &ToolExecutionContext::new(),
+        )
+        .await
+        .unwrap();
+    let prism::mcp::RemoteOutcome::Complete(output) = echo else {
+        panic!("{echo:?}");
+    };
+    assert!(text_of(output.content()).contains("still here"));
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_context_ends_the_remote_call() {
+    let Some(server) = everything() else { return };
+    let client = connect(server.call_timeout(Duration::from_secs(300))).await;
+    let dispatcher = Dispatcher::builder(remote_registry(&client).await).build();
+    let token = prism::context::CancellationToken::new();
+    let ctx = ToolExecutionContext::new().with_cancellation(token.clone());
+    let call = ToolCall::new(
+        "x1",
+        "everything__trigger-long-running-operation",
+        json!({"duration": 120, "steps": 1}),
+    );
+    let running = tokio::spawn(async move { dispatcher.dispatch(call, &ctx).await });
+    token.cancel();
+    let result = tokio::time::timeout(Duration::from_secs(60), running)
+        .await
+        .expect("the call ended")
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.error_info().unwrap().code, ErrorCode::Cancelled);
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_at_once_is_a_handshake_error() {
+    let server = RemoteServer::command("gone", "sh").args(["-c", "exit 3"]);
+    let error = McpClient::connect(server).await.unwrap_err();
+    assert!(matches!(error, McpClientError::Handshake { .. }), "{error}");
+    let missing = RemoteServer::command("missing", "/nonexistent/mcp-server");
+    let error = McpClient::connect(missing).await.unwrap_err();
+    assert!(matches!(error, McpClientError::Spawn { .. }), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_the_handshake_times_out() {
+    let server = RemoteServer::command("mute", "sleep")
+        .arg("600")
+        .connect_timeout(Duration::from_secs(2));
+    let error = McpClient::connect(server).await.unwrap_err();
+    assert!(matches!(error, McpClientError::Timeout { .. }), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_over_streamable_http_lists_calls_and_reports_progress() {
+    let Some(mut server) = HttpEverything::start().await else {
+        return;
+    };
+    let client = connect(RemoteServer::http("everything", server.url.clone()).prefixed(true)).await;
+    assert_eq!(client.process_id(), None);
+    let events = CollectingSink::new();
+    let dispatcher = Dispatcher::builder(remote_registry(&client).await)
+        .events(events.clone())
+        .build();
+    let ctx = ToolExecutionContext::new();
+    let echo = ToolCall::new("h1", "everything__echo", json!({"message": "over http"}));
+    let result = dispatcher.dispatch(echo, &ctx).await.unwrap();
+    assert!(result.is_untrusted());
+    assert!(
+        text_of(result.content()).contains("over http"),
+        "{result:?}"
+    );
+
+    let long = ToolCall::new(
+        "h2",
+        "everything__trigger-long-running-operation",
+        json!({"duration": 1, "steps": 4}),
+    );
+    let result = dispatcher.dispatch(long, &ctx).await.unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    assert!(
+        events
+            .events()
+            .iter()
+            .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. })),
+        "no progress over HTTP"
+    );
+
+    // The server goes away mid-session: calls fail, they do not hang.
+    server.child.kill().await.unwrap();
+    let gone = ToolCall::new("h3", "everything__echo", json!({"message": "anyone?"}));
+    let result = tokio::time::timeout(Duration::from_secs(120), dispatcher.dispatch(gone, &ctx))
+        .await
+        .expect("the call ended")
+        .unwrap();
+    let error = result.error_info().expect("an error");
+    assert_eq!(error.code.as_str(), codes::CONNECTION_LOST, "{error:?}");
+    client.close().await;
+}
