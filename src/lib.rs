@@ -312,6 +312,8 @@ pub mod definition;
 pub mod dispatch;
 pub mod effects;
 pub mod guard;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod prelude;
 pub mod provider;
 pub mod registry;

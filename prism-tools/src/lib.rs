@@ -166,6 +166,8 @@ mod icon;
 pub mod limits;
 #[doc(hidden)]
 pub mod macro_support;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod panic;
 mod prepared;
 mod progress;
