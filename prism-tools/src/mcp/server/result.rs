@@ -41,7 +41,8 @@ pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
     if result.is_untrusted() {
         meta.insert(META_UNTRUSTED_OUTPUT.into(), json!(true));
     }
-    let mut wire = json!({ "content": content, "isError": is_error });
+    // `resultType` is the 2026-07-28 revision's; rmcp drops it for handshake-era clients.
+    let mut wire = json!({ "resultType": "complete", "content": content, "isError": is_error });
     if let Some(structured) = structured {
         wire["structuredContent"] = structured;
     }
