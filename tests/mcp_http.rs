@@ -70,7 +70,7 @@ async fn both_eras_list_and_call_over_http() {
         let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
         let client = mcp_support::start(client, transport).await;
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 6);
+        assert_eq!(tools.len(), 7);
         let sum = client
             .call_tool(call("add", json!({"a": 20, "b": 22})))
             .await

@@ -46,7 +46,15 @@ async fn tools_list_shows_the_allowed_tools_in_registry_order_with_their_descrip
         let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
         assert_eq!(
             names,
-            ["add", "stats", "wipe", "slow", "pay", "multiply"],
+            [
+                "add",
+                "stats",
+                "wipe",
+                "slow",
+                "pay",
+                "multiply",
+                "cancellations"
+            ],
             "`hidden` is filtered out"
         );
         let add = serde_json::to_value(&tools[0]).unwrap();
@@ -75,7 +83,7 @@ async fn tools_list_pages_follow_the_cursor_and_refuse_a_forged_one() {
     assert_eq!(first.tools.len(), 2);
     let cursor = first.next_cursor.clone().expect("more pages follow");
     let all = client.list_all_tools().await.unwrap();
-    assert_eq!(all.len(), 6);
+    assert_eq!(all.len(), 7);
     let second = client
         .list_tools(Some(
             PaginatedRequestParams::default().with_cursor(Some(cursor)),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use prism::definition::ToolAnnotations;
 use prism::definition::ToolIcon;
-use prism::dispatch::InMemoryLedger;
+use prism::dispatch::{InMemoryLedger, ToolEvent, ToolEventKind, event_fn};
 use prism::effects::{EffectPolicy, InMemoryEffectStore};
 use prism::mcp::McpServer;
 use prism::registry::ToolFilter;
@@ -123,12 +123,33 @@ pub fn fixture_with(
                 Ok(json!({"paid": args["cents"], "payment": n}))
             }
         });
-    let registry =
-        ToolRegistry::from_iter([add, stats, wipe, slow, hidden, pay, multiply::definition()]);
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&cancelled);
+    let cancellations = ToolDefinition::builder("cancellations")
+        .description("How many calls ended cancelled.")
+        .parameters(json!({"type": "object"}))
+        .run_sync(move |_, _| Ok(json!(counted.load(Ordering::SeqCst))));
+    let registry = ToolRegistry::from_iter([
+        add,
+        stats,
+        wipe,
+        slow,
+        hidden,
+        pay,
+        multiply::definition(),
+        cancellations,
+    ]);
     let ledger = InMemoryLedger::new();
     let dispatcher = Dispatcher::builder(registry)
         .filter(ToolFilter::deny(["hidden"]))
         .effects(InMemoryEffectStore::new())
+        .events(event_fn(move |event: &ToolEvent| {
+            if let ToolEventKind::ToolExecutionError { error } = &event.kind
+                && error.code.as_str() == "cancelled"
+            {
+                cancelled.fetch_add(1, Ordering::SeqCst);
+            }
+        }))
         .ledger(ledger.clone())
         .build();
     let server = configure(McpServer::builder(dispatcher).name("fixture", "1.0.0"))
