@@ -13,7 +13,7 @@ use prism::dispatch::RecordStatus;
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, ErrorCode,
-    PaginatedRequestParams, ProgressToken, RequestMetaObject, ServerResult,
+    PaginatedRequestParams, ProgressToken, RequestMetaObject,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use serde_json::{Value, json};
@@ -370,5 +370,37 @@ async fn a_client_that_cannot_elicit_is_told_the_approval_is_pending() {
         );
     }
     assert_eq!(fixture.wiped.load(Ordering::SeqCst), 0);
-    let _ = ServerResult::empty(());
+}
+
+#[tokio::test]
+async fn the_request_scope_narrows_both_the_list_and_the_calls() {
+    use prism::registry::{ToolGrant, ToolScope};
+    // Over stdio there is no HTTP request: such callers may only add.
+    let fixture = fixture_with(|builder| {
+        builder.authorize(|request| {
+            request
+                .is_none()
+                .then(|| ToolScope::new(ToolGrant::only(["add"])))
+        })
+    });
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let names: Vec<_> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert_eq!(names, ["add"]);
+    let refused = client
+        .call_tool(call("stats", json!({"values": [1]})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(meta(&refused)["dev.prism/error"]["reason"], "tool_denied");
+    let sum = client
+        .call_tool(call("add", json!({"a": 1, "b": 1})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&sum), "2");
 }
