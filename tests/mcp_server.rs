@@ -212,32 +212,12 @@ async fn a_cancelled_request_cancels_the_call() {
         .await
         .unwrap();
     // Wait until the tool is running (its started row is written).
-    for _ in 0..200 {
-        if fixture
-            .ledger
-            .records()
-            .iter()
-            .any(|row| row.status == RecordStatus::Started)
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    mcp_support::wait_for_row(&fixture.ledger, RecordStatus::Started).await;
     handle
         .cancel(Some("the user pressed stop".into()))
         .await
         .unwrap();
-    for _ in 0..200 {
-        if fixture
-            .ledger
-            .records()
-            .iter()
-            .any(|row| row.status == RecordStatus::Error)
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    mcp_support::wait_for_row(&fixture.ledger, RecordStatus::Error).await;
     let error = fixture
         .ledger
         .records()

@@ -256,6 +256,16 @@ where
         .expect("the client starts")
 }
 
+/// Waits (a few seconds at most) until `ledger` holds a row of `status`.
+pub async fn wait_for_row(ledger: &InMemoryLedger, status: prism::dispatch::RecordStatus) {
+    for _ in 0..400 {
+        if ledger.records().iter().any(|row| row.status == status) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// The text of a result's first content block.
 pub fn first_text(result: &rmcp::model::CallToolResult) -> String {
     let content = serde_json::to_value(&result.content).unwrap();
