@@ -6,7 +6,7 @@
 //!   the code and reason in `_meta`, so a client sees why without parsing the message.
 //! - Output marked untrusted says so in `_meta`.
 
-use rmcp::model::{CallToolResult, ContentBlock as McpContent};
+use rmcp::model::{CallToolResult, ContentBlock as McpContent, MetaObject};
 use serde_json::{Value, json};
 
 use super::listing::META_UNTRUSTED_OUTPUT;
@@ -41,25 +41,18 @@ pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
     if result.is_untrusted() {
         meta.insert(META_UNTRUSTED_OUTPUT.into(), json!(true));
     }
-    // `resultType` is the 2026-07-28 revision's; rmcp drops it for handshake-era clients.
-    let mut wire = json!({ "resultType": "complete", "content": content, "isError": is_error });
-    if let Some(structured) = structured {
-        wire["structuredContent"] = structured;
-    }
+    // The constructors set `resultType: complete` (the 2026-07-28 revision's; rmcp drops it
+    // for handshake-era clients).
+    let mut answer = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    answer.structured_content = structured;
     if !meta.is_empty() {
-        wire["_meta"] = Value::Object(meta);
+        answer.meta = Some(MetaObject(meta));
     }
-    // Every field above is one MCP defines, in its shape; should rmcp ever disagree, the text
-    // alone still reaches the client.
-    serde_json::from_value(wire).unwrap_or_else(|error| {
-        tracing::error!(target: "prism_tools", %error, "a tool result did not fit MCP's CallToolResult");
-        let text = McpContent::text(format!("{:?}", result.outcome));
-        if is_error {
-            CallToolResult::error(vec![text])
-        } else {
-            CallToolResult::success(vec![text])
-        }
-    })
+    answer
 }
 
 /// One content block in MCP's shape, which ours already follow field for field.
