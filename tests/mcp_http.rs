@@ -2,13 +2,13 @@
 //! of the edge (Host, Origin, body bound, rate limit), and a re-issued call after a dropped
 //! stream, which the effect store answers without a second effect.
 
-mod mcp_support;
+mod mcp_server_support;
 
 use std::num::NonZeroU32;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_support::{TestClient, first_text, fixture};
+use mcp_server_support::{TestClient, first_text, fixture};
 use prism::mcp::{HttpOptions, McpHttpServer, RateLimitLayer};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::PeerRequestOptions;
@@ -68,7 +68,7 @@ async fn both_eras_list_and_call_over_http() {
     let server = serve(&fixture.server, local()).await;
     for client in [TestClient::current(), TestClient::handshake_era()] {
         let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
-        let client = mcp_support::start(client, transport).await;
+        let client = mcp_server_support::start(client, transport).await;
         let tools = client.list_all_tools().await.unwrap();
         assert_eq!(tools.len(), 7);
         let sum = client
@@ -173,7 +173,7 @@ async fn a_call_reissued_after_a_dropped_stream_does_not_repeat_its_effect() {
     let fixture = fixture();
     let server = serve(&fixture.server, local()).await;
     let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
-    let first = mcp_support::start(TestClient::handshake_era(), transport).await;
+    let first = mcp_server_support::start(TestClient::handshake_era(), transport).await;
     let request =
         ClientRequest::CallToolRequest(CallToolRequest::new(call("pay", json!({"cents": 500}))));
     let _pending = first
@@ -197,7 +197,7 @@ async fn a_call_reissued_after_a_dropped_stream_does_not_repeat_its_effect() {
     );
 
     let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
-    let again = mcp_support::start(TestClient::current(), transport).await;
+    let again = mcp_server_support::start(TestClient::current(), transport).await;
     let mut replayed = None;
     for _ in 0..100 {
         let result = again

@@ -6,7 +6,7 @@
 //! The virtual environments come from `.ci/mcp_python.sh` (`PRISM_MCP_PYTHON_VENVS`, or its cache
 //! directory). Without them the test prints `SKIPPED` and passes, unless `PRISM_REQUIRE_PEERS=1`.
 
-mod mcp_support;
+mod mcp_server_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         .build()
         .expect("a Tokio runtime");
     if std::env::args().any(|arg| arg == SERVE_STDIO) {
-        let served = runtime.block_on(mcp_support::fixture().server.serve_stdio());
+        let served = runtime.block_on(mcp_server_support::fixture().server.serve_stdio());
         return if served.is_ok() {
             ExitCode::SUCCESS
         } else {
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_python/check_server.py");
     let me = std::env::current_exe().expect("the test binary's path");
-    let fixture = mcp_support::fixture();
+    let fixture = mcp_server_support::fixture();
     let http = runtime
         .block_on(
             fixture

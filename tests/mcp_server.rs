@@ -2,12 +2,12 @@
 //! stdio transport's framing): both protocol eras, listing, calls through the pipeline, progress,
 //! cancellation and approvals.
 
-mod mcp_support;
+mod mcp_server_support;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_support::{TestClient, first_text, fixture, fixture_with, meta};
+use mcp_server_support::{TestClient, first_text, fixture, fixture_with, meta};
 use prism::call::ToolOutcome;
 use prism::dispatch::RecordStatus;
 use rmcp::ServiceExt;
@@ -28,7 +28,7 @@ async fn connect(server: &prism::mcp::McpServer, client: TestClient) -> Client {
             let _ = running.waiting().await;
         }
     });
-    mcp_support::start(client, client_end).await
+    mcp_server_support::start(client, client_end).await
 }
 
 fn call(name: &str, arguments: Value) -> CallToolRequestParams {
@@ -212,12 +212,12 @@ async fn a_cancelled_request_cancels_the_call() {
         .await
         .unwrap();
     // Wait until the tool is running (its started row is written).
-    mcp_support::wait_for_row(&fixture.ledger, RecordStatus::Started).await;
+    mcp_server_support::wait_for_row(&fixture.ledger, RecordStatus::Started).await;
     handle
         .cancel(Some("the user pressed stop".into()))
         .await
         .unwrap();
-    mcp_support::wait_for_row(&fixture.ledger, RecordStatus::Error).await;
+    mcp_server_support::wait_for_row(&fixture.ledger, RecordStatus::Error).await;
     let error = fixture
         .ledger
         .records()

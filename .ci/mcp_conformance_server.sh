@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance) against our server,
-# `examples/mcp_conformance.rs`: version 0.1.16 for the 2025-11-25 handshake era and
+# `examples/mcp_conformance_server.rs`: version 0.1.16 for the 2025-11-25 handshake era and
 # 0.2.0-alpha.12 for 2026-07-28, both under Node 22. Each version is installed once into the
 # cache; a warm machine installs nothing. Fails when a scenario fails that
-# tests/mcp_conformance/expected-failures.yaml does not list (the suite's own baseline check).
+# .ci/mcp-conformance/server-expected-failures.yaml does not list (the suite's own baseline check).
 #
-#   bash .ci/mcp_conformance.sh              # build, start the server, run every suite
-#   PRISM_CONFORMANCE_ONLY=install bash .ci/mcp_conformance.sh   # only install the suites
+#   bash .ci/mcp_conformance_server.sh              # build, start the server, run every suite
+#   PRISM_CONFORMANCE_ONLY=install bash .ci/mcp_conformance_server.sh   # only install the suites
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,8 +26,8 @@ for version in "${VERSIONS[@]}"; do
 done
 [ "${PRISM_CONFORMANCE_ONLY:-}" = install ] && exit 0
 
-cargo build --quiet --example mcp_conformance --features mcp
-SERVER="${CARGO_TARGET_DIR:-target}/debug/examples/mcp_conformance"
+cargo build --quiet --example mcp_conformance_server --features mcp
+SERVER="${CARGO_TARGET_DIR:-target}/debug/examples/mcp_conformance_server"
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 URL="http://127.0.0.1:$PORT/mcp"
 LOG="$(mktemp)"
@@ -40,7 +40,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-BASELINE=tests/mcp_conformance/expected-failures.yaml
+BASELINE=.ci/mcp-conformance/server-expected-failures.yaml
 run() {
     local version=$1; shift
     echo "== @modelcontextprotocol/conformance@$version server --suite active $*"

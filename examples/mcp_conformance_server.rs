@@ -4,13 +4,13 @@
 //! and logging level the suite's other scenarios read.
 //!
 //! ```sh
-//! cargo run --example mcp_conformance --features mcp -- 127.0.0.1:8001
+//! cargo run --example mcp_conformance_server --features mcp -- 127.0.0.1:8001
 //! # in another shell:
 //! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:8001/mcp --suite active
 //! ```
 //!
-//! `.ci/mcp_conformance.sh` runs both suite versions against it with the expected failures of
-//! `tests/mcp_conformance/expected-failures.yaml`.
+//! `.ci/mcp_conformance_server.sh` runs both suite versions against it with the expected failures of
+//! `.ci/mcp-conformance/server-expected-failures.yaml`.
 
 // The suite still exercises logging and sampling, which the 2026-07-28 revision deprecates.
 #![allow(deprecated)]
