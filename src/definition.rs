@@ -9,7 +9,7 @@
 
 pub use prism_tools::definition::{
     NotPrepared, PendingBody, Prepared, ToolAnnotations, ToolDefinitionBuilder, ToolFuture,
-    ToolHandler,
+    ToolHandler, ToolIcon,
 };
 pub use prism_tools::error::Refusal;
 pub use prism_tools::tool::decode_arguments;

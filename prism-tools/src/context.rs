@@ -110,7 +110,13 @@ struct RunInfo {
     /// layer above this one, which reads and sets it (`scope.rs`), so the context holds it
     /// without naming its type.
     scope: Option<Arc<dyn ScopeSlot>>,
+    /// Told of every progress update of the calls made with this context, redacted.
+    progress_listener: Option<ProgressListener>,
 }
+
+/// A callback told of each progress update a call reports, after redaction (see
+/// [`ToolExecutionContext::with_progress_listener`]).
+pub(crate) type ProgressListener = Arc<dyn Fn(&ProgressUpdate) + Send + Sync>;
 
 /// What the context can hold as a run's scope: implemented by
 /// [`ToolScope`](crate::scope::ToolScope) only.
@@ -190,6 +196,45 @@ impl ToolExecutionContext {
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.run_mut().cancellation = token;
         self
+    }
+
+    /// Tells `listener` of every progress update that calls made with this context report, after
+    /// the dispatcher's redactor, in order, while the call runs: how an MCP server relays a
+    /// tool's progress to the client that made the call. The listener must not block (queue the
+    /// update and return); a panic in it is caught and logged.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use prism::{Dispatcher, ToolCall, ToolDefinition, ToolExecutionContext, ToolRegistry};
+    /// use serde_json::{json, Value};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let slow = ToolDefinition::builder("slow").run(|_args: Value, ctx: ToolExecutionContext| async move {
+    ///     ctx.progress(json!(1));
+    ///     tokio::task::yield_now().await;
+    ///     ctx.progress(json!(2));
+    ///     Ok(Value::Null)
+    /// });
+    /// let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([slow])).build();
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let ctx = ToolExecutionContext::new()
+    ///     .with_progress_listener(move |update| sink.lock().unwrap().push(update.progress.clone()));
+    /// dispatcher.dispatch(ToolCall::new("c1", "slow", json!({})), &ctx).await.unwrap();
+    /// assert_eq!(*seen.lock().unwrap(), [json!(1), json!(2)]);
+    /// # });
+    /// ```
+    pub fn with_progress_listener(
+        mut self,
+        listener: impl Fn(&ProgressUpdate) + Send + Sync + 'static,
+    ) -> Self {
+        self.run_mut().progress_listener = Some(Arc::new(listener));
+        self
+    }
+
+    /// The listener given to [`with_progress_listener`](Self::with_progress_listener).
+    pub(crate) fn progress_listener(&self) -> Option<&ProgressListener> {
+        self.run.as_ref()?.progress_listener.as_ref()
     }
 
     /// The scope slot, for `scope.rs` to read and replace.

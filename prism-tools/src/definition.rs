@@ -18,6 +18,7 @@ use crate::context::ToolExecutionContext;
 use crate::effects::EffectPolicy;
 use crate::error::ToolError;
 
+pub use crate::icon::ToolIcon;
 pub use crate::prepared::{NotPrepared, PendingBody, Prepared};
 pub use crate::tool_future::ToolFuture;
 
@@ -94,6 +95,8 @@ pub struct ToolAnnotations {
 
 struct DefinitionInner {
     name: Arc<str>,
+    title: Option<String>,
+    icons: Vec<ToolIcon>,
     description: Option<String>,
     parameters: Option<Value>,
     output_schema: Option<Value>,
@@ -138,6 +141,8 @@ impl ToolDefinition {
     pub fn builder(name: impl Into<Arc<str>>) -> ToolDefinitionBuilder {
         ToolDefinitionBuilder {
             name: name.into(),
+            title: None,
+            icons: Vec::new(),
             description: None,
             parameters: None,
             output_schema: None,
@@ -157,6 +162,16 @@ impl ToolDefinition {
     /// The tool's name, shared.
     pub fn name_arc(&self) -> &Arc<str> {
         &self.inner.name
+    }
+
+    /// A name for people (an MCP client's tool picker), when it differs from [`name`](Self::name).
+    pub fn title(&self) -> Option<&str> {
+        self.inner.title.as_deref()
+    }
+
+    /// Icons a client may show beside the tool.
+    pub fn icons(&self) -> &[ToolIcon] {
+        &self.inner.icons
     }
 
     /// What the tool does, for the model.
@@ -279,6 +294,8 @@ impl ToolDefinition {
         ToolDefinition {
             inner: Arc::new(DefinitionInner {
                 name: Arc::clone(&old.name),
+                title: old.title.clone(),
+                icons: old.icons.clone(),
                 description: old.description.clone(),
                 parameters: Some(schema),
                 output_schema: old.output_schema.clone(),
@@ -328,6 +345,8 @@ impl fmt::Debug for ToolDefinition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolDefinition")
             .field("name", &self.inner.name)
+            .field("title", &self.inner.title)
+            .field("icons", &self.inner.icons)
             .field("description", &self.inner.description)
             .field("parameters", &self.inner.parameters)
             .field("annotations", &self.inner.annotations)
@@ -345,6 +364,8 @@ impl fmt::Debug for ToolDefinition {
 #[must_use = "a builder does nothing until it is given a handler"]
 pub struct ToolDefinitionBuilder {
     name: Arc<str>,
+    title: Option<String>,
+    icons: Vec<ToolIcon>,
     description: Option<String>,
     parameters: Option<Value>,
     output_schema: Option<Value>,
@@ -356,6 +377,31 @@ pub struct ToolDefinitionBuilder {
 }
 
 impl ToolDefinitionBuilder {
+    /// Sets the title people see (the model sees the name and the description).
+    ///
+    /// ```
+    /// use prism::ToolDefinition;
+    /// use prism::definition::ToolIcon;
+    /// use serde_json::Value;
+    ///
+    /// let weather = ToolDefinition::builder("get_weather")
+    ///     .title("Weather")
+    ///     .icon(ToolIcon::new("https://example.com/sun.svg").with_mime_type("image/svg+xml"))
+    ///     .run_sync(|_, _| Ok(Value::Null));
+    /// assert_eq!(weather.title(), Some("Weather"));
+    /// assert_eq!(weather.icons()[0].sizes, Vec::<String>::new());
+    /// ```
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Adds an icon after those already given.
+    pub fn icon(mut self, icon: ToolIcon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
     /// Sets the description.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
@@ -425,6 +471,8 @@ impl ToolDefinitionBuilder {
         ToolDefinition {
             inner: Arc::new(DefinitionInner {
                 name: self.name,
+                title: self.title,
+                icons: self.icons,
                 description: self.description,
                 parameters: self.parameters,
                 output_schema: self.output_schema,

@@ -163,6 +163,7 @@ pub mod extract;
 pub mod filter;
 pub mod grant;
 pub mod guard;
+mod icon;
 pub mod limits;
 #[doc(hidden)]
 pub mod macro_support;

@@ -393,10 +393,8 @@ impl Dispatcher {
             }
             // A tool that never reads its context gets an empty one, and no progress channel.
             let (call_ctx, progress_rx) = if tool.reads_context() {
-                let (tx, rx) = observe
-                    .is_watching()
-                    .then(|| progress_queue(&p.limits))
-                    .unzip();
+                let relayed = observe.is_watching() || ctx.progress_listener().is_some();
+                let (tx, rx) = relayed.then(|| progress_queue(&p.limits)).unzip();
                 (ctx.for_call(observe.id().clone(), tx), rx)
             } else {
                 (ToolExecutionContext::unread(), None)

@@ -16,7 +16,7 @@ use tracing::Span;
 use crate::call::{
     BlockReason, Blocks, CallId, ErrorInfo, OutputRecord, ToolOutcome, ToolResult, blocks,
 };
-use crate::context::{ProgressUpdate, ToolExecutionContext};
+use crate::context::{ProgressListener, ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::span::record_end;
 use crate::dispatch::{
@@ -41,6 +41,8 @@ pub(crate) struct Observe<'a> {
     untrusted: bool,
     /// The call's `execute_tool` span, when a tracing subscriber wants it.
     span: Option<Box<Span>>,
+    /// The context's progress listener, told of each redacted update.
+    listener: Option<ProgressListener>,
 }
 
 impl<'a> Observe<'a> {
@@ -63,6 +65,7 @@ impl<'a> Observe<'a> {
             progress_dropped: 0,
             untrusted: false,
             span,
+            listener: ctx.progress_listener().cloned(),
         }
     }
 
@@ -180,6 +183,22 @@ impl<'a> Observe<'a> {
         let redact = |value: Value| self.p.redactor.redact_owned_value(value);
         let progress = redact(update.progress);
         let metadata = update.metadata.map(redact);
+        if let Some(listener) = &self.listener {
+            let update = ProgressUpdate { progress, metadata };
+            if guarded(|| listener(&update)).is_err() {
+                tracing::error!(target: "prism_tools", call = %self.id, "a progress listener panicked; the update was dropped for it");
+            }
+            if !self.is_watching() {
+                return;
+            }
+            let ProgressUpdate { progress, metadata } = update;
+            return self.report_progress(name, progress, metadata);
+        }
+        self.report_progress(name, progress, metadata);
+    }
+
+    /// Reports one redacted progress update to the sinks and the ledger.
+    fn report_progress(&self, name: &Arc<str>, progress: Value, metadata: Option<Value>) {
         report(
             self.p,
             ToolEvent {

@@ -1,0 +1,266 @@
+//! Approvals over MCP: a call of a tool that [requires approval](crate::ToolDefinition::requires_approval)
+//! waits for a person's answer, asked through the client as an elicitation form.
+//!
+//! The question is asked where the run layer asks it: inside the pipeline, once every guard up to
+//! `before_execute` let the call through, before its effect is claimed. A call any guard refuses
+//! is never put to anyone.
+//!
+//! - A 2026-07-28 client that can elicit gets `input_required`: the form, and a `requestState`
+//!   sealed with HMAC-SHA-256 ([`RequestStateCodec`]) that names the tool, the SHA-256 of the
+//!   canonical JSON of the exact arguments (after `tool_call` middleware), a single-use nonce and
+//!   an expiry. The re-issued call carries the answer and the state back; it runs through every
+//!   guard again, and the gate lets it execute only when the state opens, has not expired, was
+//!   not used before, and names this tool with these arguments. A changed argument needs a new
+//!   approval.
+//! - A handshake-era client that can elicit is asked in the middle of the call
+//!   (`elicitation/create`), and the call then runs or is refused.
+//! - A client that cannot elicit gets an `isError` result naming the pending approval.
+//!
+//! Nonces are remembered in this process until they expire: behind several server processes,
+//! give the tool an effect policy too, so the shared effect store runs its effect once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
+    SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::call::{CallId, ToolCall};
+use crate::canonical::canonical_sha256;
+use crate::definition::ToolDefinition;
+use crate::dispatch::{Approval, ApprovalGate, Tripwire};
+use crate::error::Refusal;
+use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+
+/// The key of the approval form in `inputRequests` and `inputResponses`.
+pub(crate) const APPROVAL_INPUT: &str = "approval";
+
+/// How many bytes of the redacted arguments the question shows.
+const SHOWN_ARGUMENTS: usize = 1000;
+
+/// What a sealed `requestState` holds: which call was asked about, once.
+#[derive(Serialize, Deserialize)]
+struct Asked {
+    tool: String,
+    arguments_hash: String,
+    nonce: String,
+}
+
+/// The server's approval state: the sealing key, the lifetime of a question and the nonces used.
+pub(crate) struct Approvals {
+    codec: RequestStateCodec,
+    ttl: Duration,
+    redeemed: Mutex<HashMap<String, Instant>>,
+}
+
+impl Approvals {
+    pub(crate) fn new(codec: RequestStateCodec, ttl: Duration) -> Self {
+        Self {
+            codec,
+            ttl,
+            redeemed: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The `input_required` answer asking about `held`.
+    pub(crate) fn ask(&self, held: &ToolCall, redactor: &SecretRedactor) -> InputRequiredResult {
+        let asked = Asked {
+            tool: held.name.clone(),
+            arguments_hash: arguments_hash(&held.name, &held.arguments),
+            nonce: nonce(),
+        };
+        // Serialising three strings cannot fail.
+        let sealed = self
+            .codec
+            .seal_json_with(&asked, &SealOptions::new().ttl(self.ttl))
+            .unwrap_or_default();
+        let mut requests = InputRequests::new();
+        requests.insert(
+            APPROVAL_INPUT.into(),
+            InputRequest::Elicitation(ElicitRequest::new(question(held, redactor))),
+        );
+        InputRequiredResult::new(Some(requests), Some(sealed))
+    }
+
+    /// Opens an echoed `requestState` and reads the person's answer from `responses`.
+    ///
+    /// # Errors
+    ///
+    /// A message for a JSON-RPC `-32602` when the state was forged, altered or has expired.
+    pub(crate) fn answer(
+        &self,
+        state: &str,
+        responses: Option<&InputResponses>,
+    ) -> Result<Answered, String> {
+        let asked: Asked = self.codec.open_json(state).map_err(|error| {
+            format!("The requestState is not one this server issued, or it expired ({error})")
+        })?;
+        let approved = responses
+            .and_then(|responses| responses.get(APPROVAL_INPUT))
+            .is_some_and(approves);
+        Ok(Answered { asked, approved })
+    }
+
+    /// Marks `nonce` used; false when it already was.
+    fn redeem(&self, nonce: &str) -> bool {
+        let now = Instant::now();
+        let mut redeemed = self
+            .redeemed
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        // A nonce outlives its state's expiry here, so an expired state can never be replayed.
+        redeemed.retain(|_, used| now.duration_since(*used) < self.ttl * 2);
+        redeemed.insert(nonce.to_owned(), now).is_none()
+    }
+}
+
+/// What the person answered about one sealed question.
+pub(crate) struct Answered {
+    asked: Asked,
+    approved: bool,
+}
+
+/// The elicitation form asking whether `call` may run.
+pub(crate) fn question(call: &ToolCall, redactor: &SecretRedactor) -> ElicitRequestParams {
+    let mut shown = redactor.redact_value(&call.arguments).to_string();
+    if shown.len() > SHOWN_ARGUMENTS {
+        truncate_at_char_boundary(&mut shown, SHOWN_ARGUMENTS);
+        shown.push_str("… [cut]");
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "approve": {
+                "type": "boolean",
+                "title": "Approve",
+                "description": format!("Let `{}` run with exactly these arguments", call.name),
+            }
+        },
+        "required": ["approve"]
+    });
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!(
+            "The tool `{}` needs your approval to run with these arguments: {shown}",
+            call.name
+        ),
+        // A fixed, valid form schema.
+        requested_schema: serde_json::from_value(schema)
+            .unwrap_or_else(|_| ElicitationSchema::new(Default::default())),
+    }
+}
+
+/// True when an elicitation answer accepts with `approve: true`.
+pub(crate) fn approves(answer: &Value) -> bool {
+    serde_json::from_value::<ElicitResult>(answer.clone()).is_ok_and(|answer| {
+        answer.action == ElicitationAction::Accept
+            && answer
+                .content
+                .as_ref()
+                .is_some_and(|content| content["approve"] == json!(true))
+    })
+}
+
+fn arguments_hash(tool: &str, arguments: &Value) -> String {
+    canonical_sha256(&json!({ "tool": tool, "arguments": arguments }))
+}
+
+pub(crate) fn nonce() -> String {
+    let mut bytes = [0u8; 16];
+    // Without an entropy source a nonce is only as unique as the clock; still single-use here.
+    if getrandom::fill(&mut bytes).is_err() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        bytes = now.as_nanos().to_le_bytes();
+    }
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// How a dispatch with the approval gate can end without a result.
+pub(crate) enum Interrupted {
+    /// A guardrail tripped; the blocked result is inside.
+    Tripwire(Box<Tripwire>),
+    /// The call waits for approval: the call as middleware left it.
+    Held(Box<ToolCall>),
+}
+
+impl From<Tripwire> for Interrupted {
+    fn from(tripwire: Tripwire) -> Self {
+        Self::Tripwire(Box::new(tripwire))
+    }
+}
+
+/// The gate of one MCP call: tools that require approval wait, unless this call carries an
+/// approval for exactly itself (or was approved in the middle of the call).
+pub(crate) enum Gate {
+    /// Nothing was approved: every tool needing approval waits.
+    Ask,
+    /// A sealed approval came back with the call.
+    Sealed {
+        approvals: Arc<Approvals>,
+        answered: Answered,
+    },
+    /// The person approved this exact call a moment ago, in the middle of it.
+    Approved { arguments_hash: String },
+}
+
+impl Gate {
+    /// The gate for a call asked about in the middle of it.
+    pub(crate) fn approved(call: &ToolCall) -> Gate {
+        Gate::Approved {
+            arguments_hash: arguments_hash(&call.name, &call.arguments),
+        }
+    }
+}
+
+impl ApprovalGate<Interrupted> for Gate {
+    fn check(&self, _id: &CallId, tool: &ToolDefinition, arguments: &Value) -> Approval {
+        if !tool.requires_approval() {
+            return Approval::Proceed;
+        }
+        let hash = || arguments_hash(tool.name(), arguments);
+        match self {
+            Gate::Ask => Approval::Wait,
+            Gate::Approved { arguments_hash } if *arguments_hash == hash() => Approval::Proceed,
+            Gate::Approved { .. } => Approval::Refuse(Refusal::new(format!(
+                "The approval given for {} was for other arguments",
+                tool.name()
+            ))),
+            Gate::Sealed {
+                approvals,
+                answered,
+            } => {
+                let asked = &answered.asked;
+                if asked.tool != tool.name() || asked.arguments_hash != hash() {
+                    Approval::Refuse(Refusal::new(format!(
+                        "The approval sent with this call of {} was given for another call",
+                        tool.name()
+                    )))
+                } else if !answered.approved {
+                    Approval::Refuse(Refusal::new(format!(
+                        "A person refused to let {} run with these arguments",
+                        tool.name()
+                    )))
+                } else if !approvals.redeem(&asked.nonce) {
+                    Approval::Refuse(Refusal::new(format!(
+                        "This approval of {} was already used: an approval runs its call once",
+                        tool.name()
+                    )))
+                } else {
+                    Approval::Proceed
+                }
+            }
+        }
+    }
+
+    fn hold(&self, call: ToolCall) -> Interrupted {
+        Interrupted::Held(Box::new(call))
+    }
+}

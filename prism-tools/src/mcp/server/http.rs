@@ -1,0 +1,254 @@
+//! Serving over streamable HTTP, hardened for a server that listens on a machine with a browser.
+//!
+//! - Binds `127.0.0.1` unless told otherwise.
+//! - `Host` must name the server (loopback names by default): a DNS-rebinding page cannot reach
+//!   it under another name. `Origin`, when present, must be a listed origin (loopback origins by
+//!   default): another web page cannot call it from a visitor's browser.
+//! - Request bodies are bounded while they stream in (`413` past the bound).
+//! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit).
+//!
+//! rmcp's streamable HTTP service does the protocol (sessions for the handshake era, stateless
+//! requests for 2026-07-28, SSE streams, `Host`, `Origin` and body checks); hyper serves it.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use super::rate_limit::{ClientAddress, RateLimitLayer};
+use super::{McpServer, McpServerError};
+
+type Body = BoxBody<Bytes, Infallible>;
+type Answer = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+/// How [`serve_http`] listens and what it lets through.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Where to listen. Default `127.0.0.1:8000`; port 0 picks a free port.
+    pub bind: SocketAddr,
+    /// The endpoint's path. Default `/mcp`; other paths get `404`.
+    pub path: String,
+    /// `Host` values accepted, as host names or `host:port`. Default: `localhost`, `127.0.0.1`
+    /// and `::1`. Add the server's public name when it listens on another address.
+    pub allowed_hosts: Vec<String>,
+    /// `Origin` values accepted when a request carries one (scheme, host and port; `:*` for any
+    /// port). Default: the loopback origins on any port. A request without `Origin` (not from a
+    /// browser) is not refused for it.
+    pub allowed_origins: Vec<String>,
+    /// The largest request body accepted, in bytes. Default 4 MiB.
+    pub max_body_bytes: usize,
+    /// The rate limit per client address; `None` for none. Default 50 requests a second, in
+    /// bursts of up to 100.
+    pub rate_limit: Option<RateLimitLayer>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 8000)),
+            path: "/mcp".into(),
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            max_body_bytes: 4 * 1024 * 1024,
+            rate_limit: NonZeroU32::new(50)
+                .zip(NonZeroU32::new(100))
+                .map(|(rate, burst)| RateLimitLayer::per_second(rate, burst)),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults, listening on `bind`.
+    pub fn bind(bind: SocketAddr) -> Self {
+        Self {
+            bind,
+            ..Self::default()
+        }
+    }
+}
+
+/// A running HTTP server: its address, and the way to stop it.
+#[derive(Debug)]
+pub struct McpHttpServer {
+    local_addr: SocketAddr,
+    stop: CancellationToken,
+    accepting: JoinHandle<()>,
+}
+
+impl McpHttpServer {
+    /// The address it listens on (with the port picked, when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, `http://<address><path>`, for `path` as configured.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.local_addr)
+    }
+
+    /// Stops accepting connections and ends every session.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.accepting.await;
+    }
+
+    /// Waits until the server stops (it only stops through [`shutdown`](Self::shutdown), or when
+    /// the listener fails).
+    pub async fn wait(&mut self) {
+        let _ = (&mut self.accepting).await;
+    }
+}
+
+impl McpServer {
+    /// Serves this server over streamable HTTP (see [`serve_http`]), a session per client.
+    ///
+    /// # Errors
+    ///
+    /// [`McpServerError::Transport`] when the address cannot be bound.
+    pub async fn serve_http(self, options: HttpOptions) -> Result<McpHttpServer, McpServerError> {
+        serve_http(move || self.for_session(), options).await
+    }
+}
+
+/// Serves any rmcp [`ServerHandler`] over streamable HTTP with the hardening of [`HttpOptions`]:
+/// `new_session` makes the handler of each new session (or stateless request). Use it for a
+/// handler that wraps an [`McpServer`] to add resources or prompts; an `McpServer` alone has
+/// [`McpServer::serve_http`].
+///
+/// Must be called within a Tokio runtime: it spawns the accepting task.
+///
+/// # Errors
+///
+/// [`McpServerError::Transport`] when the address cannot be bound.
+pub async fn serve_http<S, F>(
+    new_session: F,
+    options: HttpOptions,
+) -> Result<McpHttpServer, McpServerError>
+where
+    S: ServerHandler + Send + 'static,
+    F: Fn() -> S + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind(options.bind)
+        .await
+        .map_err(McpServerError::Transport)?;
+    let local_addr = listener.local_addr().map_err(McpServerError::Transport)?;
+    let stop = CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(options.allowed_hosts.clone())
+        .with_allowed_origins(options.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_cancellation_token(stop.child_token());
+    let mcp = StreamableHttpService::new(
+        move || Ok(new_session()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let limit = options.rate_limit;
+    let endpoint = Endpoint {
+        path: options.path.into(),
+        limited: limit.map(|limit| limit.layer(mcp.clone())),
+        mcp,
+    };
+    let accepting = tokio::spawn(accept(listener, endpoint, stop.clone()));
+    Ok(McpHttpServer {
+        local_addr,
+        stop,
+        accepting,
+    })
+}
+
+/// What answers each request: the path check, then the rate limit, then rmcp.
+struct Endpoint<S> {
+    path: Arc<str>,
+    mcp: StreamableHttpService<S, LocalSessionManager>,
+    limited:
+        Option<super::rate_limit::RateLimitService<StreamableHttpService<S, LocalSessionManager>>>,
+}
+
+impl<S> Clone for Endpoint<S> {
+    fn clone(&self) -> Self {
+        Self {
+            path: Arc::clone(&self.path),
+            mcp: self.mcp.clone(),
+            limited: self.limited.clone(),
+        }
+    }
+}
+
+impl<S: ServerHandler + Send + 'static> Endpoint<S> {
+    fn answer(&self, mut request: Request<Incoming>, client: SocketAddr) -> Answer {
+        if request.uri().path() != &*self.path {
+            let mut response = Response::new(Body::default());
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            return Box::pin(std::future::ready(Ok(response)));
+        }
+        request.extensions_mut().insert(ClientAddress(client));
+        match &self.limited {
+            Some(limited) => limited.clone().call(request),
+            None => self.mcp.clone().call(request),
+        }
+    }
+}
+
+async fn accept<S: ServerHandler + Send + 'static>(
+    listener: TcpListener,
+    endpoint: Endpoint<S>,
+    stop: CancellationToken,
+) {
+    loop {
+        let (stream, client) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // A failed accept (too many open files, say) is the connection's problem,
+                    // not the server's: log it and keep listening.
+                    tracing::warn!(target: "prism_tools", %error, "could not accept an MCP connection");
+                    continue;
+                }
+            },
+            () = stop.cancelled() => return,
+        };
+        let endpoint = endpoint.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let service =
+                hyper::service::service_fn(move |request| endpoint.answer(request, client));
+            let connection = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                served = connection.as_mut() => {
+                    if let Err(error) = served {
+                        tracing::debug!(target: "prism_tools", %error, "an MCP connection ended with an error");
+                    }
+                }
+                () = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,110 @@
+//! `tools/list`: the tools a request may call, in the registry's order, as MCP describes them.
+//!
+//! A tool is listed when the dispatcher's filters allow it and the request's scope (what the host
+//! decided from the request's authorisation) grants it: the list never shows a tool that
+//! `tools/call` would refuse as denied. Parameters go out in the MCP schema dialect; a tool whose
+//! schema cannot be lowered is left out and logged, never sent half-changed.
+
+use rmcp::model::{JsonObject, ListToolsResult, Tool};
+use serde_json::{Value, json};
+
+use crate::definition::ToolDefinition;
+use crate::dispatch::Dispatcher;
+use crate::schema::{Dialect, LoweringCache};
+use crate::scope::ToolScope;
+
+/// The `_meta` key saying a tool's calls wait for a person's approval.
+pub(crate) const META_REQUIRES_APPROVAL: &str = "dev.prism/requiresApproval";
+/// The `_meta` key saying a tool's output comes from outside the host's trust.
+pub(crate) const META_UNTRUSTED_OUTPUT: &str = "dev.prism/untrustedOutput";
+
+/// One page of the tools `scope` may call, starting at `cursor` (an offset this server wrote).
+pub(crate) fn list_page(
+    dispatcher: &Dispatcher,
+    lowering: &LoweringCache,
+    scope: Option<&ToolScope>,
+    cursor: Option<&str>,
+    page_size: usize,
+) -> Result<ListToolsResult, String> {
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => cursor
+            .parse::<usize>()
+            .map_err(|_| format!("Invalid cursor: {cursor:?} is not a cursor this server wrote"))?,
+    };
+    let snapshot = dispatcher.registry().snapshot();
+    let listed = snapshot.iter().filter(|tool| {
+        dispatcher.filters_allow(tool.name()) && scope.is_none_or(|scope| scope.allows(tool.name()))
+    });
+    let mut tools = Vec::new();
+    let mut next = None;
+    for (index, tool) in listed.enumerate().skip(start) {
+        if tools.len() == page_size {
+            next = Some(index.to_string());
+            break;
+        }
+        if let Some(tool) = describe(tool, lowering) {
+            tools.push(tool);
+        }
+    }
+    let mut page = ListToolsResult::with_all_items(tools);
+    page.next_cursor = next;
+    Ok(page)
+}
+
+/// The MCP description of `tool`, or `None` (logged) when its schema cannot be lowered.
+pub(crate) fn describe(tool: &ToolDefinition, lowering: &LoweringCache) -> Option<Tool> {
+    let input_schema = match lowering.lower(tool, Dialect::Mcp) {
+        Ok(lowered) => match lowered.schema() {
+            Value::Object(schema) => schema.clone(),
+            _ => return skipped(tool, "its lowered schema is not an object"),
+        },
+        Err(error) => return skipped(tool, &error.to_string()),
+    };
+    let mut described = json!({
+        "name": tool.name(),
+        "inputSchema": input_schema,
+    });
+    let fields = described.as_object_mut()?;
+    if let Some(title) = tool.title() {
+        fields.insert("title".into(), json!(title));
+    }
+    if let Some(description) = tool.description() {
+        fields.insert("description".into(), json!(description));
+    }
+    // MCP's `outputSchema` describes `structuredContent`, which is always an object.
+    if let Some(output) = tool.output_schema()
+        && output.get("type") == Some(&json!("object"))
+    {
+        fields.insert("outputSchema".into(), output.clone());
+    }
+    let annotations = serde_json::to_value(tool.annotations()).ok()?;
+    if annotations
+        .as_object()
+        .is_some_and(|hints| !hints.is_empty())
+    {
+        fields.insert("annotations".into(), annotations);
+    }
+    if !tool.icons().is_empty() {
+        fields.insert("icons".into(), serde_json::to_value(tool.icons()).ok()?);
+    }
+    let mut meta = JsonObject::new();
+    if tool.requires_approval() {
+        meta.insert(META_REQUIRES_APPROVAL.into(), json!(true));
+    }
+    if tool.untrusted_output() {
+        meta.insert(META_UNTRUSTED_OUTPUT.into(), json!(true));
+    }
+    if !meta.is_empty() {
+        fields.insert("_meta".into(), Value::Object(meta));
+    }
+    match serde_json::from_value::<Tool>(described) {
+        Ok(described) => Some(described),
+        Err(error) => skipped(tool, &error.to_string()),
+    }
+}
+
+fn skipped(tool: &ToolDefinition, why: &str) -> Option<Tool> {
+    tracing::warn!(target: "prism_tools", tool = tool.name(), why, "tool left out of the MCP tools/list");
+    None
+}

@@ -1,0 +1,390 @@
+//! [`McpServer`]: a [`Dispatcher`] served over MCP, on stdio or streamable HTTP.
+//!
+//! rmcp speaks the protocol; this server answers its `tools/list` and `tools/call` from the
+//! dispatcher's registry and pipeline:
+//!
+//! - `tools/list` shows the tools the dispatcher's filters and the request's scope allow, in the
+//!   registry's order, a page at a time, with the parameters in the MCP schema dialect, the
+//!   output schema when the output is an object, title, icons, annotations, and `_meta` marks
+//!   for tools that need approval or return untrusted output. What a request sees may depend on
+//!   its authorisation ([`McpServerBuilder::authorize`]), never on its connection.
+//! - `tools/call` is one [`Dispatcher`] call: guards, events, ledger, redaction, effects. An
+//!   unknown tool is a JSON-RPC `-32602` error; blocked, invalid and failed calls are results with
+//!   `isError: true` and the reason; a value also goes out as text, and an object value as
+//!   `structuredContent`.
+//! - Progress a tool reports ([`ToolExecutionContext::progress`]) goes to a client that asked for
+//!   it as `notifications/progress`, with increasing values; a client's cancellation
+//!   (`notifications/cancelled`, or a closed HTTP stream) fires the call's cancellation token.
+//! - A tool that [requires approval](crate::ToolDefinition::requires_approval) asks the person
+//!   through the client (see `approval.rs` for the protocol): `input_required` with a sealed
+//!   `requestState` for 2026-07-28 clients, an elicitation in the middle of the call for
+//!   handshake-era clients, and an `isError` result naming the pending approval for clients that
+//!   cannot be asked.
+//! - A tool with an effect policy is not cancelled when its HTTP stream drops (only by an
+//!   explicit `notifications/cancelled`): it runs to its end and records its outcome, so a client
+//!   that re-issues the call gets that outcome from the effect store instead of a second effect.
+//!
+//! Serve it with [`McpServer::serve_stdio`] or [`serve_http`] (loopback by default, `Host` and
+//! `Origin` checked, request bodies bounded, a rate limit per client).
+
+mod approval;
+mod calling;
+mod http;
+mod listing;
+mod progress;
+mod rate_limit;
+mod result;
+mod served;
+mod stdio;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ErrorData as McpError;
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
+    ListToolsResult, PaginatedRequestParams, RequestId, RequestStateCodec, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+
+use crate::context::{CancellationToken, ToolExecutionContext};
+use crate::dispatch::Dispatcher;
+use crate::schema::LoweringCache;
+use crate::scope::ToolScope;
+
+use approval::Approvals;
+
+pub use http::{HttpOptions, McpHttpServer, serve_http};
+pub use rate_limit::{ClientAddress, RateLimitLayer, RateLimitService};
+pub use served::ServedRequest;
+
+/// How long a person has to answer an approval question, by default.
+const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// Tools per `tools/list` page, by default.
+const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// Decides, per request, which tools it may see and call (see [`McpServerBuilder::authorize`]).
+type Authorize = dyn Fn(Option<&::http::request::Parts>) -> Option<ToolScope> + Send + Sync;
+
+/// A [`Dispatcher`] as an MCP server: implements rmcp's [`ServerHandler`].
+///
+/// Cheap to clone. Each MCP session gets its own [`for_session`](Self::for_session) copy (the
+/// HTTP transport makes one per session; stdio has one), which shares everything but the table
+/// of the session's running calls.
+///
+/// ```
+/// use prism::mcp::McpServer;
+/// use prism::{Dispatcher, ToolDefinition, ToolRegistry};
+/// use serde_json::Value;
+///
+/// let echo = ToolDefinition::builder("echo").run_sync(|args: &Value, _| Ok(args.clone()));
+/// let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo])).build();
+/// let server = McpServer::builder(dispatcher).name("echo-server", "1.0.0").build().unwrap();
+/// # let _ = server;
+/// // server.serve_stdio().await?;   // or prism::mcp::serve_http(server, HttpOptions::default())
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+}
+
+/// What every session of one server shares.
+struct Shared {
+    dispatcher: Dispatcher,
+    implementation: Implementation,
+    instructions: Option<String>,
+    page_size: usize,
+    approvals: Arc<Approvals>,
+    context: ToolExecutionContext,
+    authorize: Option<Arc<Authorize>>,
+    lowering: LoweringCache,
+    /// Call ids are `mcp-<prefix>-<n>`: unique across this server's processes and sessions.
+    call_prefix: String,
+    calls: AtomicU64,
+}
+
+/// One session's state: the tokens of its running calls that only an explicit
+/// `notifications/cancelled` may fire.
+#[derive(Default)]
+struct Session {
+    running: Mutex<HashMap<RequestId, CancellationToken>>,
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.shared.implementation.name)
+            .field("dispatcher", &self.shared.dispatcher)
+            .field("page_size", &self.shared.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server over `dispatcher` with the defaults (see [`McpServerBuilder`]).
+    pub fn new(dispatcher: Dispatcher) -> Self {
+        Self::builder(dispatcher).build_with_random_key()
+    }
+
+    /// Starts a builder.
+    pub fn builder(dispatcher: Dispatcher) -> McpServerBuilder {
+        McpServerBuilder {
+            dispatcher,
+            implementation: Implementation::new("prism", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            page_size: DEFAULT_PAGE_SIZE,
+            approval_key: None,
+            approval_ttl: DEFAULT_APPROVAL_TTL,
+            context: ToolExecutionContext::new(),
+            authorize: None,
+        }
+    }
+
+    /// The same server for a new session: shared configuration, its own table of running calls.
+    pub fn for_session(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            session: Arc::default(),
+        }
+    }
+
+    /// The dispatcher every call goes through.
+    pub fn dispatcher(&self) -> &Dispatcher {
+        &self.shared.dispatcher
+    }
+
+    /// The scope the host's [`authorize`](McpServerBuilder::authorize) gives this request.
+    fn scope_for(&self, context: &RequestContext<RoleServer>) -> Option<ToolScope> {
+        let authorize = self.shared.authorize.as_ref()?;
+        authorize(context.extensions.get::<::http::request::Parts>())
+    }
+}
+
+/// Configures an [`McpServer`].
+#[must_use = "a builder does nothing until built"]
+pub struct McpServerBuilder {
+    dispatcher: Dispatcher,
+    implementation: Implementation,
+    instructions: Option<String>,
+    page_size: usize,
+    approval_key: Option<Vec<u8>>,
+    approval_ttl: Duration,
+    context: ToolExecutionContext,
+    authorize: Option<Arc<Authorize>>,
+}
+
+impl fmt::Debug for McpServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field("name", &self.implementation.name)
+            .field("page_size", &self.page_size)
+            .field("approval_ttl", &self.approval_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServerBuilder {
+    /// The name and version the server gives clients (default: `prism` and this crate's version).
+    pub fn name(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.implementation = Implementation::new(name, version);
+        self
+    }
+
+    /// Instructions for the client's model, sent when a session starts.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Tools per `tools/list` page (default 100; at least 1).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// The key that seals approval states (at least 32 random bytes). Give every process of one
+    /// server the same key, so a state one issued opens on another. Without one, a random key is
+    /// made when the server is built: approvals then only finish on the process that asked.
+    pub fn approval_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.approval_key = Some(key.into());
+        self
+    }
+
+    /// How long an approval question stays answerable (default 15 minutes).
+    pub fn approval_ttl(mut self, ttl: Duration) -> Self {
+        self.approval_ttl = ttl;
+        self
+    }
+
+    /// The context every call starts from (session and run ids, metadata, a scope). Each call
+    /// gets its own cancellation token, which fires when the run's token does.
+    pub fn context(mut self, context: ToolExecutionContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Decides per request which tools it may see and call, from its HTTP request (headers,
+    /// say; `None` over stdio). The scope narrows what the dispatcher's filters allow, for
+    /// `tools/list` and `tools/call` alike; `None` narrows nothing.
+    ///
+    /// ```
+    /// use prism::mcp::McpServer;
+    /// use prism::registry::{ToolGrant, ToolScope};
+    /// use prism::{Dispatcher, ToolRegistry};
+    ///
+    /// let server = McpServer::builder(Dispatcher::builder(ToolRegistry::new()).build())
+    ///     .authorize(|request| {
+    ///         let admin = request.is_some_and(|parts| {
+    ///             parts.headers.get("x-role").is_some_and(|role| role == "admin")
+    ///         });
+    ///         (!admin).then(|| ToolScope::new(ToolGrant::only(["search"])))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn authorize(
+        mut self,
+        authorize: impl Fn(Option<&::http::request::Parts>) -> Option<ToolScope> + Send + Sync + 'static,
+    ) -> Self {
+        self.authorize = Some(Arc::new(authorize));
+        self
+    }
+
+    /// The server.
+    ///
+    /// # Errors
+    ///
+    /// [`McpServerError::ApprovalKey`] when the approval key is shorter than 32 bytes.
+    pub fn build(self) -> Result<McpServer, McpServerError> {
+        match self.approval_key.clone() {
+            None => Ok(self.build_with_random_key()),
+            Some(key) => {
+                let codec = RequestStateCodec::try_new(key)
+                    .map_err(|error| McpServerError::ApprovalKey(error.to_string()))?;
+                Ok(self.finish(codec))
+            }
+        }
+    }
+
+    fn build_with_random_key(self) -> McpServer {
+        let mut key = [0u8; 32];
+        if getrandom::fill(&mut key).is_err() {
+            tracing::warn!(target: "prism_tools", "no entropy for the approval key: approvals are refused until a key is given");
+        }
+        // `new_unchecked` only skips the length check, which a 32-byte key passes.
+        let codec = RequestStateCodec::new_unchecked(key.to_vec());
+        self.finish(codec)
+    }
+
+    fn finish(self, codec: RequestStateCodec) -> McpServer {
+        let shared = Shared {
+            dispatcher: self.dispatcher,
+            implementation: self.implementation,
+            instructions: self.instructions,
+            page_size: self.page_size,
+            approvals: Arc::new(Approvals::new(codec, self.approval_ttl)),
+            context: self.context,
+            authorize: self.authorize,
+            lowering: LoweringCache::default(),
+            call_prefix: approval::nonce()[..8].to_owned(),
+            calls: AtomicU64::new(0),
+        };
+        McpServer {
+            shared: Arc::new(shared),
+            session: Arc::default(),
+        }
+    }
+}
+
+/// Why a server could not be built or served.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum McpServerError {
+    /// The approval key was refused (too short).
+    ApprovalKey(String),
+    /// The transport failed: the address could not be bound, or stdio closed during the handshake.
+    Transport(std::io::Error),
+}
+
+impl fmt::Display for McpServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ApprovalKey(why) => write!(f, "the MCP approval key was refused: {why}"),
+            Self::Transport(error) => write!(f, "the MCP transport failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for McpServerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Transport(error) => Some(error),
+            Self::ApprovalKey(_) => None,
+        }
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut info =
+            ServerConfig::new(capabilities).with_server_info(self.shared.implementation.clone());
+        if let Some(instructions) = &self.shared.instructions {
+            info = info.with_instructions(instructions.clone());
+        }
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let scope = self.scope_for(&context);
+        let cursor = request
+            .as_ref()
+            .and_then(|request| request.cursor.as_deref());
+        listing::list_page(
+            &self.shared.dispatcher,
+            &self.shared.lowering,
+            scope.as_ref(),
+            cursor,
+            self.shared.page_size,
+        )
+        .map_err(|message| McpError::invalid_params(message, None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call(request, context).await
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        let Some(id) = notification.request_id else {
+            return;
+        };
+        let running = self
+            .session
+            .running
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if let Some(token) = running.get(&id) {
+            token.cancel();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! [`RateLimitLayer`]: a per-client request rate limit, as a tower layer.
+//!
+//! Each client address gets its own bucket (GCRA, from governor): a steady rate with a burst on
+//! top. A request over the limit gets `429 Too Many Requests` with `Retry-After`, and never
+//! reaches the MCP service. The client is the connection's peer address, which
+//! [`serve_http`](super::serve_http) puts on every request as a [`ClientAddress`]; behind a
+//! reverse proxy, set it from the proxy's header in a layer of your own instead.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use http::{Request, Response, StatusCode, header};
+
+/// The peer address of the connection a request came on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddress(pub SocketAddr);
+
+/// Forgets idle clients' buckets once every this many requests.
+const SWEEP_EVERY: usize = 4096;
+
+/// Limits each client (by IP address) to a rate of requests, with a burst.
+///
+/// ```
+/// use std::num::NonZeroU32;
+/// use prism::mcp::RateLimitLayer;
+///
+/// // 20 requests a second per client, up to 40 at once.
+/// let layer = RateLimitLayer::per_second(NonZeroU32::new(20).unwrap(), NonZeroU32::new(40).unwrap());
+/// # let _ = layer;
+/// ```
+#[derive(Clone)]
+pub struct RateLimitLayer {
+    limiter: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    checks: Arc<AtomicUsize>,
+}
+
+impl std::fmt::Debug for RateLimitLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimitLayer")
+            .field("clients", &self.limiter.len())
+            .finish()
+    }
+}
+
+impl RateLimitLayer {
+    /// `per_second` requests a second per client, and up to `burst` at once.
+    pub fn per_second(per_second: NonZeroU32, burst: NonZeroU32) -> Self {
+        let quota = Quota::per_second(per_second).allow_burst(burst);
+        Self {
+            limiter: Arc::new(RateLimiter::keyed(quota)),
+            checks: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Up to `burst` requests at once per client, and one more every `period`; `None` when
+    /// `period` is zero.
+    pub fn per_period(period: Duration, burst: NonZeroU32) -> Option<Self> {
+        let quota = Quota::with_period(period)?.allow_burst(burst);
+        Some(Self {
+            limiter: Arc::new(RateLimiter::keyed(quota)),
+            checks: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// `Ok` when `client` may make a request now, else how many seconds to wait.
+    fn admit(&self, client: IpAddr) -> Result<(), u64> {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.limiter.retain_recent();
+        }
+        self.limiter.check_key(&client).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+        })
+    }
+}
+
+impl<S> tower_layer::Layer<S> for RateLimitLayer {
+    type Service = RateLimitService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RateLimitService {
+            inner,
+            limit: self.clone(),
+        }
+    }
+}
+
+/// The service [`RateLimitLayer`] wraps around another.
+#[derive(Clone, Debug)]
+pub struct RateLimitService<S> {
+    inner: S,
+    limit: RateLimitLayer,
+}
+
+impl<S, B, R> tower_service::Service<Request<B>> for RateLimitService<S>
+where
+    S: tower_service::Service<Request<B>, Response = Response<R>, Error = Infallible>,
+    S::Future: Send + 'static,
+    R: Default + Send + 'static,
+{
+    type Response = Response<R>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<R>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let client = request
+            .extensions()
+            .get::<ClientAddress>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |address| address.0.ip());
+        match self.limit.admit(client) {
+            Ok(()) => Box::pin(self.inner.call(request)),
+            Err(wait) => {
+                let mut response = Response::new(R::default());
+                *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, header::HeaderValue::from(wait.max(1)));
+                Box::pin(std::future::ready(Ok(response)))
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! A [`ToolResult`] as MCP's `CallToolResult`.
+//!
+//! - A value: its content blocks, then the value as text (a string as itself, anything else as
+//!   JSON) so clients that read only text see it; an object is also `structuredContent`.
+//! - Blocked and failed calls: `isError: true` with the (already redacted) message as text, and
+//!   the code and reason in `_meta`, so a client sees why without parsing the message.
+//! - Output marked untrusted says so in `_meta`.
+
+use rmcp::model::{CallToolResult, ContentBlock as McpContent, MetaObject};
+use serde_json::{Value, json};
+
+use super::listing::META_UNTRUSTED_OUTPUT;
+use crate::call::{ContentBlock, ToolOutcome, ToolResult};
+
+/// The `_meta` key of a refused or failed call's code and reason.
+pub(crate) const META_ERROR: &str = "dev.prism/error";
+
+/// `result` as MCP's `CallToolResult`.
+pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
+    let mut content: Vec<McpContent> = result.content().iter().filter_map(block).collect();
+    let mut meta = serde_json::Map::new();
+    let (structured, is_error) = match &result.outcome {
+        ToolOutcome::Value(value) => {
+            match value {
+                Value::Null => {}
+                Value::String(text) => content.push(McpContent::text(text.clone())),
+                other => content.push(McpContent::text(other.to_string())),
+            }
+            (value.is_object().then(|| value.clone()), false)
+        }
+        ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
+            content.push(McpContent::text(error.message.clone()));
+            let mut detail = json!({ "code": error.code.as_str() });
+            if let Some(reason) = error.reason {
+                detail["reason"] = json!(reason.as_str());
+            }
+            meta.insert(META_ERROR.into(), detail);
+            (None, true)
+        }
+    };
+    if result.is_untrusted() {
+        meta.insert(META_UNTRUSTED_OUTPUT.into(), json!(true));
+    }
+    // The constructors set `resultType: complete` (the 2026-07-28 revision's; rmcp drops it
+    // for handshake-era clients).
+    let mut answer = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    answer.structured_content = structured;
+    if !meta.is_empty() {
+        answer.meta = Some(MetaObject(meta));
+    }
+    answer
+}
+
+/// One content block in MCP's shape, which ours already follow field for field.
+fn block(block: &ContentBlock) -> Option<McpContent> {
+    let wire = serde_json::to_value(block).ok()?;
+    match serde_json::from_value(wire) {
+        Ok(converted) => Some(converted),
+        Err(error) => {
+            tracing::warn!(target: "prism_tools", %error, "a content block MCP cannot carry was left out");
+            None
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! Serving over stdio: the transport a desktop client uses when it starts the server itself.
+
+use rmcp::ServiceExt;
+
+use super::{McpServer, McpServerError};
+
+impl McpServer {
+    /// Serves one client on this process's stdin and stdout until it disconnects. Nothing else
+    /// may write to stdout meanwhile (log to stderr).
+    ///
+    /// # Errors
+    ///
+    /// [`McpServerError::Transport`] when the session could not start (stdin closed, or the
+    /// client's first message was not a valid handshake) or ended abnormally.
+    pub async fn serve_stdio(self) -> Result<(), McpServerError> {
+        let running = self
+            .for_session()
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| McpServerError::Transport(std::io::Error::other(error.to_string())))?;
+        running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|error| McpServerError::Transport(std::io::Error::other(error.to_string())))
+    }
+}

@@ -1,0 +1,226 @@
+//! The MCP server over streamable HTTP: rmcp's HTTP client in both protocol eras, the hardening
+//! of the edge (Host, Origin, body bound, rate limit), and a re-issued call after a dropped
+//! stream, which the effect store answers without a second effect.
+
+mod mcp_server_support;
+
+use std::num::NonZeroU32;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use mcp_server_support::{TestClient, first_text, fixture};
+use prism::mcp::{HttpOptions, McpHttpServer, RateLimitLayer};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use rmcp::service::PeerRequestOptions;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    params
+}
+
+fn local() -> HttpOptions {
+    HttpOptions::bind(([127, 0, 0, 1], 0).into())
+}
+
+async fn serve(server: &prism::mcp::McpServer, options: HttpOptions) -> McpHttpServer {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    server
+        .clone()
+        .serve_http(options)
+        .await
+        .expect("binds a free loopback port")
+}
+
+/// Sends one raw HTTP/1.1 request and returns the status code.
+async fn status_of(server: &McpHttpServer, headers: &[(&str, &str)], body: &str) -> u16 {
+    let mut stream = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = vec![0; 64];
+    let read = stream.read(&mut response).await.unwrap();
+    let head = String::from_utf8_lossy(&response[..read]).to_string();
+    head.split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP response: {head:?}"))
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_eras_list_and_call_over_http() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    for client in [TestClient::current(), TestClient::handshake_era()] {
+        let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
+        let client = mcp_server_support::start(client, transport).await;
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.len(), 7);
+        let sum = client
+            .call_tool(call("add", json!({"a": 20, "b": 22})))
+            .await
+            .unwrap();
+        assert_eq!(first_text(&sum), "42");
+        let denied = client.call_tool(call("hidden", json!({}))).await.unwrap();
+        assert_eq!(denied.is_error, Some(true));
+        // Approval through input_required (current) or an elicitation mid-call (handshake era).
+        let wiped = client
+            .call_tool(call("wipe", json!({"path": "/tmp/h"})))
+            .await
+            .unwrap();
+        assert_eq!(first_text(&wiped), "wiped /tmp/h");
+        client.cancel().await.unwrap();
+    }
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 2);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_refused() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let host = server.local_addr().to_string();
+    assert_eq!(
+        status_of(&server, &[("Host", &host)], INITIALIZE).await,
+        200
+    );
+    assert_eq!(
+        status_of(&server, &[("Host", "attacker.example")], INITIALIZE).await,
+        403,
+        "a DNS-rebinding name is refused"
+    );
+    assert_eq!(
+        status_of(
+            &server,
+            &[("Host", &host), ("Origin", "https://attacker.example")],
+            INITIALIZE
+        )
+        .await,
+        403,
+        "another site's page is refused"
+    );
+    assert_eq!(
+        status_of(
+            &server,
+            &[("Host", &host), ("Origin", "http://localhost:3000")],
+            INITIALIZE
+        )
+        .await,
+        200,
+        "a local page is let through"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn bodies_over_the_bound_are_refused() {
+    let fixture = fixture();
+    let mut options = local();
+    options.max_body_bytes = 1024;
+    let server = serve(&fixture.server, options).await;
+    let host = server.local_addr().to_string();
+    let padded = INITIALIZE.replace("\"raw\"", &format!("\"{}\"", "x".repeat(2048)));
+    assert_eq!(status_of(&server, &[("Host", &host)], &padded).await, 413);
+    assert_eq!(
+        status_of(&server, &[("Host", &host)], INITIALIZE).await,
+        200
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn each_client_is_rate_limited() {
+    let fixture = fixture();
+    let mut options = local();
+    // Two requests at once, then one an hour: the third request is over the limit, however slow
+    // the machine.
+    options.rate_limit =
+        RateLimitLayer::per_period(Duration::from_secs(3600), NonZeroU32::new(2).unwrap());
+    let server = serve(&fixture.server, options).await;
+    let host = server.local_addr().to_string();
+    assert_eq!(
+        status_of(&server, &[("Host", &host)], INITIALIZE).await,
+        200
+    );
+    assert_eq!(
+        status_of(&server, &[("Host", &host)], INITIALIZE).await,
+        200
+    );
+    assert_eq!(
+        status_of(&server, &[("Host", &host)], INITIALIZE).await,
+        429
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_reissued_after_a_dropped_stream_does_not_repeat_its_effect() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
+    let first = mcp_server_support::start(TestClient::handshake_era(), transport).await;
+    let request =
+        ClientRequest::CallToolRequest(CallToolRequest::new(call("pay", json!({"cents": 500}))));
+    let _pending = first
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    // The client goes away mid-call: its session and stream close without a cancellation.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    first.cancel().await.unwrap();
+    // The payment still completes, and records its outcome.
+    for _ in 0..400 {
+        if fixture.paid.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        fixture.paid.load(Ordering::SeqCst),
+        1,
+        "the dropped call ran to its end"
+    );
+
+    let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp"));
+    let again = mcp_server_support::start(TestClient::current(), transport).await;
+    let mut replayed = None;
+    for _ in 0..100 {
+        let result = again
+            .call_tool(call("pay", json!({"cents": 500})))
+            .await
+            .unwrap();
+        // Until the first call's outcome is recorded, its claim is reported in flight.
+        if result.is_error != Some(true) {
+            replayed = Some(result);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let replayed = replayed.expect("the recorded outcome is returned");
+    assert_eq!(
+        replayed.structured_content,
+        Some(json!({"paid": 500, "payment": 1}))
+    );
+    assert_eq!(
+        fixture.paid.load(Ordering::SeqCst),
+        1,
+        "the effect ran once"
+    );
+    again.cancel().await.unwrap();
+    server.shutdown().await;
+}

@@ -1,0 +1,386 @@
+//! The MCP server against rmcp's own client, in one process over an in-memory duplex stream (the
+//! stdio transport's framing): both protocol eras, listing, calls through the pipeline, progress,
+//! cancellation and approvals.
+
+mod mcp_server_support;
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use mcp_server_support::{TestClient, first_text, fixture, fixture_with, meta};
+use prism::call::ToolOutcome;
+use prism::dispatch::RecordStatus;
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, ErrorCode,
+    PaginatedRequestParams, ProgressToken, RequestMetaObject,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, TestClient>;
+
+async fn connect(server: &prism::mcp::McpServer, client: TestClient) -> Client {
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let server = server.for_session();
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    mcp_server_support::start(client, client_end).await
+}
+
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    params
+}
+
+#[tokio::test]
+async fn tools_list_shows_the_allowed_tools_in_registry_order_with_their_descriptions() {
+    let fixture = fixture();
+    for client in [TestClient::current(), TestClient::handshake_era()] {
+        let client = connect(&fixture.server, client).await;
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "add",
+                "stats",
+                "wipe",
+                "slow",
+                "pay",
+                "multiply",
+                "cancellations"
+            ],
+            "`hidden` is filtered out"
+        );
+        let add = serde_json::to_value(&tools[0]).unwrap();
+        assert_eq!(add["title"], "Add");
+        assert_eq!(add["icons"][0]["src"], "https://example.com/add.svg");
+        assert_eq!(add["icons"][0]["mimeType"], "image/svg+xml");
+        assert_eq!(add["annotations"]["readOnlyHint"], true);
+        assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+        assert!(
+            add.get("outputSchema").is_none(),
+            "add returns a number, not an object"
+        );
+        let stats = serde_json::to_value(&tools[1]).unwrap();
+        assert_eq!(stats["outputSchema"]["type"], "object");
+        let wipe = serde_json::to_value(&tools[2]).unwrap();
+        assert_eq!(wipe["_meta"]["dev.prism/requiresApproval"], true);
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn tools_list_pages_follow_the_cursor_and_refuse_a_forged_one() {
+    let fixture = fixture_with(|builder| builder.page_size(2));
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let first = client.list_tools(None).await.unwrap();
+    assert_eq!(first.tools.len(), 2);
+    let cursor = first.next_cursor.clone().expect("more pages follow");
+    let all = client.list_all_tools().await.unwrap();
+    assert_eq!(all.len(), 7);
+    let second = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some(cursor)),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(second.tools[0].name, "wipe");
+    let forged = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some("x".into())),
+        ))
+        .await;
+    match forged {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("a forged cursor must be refused, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn calls_run_through_the_pipeline_and_report_each_outcome() {
+    let fixture = fixture();
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+
+    let sum = client
+        .call_tool(call("add", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert_eq!(sum.is_error, Some(false));
+    assert_eq!(first_text(&sum), "5");
+
+    let stats = client
+        .call_tool(call("stats", json!({"values": [1, 2, 4]})))
+        .await
+        .unwrap();
+    assert_eq!(
+        stats.structured_content,
+        Some(json!({"sum": 7, "count": 3}))
+    );
+    assert_eq!(
+        first_text(&stats),
+        r#"{"sum":7,"count":3}"#,
+        "structured output also as text"
+    );
+
+    let denied = client.call_tool(call("hidden", json!({}))).await.unwrap();
+    assert_eq!(denied.is_error, Some(true));
+    assert_eq!(meta(&denied)["dev.prism/error"]["reason"], "tool_denied");
+
+    let bad = client
+        .call_tool(call("multiply", json!({"a": "two", "b": 2})))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    assert_eq!(meta(&bad)["dev.prism/error"]["code"], "invalid_arguments");
+
+    let unknown = client.call_tool(call("nope", json!({}))).await;
+    match unknown {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(error.message, "Unknown tool: nope");
+        }
+        other => panic!("an unknown tool is a JSON-RPC error, got {other:?}"),
+    }
+
+    // Every call, refused or not, left its rows in the dispatcher's ledger.
+    let rows: Vec<_> = fixture
+        .ledger
+        .records()
+        .iter()
+        .map(|row| (row.tool_name.to_string(), row.status))
+        .collect();
+    assert!(
+        rows.contains(&("hidden".into(), RecordStatus::Blocked)),
+        "{rows:?}"
+    );
+    assert!(
+        rows.contains(&("nope".into(), RecordStatus::Blocked)),
+        "{rows:?}"
+    );
+    assert_eq!(
+        rows.iter()
+            .filter(|row| row.1 == RecordStatus::Finished)
+            .count(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_with_increasing_values() {
+    let fixture = fixture();
+    let client = TestClient::handshake_era();
+    let progress = client.progress.clone();
+    let client = connect(&fixture.server, client).await;
+    let mut params = call("slow", json!({"finish": true}));
+    params.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
+        rmcp::model::NumberOrString::Number(7),
+    )));
+    let done = client.call_tool(params).await.unwrap();
+    assert_eq!(first_text(&done), "finished");
+    // Notifications may trail the response by a scheduling turn.
+    for _ in 0..100 {
+        if progress.lock().unwrap().len() >= 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let seen = progress.lock().unwrap().clone();
+    let values: Vec<f64> = seen.iter().map(|update| update.progress).collect();
+    assert_eq!(
+        values,
+        [1.0, 2.0, 3.0, 4.0],
+        "the text update counts one past the last value"
+    );
+    assert_eq!(seen[0].total, Some(3.0));
+    assert_eq!(seen[0].message.as_deref(), Some("step 1"));
+    assert_eq!(seen[3].message.as_deref(), Some(r#""almost""#));
+}
+
+#[tokio::test]
+async fn a_cancelled_request_cancels_the_call() {
+    let fixture = fixture();
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(call("slow", json!({}))));
+    let handle = client
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    // Wait until the tool is running (its started row is written).
+    mcp_server_support::wait_for_row(&fixture.ledger, RecordStatus::Started).await;
+    handle
+        .cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    mcp_server_support::wait_for_row(&fixture.ledger, RecordStatus::Error).await;
+    let error = fixture
+        .ledger
+        .records()
+        .into_iter()
+        .find(|row| row.status == RecordStatus::Error)
+        .expect("the cancelled call ends with an error row");
+    match error.outcome {
+        Some(ToolOutcome::Error(error)) => assert_eq!(error.code.as_str(), "cancelled"),
+        other => panic!("expected a cancelled error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn approvals_on_the_current_protocol_go_through_input_required() {
+    let fixture = fixture();
+    let client = TestClient::current();
+    let asked = client.asked.clone();
+    let client = connect(&fixture.server, client).await;
+    // rmcp's client answers the form through its handler and re-issues the call.
+    let done = client
+        .call_tool(call("wipe", json!({"path": "/tmp/x"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&done), "wiped /tmp/x");
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 1);
+    assert!(asked.lock().unwrap()[0].contains(r#"{"path":"/tmp/x"}"#));
+
+    // The same sealed approval cannot run the call twice, nor another call.
+    let first = client
+        .call_tool_once(call("wipe", json!({"path": "/tmp/y"})))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(required) = first else {
+        panic!("a call needing approval asks first, got {first:?}");
+    };
+    let state = required.request_state.clone().unwrap();
+    let approved = |arguments: Value| {
+        let mut params = call("wipe", arguments);
+        params.request_state = Some(state.clone());
+        params.input_responses = Some(
+            [(
+                "approval".to_owned(),
+                json!({"action": "accept", "content": {"approve": true}}),
+            )]
+            .into(),
+        );
+        params
+    };
+    let other = client
+        .call_tool_once(approved(json!({"path": "/"})))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(other) = other else {
+        panic!("no second question")
+    };
+    assert_eq!(other.is_error, Some(true));
+    assert_eq!(
+        meta(&other)["dev.prism/error"]["reason"],
+        "permission_denied"
+    );
+    let once = client
+        .call_tool_once(approved(json!({"path": "/tmp/y"})))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(once) = once else {
+        panic!("the approved call runs")
+    };
+    assert_eq!(first_text(&once), "wiped /tmp/y");
+    let twice = client
+        .call_tool_once(approved(json!({"path": "/tmp/y"})))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(twice) = twice else {
+        panic!("no second question")
+    };
+    assert!(
+        first_text(&twice).contains("already used"),
+        "{}",
+        first_text(&twice)
+    );
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 2);
+
+    // A forged state is a protocol error.
+    let mut forged = approved(json!({"path": "/tmp/y"}));
+    forged.request_state = Some(format!("{state}x"));
+    match client.call_tool_once(forged).await {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("a forged requestState must be refused, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn approvals_in_the_handshake_era_are_asked_during_the_call() {
+    let fixture = fixture();
+    let mut refusing = TestClient::handshake_era();
+    refusing.approve = false;
+    let client = connect(&fixture.server, refusing).await;
+    let refused = client
+        .call_tool(call("wipe", json!({"path": "/"})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(first_text(&refused).contains("refused"));
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 0);
+
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let done = client
+        .call_tool(call("wipe", json!({"path": "/tmp/z"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&done), "wiped /tmp/z");
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_elicit_is_told_the_approval_is_pending() {
+    let fixture = fixture();
+    for mut client in [TestClient::current(), TestClient::handshake_era()] {
+        client.elicitation = false;
+        let client = connect(&fixture.server, client).await;
+        let pending = client
+            .call_tool(call("wipe", json!({"path": "/"})))
+            .await
+            .unwrap();
+        assert_eq!(pending.is_error, Some(true));
+        assert!(
+            first_text(&pending).starts_with("Approval pending: wipe"),
+            "{}",
+            first_text(&pending)
+        );
+    }
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn the_request_scope_narrows_both_the_list_and_the_calls() {
+    use prism::registry::{ToolGrant, ToolScope};
+    // Over stdio there is no HTTP request: such callers may only add.
+    let fixture = fixture_with(|builder| {
+        builder.authorize(|request| {
+            request
+                .is_none()
+                .then(|| ToolScope::new(ToolGrant::only(["add"])))
+        })
+    });
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let names: Vec<_> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert_eq!(names, ["add"]);
+    let refused = client
+        .call_tool(call("stats", json!({"values": [1]})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(meta(&refused)["dev.prism/error"]["reason"], "tool_denied");
+    let sum = client
+        .call_tool(call("add", json!({"a": 1, "b": 1})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&sum), "2");
+}
