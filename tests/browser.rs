@@ -12,6 +12,7 @@ use browser_support::{Harness, ref_of, test_limits, with_browser};
 use prism::call::ContentBlock;
 use prism::dispatch::RecordStatus;
 use prism::run::{RunEvent, RunEventKind, RunEventSink};
+use prism::tools::browser::Browser;
 use prism::tools::web::UrlPolicy;
 use serde_json::json;
 use web_support::{Reply, Request, serve};
@@ -603,5 +604,33 @@ fn every_browser_call_is_a_pair_of_ledger_rows_and_errors_are_rows_too() {
             .unwrap();
         assert_eq!(no_run.error_info().unwrap().code.as_str(), "no_run");
         harness.tools.close_run("ledger").await;
+    });
+}
+
+#[test]
+fn a_browser_the_host_runs_is_reached_by_its_devtools_address() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let (code, message) = match Browser::connect("http://127.0.0.1:9222").await {
+            Err(error) => (error.code(), error.message().to_string()),
+            Ok(_) => panic!("an http address is not a DevTools WebSocket address"),
+        };
+        assert_eq!(code, "browser_launch");
+        assert!(message.contains("webSocketDebuggerUrl"), "{message}");
+
+        let connected = Browser::connect(browser.devtools_address())
+            .await
+            .expect("a second connection to the same browser");
+        assert_eq!(connected.process_id(), None);
+        let harness = Harness::new(connected, policy(), test_limits());
+        let page = harness
+            .ok(
+                "connected",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        assert_eq!(page["title"], "Home");
+        harness.tools.close_run("connected").await;
     });
 }

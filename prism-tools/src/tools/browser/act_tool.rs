@@ -1,5 +1,7 @@
 //! `browser_act`: one action on an element named by a ref of the latest snapshot.
 
+use std::time::Duration;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -75,9 +77,15 @@ async fn act(run: &RunContext, args: &ActArgs) -> Result<Value, BrowserError> {
             ),
         )
         .await?;
+    // Clicks, keys and choices can start a navigation a moment later; typing, hovering and
+    // scrolling only count if one has already started.
+    let window = match args.action {
+        Action::Click | Action::Press | Action::Select => limits.settle_window,
+        Action::Type | Action::Hover | Action::Scroll => Duration::ZERO,
+    };
     let settled = run
         .navigation
-        .settle(before, limits.settle_window, limits.navigation_timeout)
+        .settle(before, window, limits.navigation_timeout)
         .await;
     let mut value = page_info(run).await?;
     value["action"] = Value::from(args.action.name());

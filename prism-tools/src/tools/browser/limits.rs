@@ -22,8 +22,8 @@ pub struct BrowserLimits {
     pub navigation_timeout: Duration,
     /// One action, a snapshot or a screenshot. Default 15 s.
     pub action_timeout: Duration,
-    /// After an action, how long to watch for a navigation it started before answering.
-    /// Default 750 ms.
+    /// After a click, a key press or a choice, how long to watch for a navigation it started
+    /// before answering (each such action takes at least this long). Default 500 ms.
     pub settle_window: Duration,
     /// Characters of snapshot text; the tree is cut at a line and marked truncated. Default
     /// 40,000.
@@ -47,7 +47,7 @@ impl Default for BrowserLimits {
         BrowserLimits {
             navigation_timeout: Duration::from_secs(30),
             action_timeout: Duration::from_secs(15),
-            settle_window: Duration::from_millis(750),
+            settle_window: Duration::from_millis(500),
             snapshot_max_chars: 40_000,
             snapshot_max_text: 200,
             viewport: (1280, 800),
