@@ -144,7 +144,7 @@
 //! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
-//! | [`tools`] | first-party tools a host selects: `tools::web` (`web_fetch`, `web_extract`, `web_search` under one URL policy) behind the `web` feature |
+//! | [`tools`] | first-party tools a host selects: `tools::web` (`web_fetch`, `web_extract`, `web_search` under one URL policy) behind the `web` feature; `tools::browser` (`browser_navigate`, `browser_snapshot`, `browser_act`, `browser_screenshot` over a host-supplied Chromium, one browser context per run) behind `browser` |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -150,8 +150,19 @@ impl BrowserTools {
                     .await
                     .map(Arc::new)
             })
-            .await?;
-        Ok(context.clone())
+            .await;
+        match context {
+            Ok(context) => Ok(context.clone()),
+            Err(error) => {
+                // A context that could not be opened holds no place under the limit.
+                if let Ok(mut runs) = self.inner.runs.lock()
+                    && runs.get(run_id).is_some_and(|slot| slot.get().is_none())
+                {
+                    runs.remove(run_id);
+                }
+                Err(error)
+            }
+        }
     }
 }
 
