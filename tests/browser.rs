@@ -539,6 +539,22 @@ fn every_browser_call_is_a_pair_of_ledger_rows_and_errors_are_rows_too() {
     with_browser(|browser| async move {
         let site = site_address().await;
         let harness = Harness::new(browser, policy(), test_limits());
+        let definitions = harness.tools.definitions();
+        let names: Vec<_> = definitions.iter().map(|tool| tool.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "browser_navigate",
+                "browser_snapshot",
+                "browser_act",
+                "browser_screenshot"
+            ]
+        );
+        assert!(
+            definitions
+                .iter()
+                .all(|tool| tool.is_exclusive() && tool.untrusted_output())
+        );
         harness
             .ok(
                 "ledger",
