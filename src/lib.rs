@@ -283,8 +283,8 @@
 //! | [`run`] | everything of the run layer not at the root | `run` |
 //! | [`search`] | search disclosure and custom scorers; not the index internals | `search` |
 //! | [`storage`] | durable stores (all of it) | `storage` |
-//! | `mcp` | MCP (feature `mcp`): a remote server's tools as definitions behind the dispatcher (`McpClient`, `RemoteServer`) | `mcp` |
-//! | [`tools`](mod@tools) | first-party tools: `tools::web` (feature `web`): fetch, readable extraction and search under one URL policy | `tools` |
+//! | `mcp` | MCP (feature `mcp`): a dispatcher served to MCP clients (`McpServer`), and a remote server's tools as definitions behind the dispatcher (`McpClient`, `RemoteServer`) | `mcp` |
+//! | [`tools`](mod@tools) | first-party tools: `tools::web` (feature `web`): fetch, readable extraction and search under one URL policy; `tools::browser` (feature `browser`): four exclusive tools over a host-supplied Chromium | `tools` |
 //!
 //! **Adding a public item** to `prism_tools`: re-export it in the facade module that the table
 //! lists for its `prism_tools` module (one file each: `src/<module>.rs`), and nowhere else. A new

@@ -144,8 +144,8 @@
 //! | [`run`] | sessions, grants, narrowing, disclosure modes, ordered concurrent batches, approvals, artifact loop |
 //! | [`search`] | disclosure by search: BM25 index, [`ToolScorer`], the `search_tools` tool |
 //! | [`validation`] | schema validation of arguments: the engine seam, limits, a dialect normaliser; JSON Schema behind the `json-schema` feature |
-//! | `mcp` | MCP behind the `mcp` feature: `mcp::client`, a remote server's tools as definitions behind the dispatcher |
-//! | [`tools`] | first-party tools a host selects: `tools::web` (`web_fetch`, `web_extract`, `web_search` under one URL policy) behind the `web` feature |
+//! | `mcp` | MCP behind the `mcp` feature: `mcp::server`, a dispatcher served to MCP clients; `mcp::client`, a remote server's tools as definitions behind the dispatcher |
+//! | [`tools`] | first-party tools a host selects: `tools::web` (`web_fetch`, `web_extract`, `web_search` under one URL policy) behind the `web` feature; `tools::browser` (`browser_navigate`, `browser_snapshot`, `browser_act`, `browser_screenshot` over a host-supplied Chromium, one browser context per run) behind `browser` |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -22,6 +22,8 @@ pub enum Reply {
     Trickle { every: Duration, count: usize },
     /// A body of `length` bytes of text, written in 64 KiB chunks until the client hangs up.
     Endless { length: u64 },
+    /// No answer at all for `wait`, then a hang-up.
+    Stall { wait: Duration },
 }
 
 impl Reply {
@@ -56,6 +58,7 @@ impl Reply {
 }
 
 /// The request line's target (path and query) and the request head.
+#[derive(Clone, Debug)]
 pub struct Request {
     pub target: String,
     pub head: String,
@@ -122,6 +125,7 @@ async fn answer(
                 stream.write_all(b"a").await?;
             }
         }
+        Reply::Stall { wait } => tokio::time::sleep(wait).await,
         Reply::Endless { length } => {
             let out = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"

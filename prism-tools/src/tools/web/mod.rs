@@ -37,7 +37,7 @@ mod page;
 mod search;
 mod search_tool;
 mod searxng;
-mod tool_base;
+pub(crate) mod tool_base;
 mod url_policy;
 
 pub use address::{AddressClass, classify};

@@ -1,0 +1,196 @@
+//! The actions `browser_act` performs on an element: click, type, select, press, hover, scroll,
+//! through real input events where a user would use the mouse or keyboard.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::element::{Element, center};
+use super::error::{BrowserError, BrowserErrorKind};
+use super::page_info::call_on;
+use super::run_context::RunContext;
+
+/// What `browser_act` does to the element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Action {
+    /// Click it with the left mouse button.
+    Click,
+    /// Replace its text with `text` (inputs, text areas, editable elements).
+    Type,
+    /// Choose the option whose value or label is `text` (select elements).
+    Select,
+    /// Press the key `text` (`Enter`, `Tab`, `Escape`, `ArrowDown`, `a`...) with it focused.
+    Press,
+    /// Move the mouse over it.
+    Hover,
+    /// Scroll it into view; with `text` `down` or `up`, also scroll by most of a screen there.
+    Scroll,
+}
+
+impl Action {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Action::Click => "click",
+            Action::Type => "type",
+            Action::Select => "select",
+            Action::Press => "press",
+            Action::Hover => "hover",
+            Action::Scroll => "scroll",
+        }
+    }
+}
+
+/// Performs `action` on `element`; returns facts to report (the option chosen, say).
+pub(crate) async fn perform(
+    run: &RunContext,
+    element: &Element,
+    reference: &str,
+    action: Action,
+    text: Option<&str>,
+) -> Result<Value, BrowserError> {
+    match action {
+        Action::Click => {
+            let (x, y) = center(run, element, reference).await?;
+            mouse(run, "mouseMoved", x, y).await?;
+            mouse(run, "mousePressed", x, y).await?;
+            mouse(run, "mouseReleased", x, y).await?;
+            Ok(json!({}))
+        }
+        Action::Hover => {
+            let (x, y) = center(run, element, reference).await?;
+            mouse(run, "mouseMoved", x, y).await?;
+            Ok(json!({}))
+        }
+        Action::Type => {
+            let text = needs_text(action, text)?;
+            call_on(run, &element.object_id, SELECT_CONTENT, &[]).await?;
+            if text.is_empty() {
+                key(run, "Delete").await?;
+            } else {
+                run.call("Input.insertText", json!({"text": text})).await?;
+            }
+            Ok(json!({}))
+        }
+        Action::Select => {
+            let wanted = needs_text(action, text)?;
+            let outcome = call_on(run, &element.object_id, CHOOSE_OPTION, &[json!(wanted)]).await?;
+            match outcome.get("error").and_then(Value::as_str) {
+                Some(error) => Err(BrowserError::new(
+                    BrowserErrorKind::Action,
+                    format!("cannot select `{wanted}` in `{reference}`: {error}"),
+                )),
+                None => Ok(json!({"selected": outcome.get("selected")})),
+            }
+        }
+        Action::Press => {
+            let name = needs_text(action, text)?;
+            run.call("DOM.focus", json!({"backendNodeId": element.backend_node}))
+                .await?;
+            key(run, name).await?;
+            Ok(json!({}))
+        }
+        Action::Scroll => {
+            let (x, y) = center(run, element, reference).await?;
+            let screen = f64::from(run.limits.viewport.1) * 0.8;
+            let delta = match text.map(str::trim) {
+                Some("down") => screen,
+                Some("up") => -screen,
+                None | Some("") => return Ok(json!({})),
+                Some(other) => {
+                    return Err(BrowserError::new(
+                        BrowserErrorKind::Action,
+                        format!("scroll takes `down`, `up` or no text, not `{other}`"),
+                    ));
+                }
+            };
+            run.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": delta}),
+            )
+            .await?;
+            Ok(json!({}))
+        }
+    }
+}
+
+fn needs_text(action: Action, text: Option<&str>) -> Result<&str, BrowserError> {
+    text.ok_or_else(|| {
+        BrowserError::new(
+            BrowserErrorKind::Action,
+            format!("the `{}` action needs `text`", action.name()),
+        )
+    })
+}
+
+async fn mouse(run: &RunContext, kind: &str, x: f64, y: f64) -> Result<(), BrowserError> {
+    let mut event = json!({"type": kind, "x": x, "y": y});
+    if kind != "mouseMoved" {
+        event["button"] = json!("left");
+        event["clickCount"] = json!(1);
+    }
+    run.call("Input.dispatchMouseEvent", event).await?;
+    Ok(())
+}
+
+/// Presses and releases one key of the US layout by its name.
+async fn key(run: &RunContext, name: &str) -> Result<(), BrowserError> {
+    let definition = chromiumoxide::keys::get_key_definition(name).ok_or_else(|| {
+        BrowserError::new(
+            BrowserErrorKind::Action,
+            format!(
+                "`{name}` is not a key name; use names such as Enter, Tab, Escape, Backspace, \
+                 ArrowDown or a single character"
+            ),
+        )
+    })?;
+    let mut down = json!({
+        "type": if definition.text.is_some() { "keyDown" } else { "rawKeyDown" },
+        "key": definition.key,
+        "code": definition.code,
+        "windowsVirtualKeyCode": definition.key_code,
+    });
+    if let Some(text) = definition.text {
+        down["text"] = json!(text);
+    }
+    run.call("Input.dispatchKeyEvent", down).await?;
+    run.call(
+        "Input.dispatchKeyEvent",
+        json!({
+            "type": "keyUp",
+            "key": definition.key,
+            "code": definition.code,
+            "windowsVirtualKeyCode": definition.key_code,
+        }),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Focuses the element and selects its content, so inserted text replaces it.
+const SELECT_CONTENT: &str = "function() {
+  this.focus();
+  if (typeof this.select === 'function') { this.select(); return; }
+  const range = document.createRange();
+  range.selectNodeContents(this);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}";
+
+/// Chooses the option whose value, or else whose label, is the argument, and fires the events a
+/// user's choice fires.
+const CHOOSE_OPTION: &str = "function(wanted) {
+  if (!(this instanceof HTMLSelectElement)) return { error: 'it is not a select element' };
+  const options = Array.from(this.options);
+  const hit = options.find(o => o.value === wanted)
+    || options.find(o => o.label.trim() === String(wanted).trim());
+  if (!hit) {
+    const labels = options.slice(0, 30).map(o => JSON.stringify(o.label)).join(', ');
+    return { error: 'no such option; the options are ' + labels };
+  }
+  this.value = hit.value;
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { selected: hit.label };
+}";

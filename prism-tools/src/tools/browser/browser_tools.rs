@@ -1,0 +1,193 @@
+//! [`BrowserTools`]: the browser, the URL policy and the limits the four tools share, and the
+//! browser context each run owns.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::OnceCell;
+
+use super::connection::Browser;
+use super::error::{BrowserError, BrowserErrorKind};
+use super::limits::BrowserLimits;
+use super::run_context::RunContext;
+use crate::context::ToolExecutionContext;
+use crate::definition::ToolDefinition;
+use crate::run::{RunEvent, RunEventKind, RunEventSink};
+use crate::tools::web::UrlPolicy;
+
+/// What the browser tools share: a host-supplied [`Browser`], the [`UrlPolicy`] every request of
+/// every page obeys, the [`BrowserLimits`], and one browser context per run. Cheap to clone.
+///
+/// A run's context (its cookies, storage and cache, and its one page) is created by the run's
+/// first browser call and closed by [`close_run`](Self::close_run). Given to the agent as a run
+/// event sink ([`Agent::with_events`](crate::run::Agent::with_events)), it closes each run's
+/// context when the run finishes, fails or is cancelled. A host that drops a run's future
+/// without letting it end calls `close_run` itself.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), prism::tools::browser::BrowserError> {
+/// use prism::ToolRegistry;
+/// use prism::tools::browser::{Browser, BrowserLimits, BrowserTools, ChromiumLaunch};
+/// use prism::tools::web::UrlPolicy;
+///
+/// let browser = Browser::launch(&ChromiumLaunch::new("/usr/bin/chromium")).await?;
+/// let tools = BrowserTools::new(browser, UrlPolicy::new(), BrowserLimits::default());
+/// let registry = ToolRegistry::from_iter(tools.definitions());
+/// # let _ = registry;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct BrowserTools {
+    inner: Arc<ToolsInner>,
+}
+
+struct ToolsInner {
+    browser: Browser,
+    policy: UrlPolicy,
+    limits: BrowserLimits,
+    runs: Mutex<HashMap<Arc<str>, RunSlot>>,
+}
+
+/// A run's context, or the place it is being created in (concurrent first calls share it).
+type RunSlot = Arc<OnceCell<Arc<RunContext>>>;
+
+impl BrowserTools {
+    /// Tools over `browser`, under `policy` and `limits`.
+    pub fn new(browser: Browser, policy: UrlPolicy, limits: BrowserLimits) -> Self {
+        BrowserTools {
+            inner: Arc::new(ToolsInner {
+                browser,
+                policy,
+                limits,
+                runs: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The four tools: `browser_navigate`, `browser_snapshot`, `browser_act`,
+    /// `browser_screenshot`.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        vec![
+            super::navigate_tool::browser_navigate(self.clone()),
+            super::snapshot_tool::browser_snapshot(self.clone()),
+            super::act_tool::browser_act(self.clone()),
+            super::screenshot_tool::browser_screenshot(self.clone()),
+        ]
+    }
+
+    /// The browser.
+    pub fn browser(&self) -> &Browser {
+        &self.inner.browser
+    }
+
+    /// The URL policy.
+    pub fn policy(&self) -> &UrlPolicy {
+        &self.inner.policy
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &BrowserLimits {
+        &self.inner.limits
+    }
+
+    /// How many runs have a browser context open.
+    pub fn open_contexts(&self) -> usize {
+        self.inner.runs.lock().map(|runs| runs.len()).unwrap_or(0)
+    }
+
+    /// Closes `run_id`'s browser context, if it has one: its page, cookies, storage and cache
+    /// are gone. Returns whether there was one.
+    pub async fn close_run(&self, run_id: &str) -> bool {
+        let cell = match self.inner.runs.lock() {
+            Ok(mut runs) => runs.remove(run_id),
+            Err(_) => None,
+        };
+        let Some(cell) = cell else {
+            return false;
+        };
+        if let Some(context) = cell.get() {
+            context.close().await;
+        }
+        true
+    }
+
+    /// The calling run's context, created on its first use.
+    pub(crate) async fn context_for(
+        &self,
+        ctx: &ToolExecutionContext,
+    ) -> Result<Arc<RunContext>, BrowserError> {
+        let run_id = ctx.run_id().ok_or_else(|| {
+            BrowserError::new(
+                BrowserErrorKind::NoRun,
+                "browser tools keep one browser context per run, and this call has no run id",
+            )
+        })?;
+        let cell = {
+            let mut runs =
+                self.inner.runs.lock().map_err(|_| {
+                    BrowserError::protocol("browser contexts", "a lock was poisoned")
+                })?;
+            if !runs.contains_key(run_id) && runs.len() >= self.inner.limits.max_contexts {
+                return Err(BrowserError::new(
+                    BrowserErrorKind::TooManyContexts,
+                    format!(
+                        "{} browser contexts are open, the host's limit; try again when a run ends",
+                        runs.len()
+                    ),
+                ));
+            }
+            runs.entry(Arc::from(run_id)).or_default().clone()
+        };
+        let limits = &self.inner.limits;
+        let context = cell
+            .get_or_try_init(|| async {
+                let open = RunContext::open(&self.inner.browser, self.inner.policy.clone(), limits);
+                self.inner
+                    .browser
+                    .bounded("opening a browser context", limits.action_timeout, open)
+                    .await
+                    .map(Arc::new)
+            })
+            .await;
+        match context {
+            Ok(context) => Ok(context.clone()),
+            Err(error) => {
+                // A context that could not be opened holds no place under the limit.
+                if let Ok(mut runs) = self.inner.runs.lock()
+                    && runs.get(run_id).is_some_and(|slot| slot.get().is_none())
+                {
+                    runs.remove(run_id);
+                }
+                Err(error)
+            }
+        }
+    }
+}
+
+impl RunEventSink for BrowserTools {
+    fn emit(&self, event: &RunEvent) {
+        if matches!(
+            event.kind,
+            RunEventKind::RunFinished { .. } | RunEventKind::RunFailed { .. }
+        ) {
+            let tools = self.clone();
+            let run_id = event.run_id.clone();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    tools.close_run(&run_id).await;
+                });
+            }
+        }
+    }
+}
+
+impl fmt::Debug for BrowserTools {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BrowserTools")
+            .field("browser", &self.inner.browser)
+            .field("open_contexts", &self.open_contexts())
+            .finish()
+    }
+}

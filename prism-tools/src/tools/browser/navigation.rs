@@ -1,0 +1,129 @@
+//! What the page's main frame is doing, counted from protocol events, so a tool can tell whether
+//! an action started a navigation and wait for it to load or be refused.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+/// Counters of the main frame's navigations since the context opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NavigationCounts {
+    /// Document requests the main frame started (redirect hops not counted again).
+    pub(crate) requested: u64,
+    /// Documents the main frame committed to.
+    pub(crate) committed: u64,
+    /// Load events of the main frame.
+    pub(crate) loaded: u64,
+    /// Main-frame document requests the URL policy refused (a first hop or a redirect).
+    pub(crate) refused: u64,
+}
+
+/// How a wait for a navigation ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Settled {
+    /// No navigation started within the settle window.
+    Quiet,
+    /// A navigation started and the new page fired its load event.
+    Loaded,
+    /// A navigation started and the URL policy refused it; the message says which URL and why.
+    Refused(String),
+    /// A navigation started but did not finish loading in time.
+    StillLoading,
+}
+
+/// The shared counters, updated by the event tasks and read by the tools.
+#[derive(Debug)]
+pub(crate) struct NavigationState {
+    counts: watch::Sender<NavigationCounts>,
+    last_refusal: Mutex<Option<String>>,
+    by_tool: AtomicBool,
+}
+
+impl NavigationState {
+    pub(crate) fn new() -> Self {
+        NavigationState {
+            counts: watch::Sender::new(NavigationCounts::default()),
+            last_refusal: Mutex::new(None),
+            by_tool: AtomicBool::new(false),
+        }
+    }
+
+    /// Marks whether `browser_navigate` is loading a page (rather than the page navigating by
+    /// itself), which decides how a refusal ends the navigation.
+    pub(crate) fn set_by_tool(&self, by_tool: bool) {
+        self.by_tool.store(by_tool, Ordering::SeqCst);
+    }
+
+    pub(crate) fn is_by_tool(&self) -> bool {
+        self.by_tool.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn counts(&self) -> NavigationCounts {
+        *self.counts.borrow()
+    }
+
+    pub(crate) fn record(&self, change: impl FnOnce(&mut NavigationCounts)) {
+        self.counts.send_modify(change);
+    }
+
+    pub(crate) fn record_refusal(&self, message: String) {
+        if let Ok(mut last) = self.last_refusal.lock() {
+            *last = Some(message);
+        }
+        self.record(|counts| counts.refused += 1);
+    }
+
+    pub(crate) fn last_refusal(&self) -> Option<String> {
+        self.last_refusal.lock().ok().and_then(|last| last.clone())
+    }
+
+    /// Waits for the main frame to settle after `before`: first up to `window` for a navigation
+    /// to start, then up to `limit` for it to load or be refused.
+    pub(crate) async fn settle(
+        &self,
+        before: NavigationCounts,
+        window: Duration,
+        limit: Duration,
+    ) -> Settled {
+        let mut changes = self.counts.subscribe();
+        let started = tokio::time::timeout(
+            window,
+            changes.wait_for(|now| {
+                now.requested > before.requested
+                    || now.committed > before.committed
+                    || now.refused > before.refused
+            }),
+        )
+        .await
+        .is_ok_and(|change| change.is_ok());
+        if !started {
+            return Settled::Quiet;
+        }
+        self.finish(before, limit).await
+    }
+
+    /// Waits up to `limit` for a navigation started after `before` to load or be refused.
+    pub(crate) async fn finish(&self, before: NavigationCounts, limit: Duration) -> Settled {
+        let mut changes = self.counts.subscribe();
+        let ended = tokio::time::timeout(
+            limit,
+            changes.wait_for(|now| {
+                now.refused > before.refused
+                    || (now.loaded > before.loaded && now.committed > before.committed)
+            }),
+        )
+        .await
+        .ok()
+        .and_then(|change| change.ok().map(|now| now.refused > before.refused));
+        match ended {
+            Some(true) => Settled::Refused(
+                self.last_refusal()
+                    .unwrap_or_else(|| "the URL policy refused the navigation".into()),
+            ),
+            Some(false) => Settled::Loaded,
+            None => Settled::StillLoading,
+        }
+    }
+}

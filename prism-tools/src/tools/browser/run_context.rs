@@ -1,0 +1,223 @@
+//! One run's browser context: its own cookies, storage and cache, one page, the URL policy
+//! watching every request of that page, and the refs of its latest snapshot.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLoadEventFired};
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
+
+use super::cdp::{RawCommand, cdp_error};
+use super::connection::Browser;
+use super::error::BrowserError;
+use super::guard::guard_requests;
+use super::limits::BrowserLimits;
+use super::navigation::NavigationState;
+use super::refs::RefTable;
+use crate::tools::web::UrlPolicy;
+
+/// A run's context. Tools take [`RunContext::lock`] for the whole of one action, so actions on
+/// one context never interleave.
+pub(crate) struct RunContext {
+    pub(crate) browser: Browser,
+    context_id: String,
+    pub(crate) page: Page,
+    pub(crate) navigation: Arc<NavigationState>,
+    pub(crate) limits: BrowserLimits,
+    refs: Mutex<PageRefs>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// The refs and the document they belong to.
+#[derive(Debug, Default)]
+pub(crate) struct PageRefs {
+    pub(crate) table: RefTable,
+    /// The main-frame commit count the table's nodes belong to.
+    pub(crate) document: u64,
+}
+
+impl RunContext {
+    /// Creates a fresh browser context with one blank page, sized and guarded.
+    pub(crate) async fn open(
+        browser: &Browser,
+        policy: UrlPolicy,
+        limits: &BrowserLimits,
+    ) -> Result<RunContext, BrowserError> {
+        let created = browser
+            .call(
+                "Target.createBrowserContext",
+                json!({"disposeOnDetach": true}),
+            )
+            .await?;
+        let context_id = created
+            .get("browserContextId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::protocol("Target.createBrowserContext", "no context id"))?
+            .to_string();
+        match RunContext::open_page(browser, &context_id, policy, limits).await {
+            Ok((page, navigation, tasks)) => Ok(RunContext {
+                browser: browser.clone(),
+                context_id,
+                page,
+                navigation,
+                limits: limits.clone(),
+                refs: Mutex::new(PageRefs::default()),
+                tasks,
+            }),
+            Err(error) => {
+                let _ = browser
+                    .call(
+                        "Target.disposeBrowserContext",
+                        json!({"browserContextId": context_id}),
+                    )
+                    .await;
+                Err(error)
+            }
+        }
+    }
+
+    async fn open_page(
+        browser: &Browser,
+        context_id: &str,
+        policy: UrlPolicy,
+        limits: &BrowserLimits,
+    ) -> Result<(Page, Arc<NavigationState>, Vec<JoinHandle<()>>), BrowserError> {
+        let params = CreateTargetParams::builder()
+            .url("about:blank")
+            .browser_context_id(context_id.to_string())
+            .build()
+            .map_err(|error| BrowserError::protocol("Target.createTarget", error))?;
+        let page = browser
+            .cdp()
+            .new_page(params)
+            .await
+            .map_err(|error| cdp_error("Target.createTarget", error))?;
+        let (width, height) = limits.viewport;
+        call(
+            &page,
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await?;
+        let tree = call(&page, "Page.getFrameTree", json!({})).await?;
+        let main_frame = tree
+            .pointer("/frameTree/frame/id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::protocol("Page.getFrameTree", "no main frame"))?
+            .to_string();
+        let navigation = Arc::new(NavigationState::new());
+        let lifecycle = watch_lifecycle(&page, main_frame.clone(), navigation.clone()).await?;
+        let guard = guard_requests(&page, policy, main_frame, navigation.clone()).await;
+        match guard {
+            Ok(guard) => Ok((page, navigation, vec![lifecycle, guard])),
+            Err(error) => {
+                lifecycle.abort();
+                Err(error)
+            }
+        }
+    }
+
+    /// The refs, held for the length of one action.
+    pub(crate) async fn lock(&self) -> tokio::sync::MutexGuard<'_, PageRefs> {
+        self.refs.lock().await
+    }
+
+    /// One protocol call on the page.
+    pub(crate) async fn call(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Value, BrowserError> {
+        if self.browser.is_closed() {
+            return Err(BrowserError::closed());
+        }
+        call(&self.page, method, params).await
+    }
+
+    /// `work`, bounded by `limit` and by the browser's life.
+    pub(crate) async fn bounded<T>(
+        &self,
+        what: &str,
+        limit: Duration,
+        work: impl Future<Output = Result<T, BrowserError>>,
+    ) -> Result<T, BrowserError> {
+        self.browser.bounded(what, limit, work).await
+    }
+
+    /// Closes the context: its page, cookies, storage and cache are gone.
+    pub(crate) async fn close(&self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        if !self.browser.is_closed() {
+            let _ = self
+                .browser
+                .bounded(
+                    "closing the browser context",
+                    self.limits.action_timeout,
+                    self.browser.call(
+                        "Target.disposeBrowserContext",
+                        json!({"browserContextId": self.context_id}),
+                    ),
+                )
+                .await;
+        }
+    }
+}
+
+impl Drop for RunContext {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+pub(crate) async fn call(
+    page: &Page,
+    method: &'static str,
+    params: Value,
+) -> Result<Value, BrowserError> {
+    page.execute(RawCommand::new(method, params))
+        .await
+        .map(|response| response.result)
+        .map_err(|error| cdp_error(method, error))
+}
+
+/// Counts the main frame's commits and load events.
+async fn watch_lifecycle(
+    page: &Page,
+    main_frame: String,
+    navigation: Arc<NavigationState>,
+) -> Result<JoinHandle<()>, BrowserError> {
+    let mut navigated = page
+        .event_listener::<EventFrameNavigated>()
+        .await
+        .map_err(|error| cdp_error("Page.frameNavigated", error))?;
+    let mut loaded = page
+        .event_listener::<EventLoadEventFired>()
+        .await
+        .map_err(|error| cdp_error("Page.loadEventFired", error))?;
+    Ok(tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                event = navigated.next() => match event {
+                    Some(event) if event.frame.id.as_ref() == main_frame.as_str() => {
+                        navigation.record(|counts| counts.committed += 1);
+                    }
+                    Some(_) => {}
+                    None => break,
+                },
+                event = loaded.next() => match event {
+                    Some(_) => navigation.record(|counts| counts.loaded += 1),
+                    None => break,
+                },
+            }
+        }
+    }))
+}

@@ -1,0 +1,652 @@
+//! The browser tools on real headless Chromium against pages served on 127.0.0.2: a form filled
+//! and submitted, a link followed, redirects and page navigations into refused addresses, stale
+//! refs, two runs with separate cookies, screenshots decoded, and every call a ledger row.
+//! Without Chromium the tests print `SKIPPED` (and fail under `PRISM_REQUIRE_BROWSER=1`).
+
+mod browser_support;
+mod web_support;
+
+use std::net::SocketAddr;
+
+use browser_support::{Harness, ref_of, test_limits, with_browser};
+use prism::call::ContentBlock;
+use prism::dispatch::RecordStatus;
+use prism::run::{RunEvent, RunEventKind, RunEventSink};
+use prism::tools::browser::Browser;
+use prism::tools::web::UrlPolicy;
+use serde_json::json;
+use web_support::{Reply, Request, serve};
+
+const SERVER_IP: &str = "127.0.0.2";
+
+/// Reaches the test server's address and nothing else on this machine or network.
+fn policy() -> UrlPolicy {
+    UrlPolicy::new().allow_ip(SERVER_IP.parse().unwrap())
+}
+
+fn html(title: &str, body: &str) -> Reply {
+    Reply::ok(
+        "text/html; charset=utf-8",
+        format!(
+            "<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
+        ),
+    )
+}
+
+fn cookie(request: &Request, name: &str) -> Option<String> {
+    let line = request
+        .head
+        .lines()
+        .find(|line| line.to_ascii_lowercase().starts_with("cookie:"))?;
+    line[7..].split(';').find_map(|pair| {
+        let (key, value) = pair.trim().split_once('=')?;
+        (key == name).then(|| value.to_string())
+    })
+}
+
+fn site(request: &Request) -> Reply {
+    let (path, query) = request
+        .target
+        .split_once('?')
+        .unwrap_or((request.target.as_str(), ""));
+    match path {
+        "/" => html(
+            "Home",
+            "<h1>Welcome</h1><a href=\"/second\">Go to second</a>",
+        ),
+        "/second" => html("Second", "<p>Arrived at the second page</p>"),
+        "/redirect" => Reply::redirect(302, "/second"),
+        "/missing" => Reply::Bytes {
+            status: 404,
+            headers: vec![("Content-Type".into(), "text/html".into())],
+            body: b"<title>Not found</title><p>nothing here</p>".to_vec(),
+        },
+        "/form" => html(
+            "Form",
+            "<form action=\"/submitted\" method=\"get\">\
+             <label>User <input name=\"user\"></label>\
+             <label>Colour <select name=\"color\"><option value=\"red\">Red</option>\
+             <option value=\"green\">Green</option><option value=\"blue\">Blue</option></select></label>\
+             <label><input type=\"checkbox\" name=\"news\"> Send news</label>\
+             <button type=\"submit\">Send</button></form>",
+        ),
+        "/submitted" => html("Submitted", &format!("<p>Received {query}</p>")),
+        "/to-private" => Reply::redirect(302, "http://10.0.0.1/"),
+        "/to-loopback" => Reply::redirect(302, "http://127.0.0.1:9/"),
+        "/bad-link" => html(
+            "Links",
+            "<a href=\"http://169.254.169.254/latest/meta-data/\">Metadata</a>",
+        ),
+        "/changing" => html(
+            "Changing",
+            "<button onclick=\"document.body.innerHTML = '<button>Fresh</button>'\">Replace</button>",
+        ),
+        "/login" => {
+            let user = query.strip_prefix("user=").unwrap_or("nobody");
+            Reply::Bytes {
+                status: 302,
+                headers: vec![
+                    ("Location".into(), "/whoami".into()),
+                    ("Set-Cookie".into(), format!("user={user}; Path=/")),
+                ],
+                body: Vec::new(),
+            }
+        }
+        "/whoami" => {
+            let user = cookie(request, "user").unwrap_or_else(|| "nobody".into());
+            html("Who", &format!("<p>Signed in as {user}</p>"))
+        }
+        "/box" => html(
+            "Box",
+            "<div id=\"box\" role=\"button\" aria-label=\"Red box\" \
+             style=\"width:200px;height:100px;background:#ff0000;margin:40px\"></div>",
+        ),
+        _ => html("Other", "<p>other</p>"),
+    }
+}
+
+async fn site_address() -> SocketAddr {
+    serve(SERVER_IP, site).await
+}
+
+#[test]
+fn navigate_reports_the_final_url_title_and_status() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        let page = harness
+            .ok(
+                "nav",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/redirect")}),
+            )
+            .await;
+        assert_eq!(page["url"], format!("http://{site}/second"));
+        assert_eq!(page["title"], "Second");
+        assert_eq!(page["status"], 200);
+        let missing = harness
+            .ok(
+                "nav",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/missing")}),
+            )
+            .await;
+        assert_eq!(missing["status"], 404);
+        assert_eq!(missing["title"], "Not found");
+        let snapshot = harness.ok("nav", "browser_snapshot", json!({})).await;
+        assert!(
+            snapshot["snapshot"]
+                .as_str()
+                .unwrap()
+                .contains("nothing here"),
+            "{snapshot}"
+        );
+        assert!(harness.tools.close_run("nav").await);
+    });
+}
+
+#[test]
+fn a_form_is_filled_and_submitted() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        harness
+            .ok(
+                "form",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/form")}),
+            )
+            .await;
+        let snapshot = harness.ok("form", "browser_snapshot", json!({})).await;
+        let user = ref_of(&snapshot, "textbox \"User\"");
+        let colour = ref_of(&snapshot, "combobox \"Colour\"");
+        let news = ref_of(&snapshot, "checkbox \"Send news\"");
+        let send = ref_of(&snapshot, "button \"Send\"");
+        let typed = harness
+            .ok(
+                "form",
+                "browser_act",
+                json!({"ref": user, "action": "type", "text": "alice"}),
+            )
+            .await;
+        assert_eq!(typed["navigated"], false);
+        let chosen = harness
+            .ok(
+                "form",
+                "browser_act",
+                json!({"ref": colour, "action": "select", "text": "Green"}),
+            )
+            .await;
+        assert_eq!(chosen["selected"], "Green");
+        harness
+            .ok(
+                "form",
+                "browser_act",
+                json!({"ref": news, "action": "click"}),
+            )
+            .await;
+        let filled = harness.ok("form", "browser_snapshot", json!({})).await;
+        let text = filled["snapshot"].as_str().unwrap();
+        assert!(text.contains("value=\"alice\""), "{text}");
+        assert!(text.contains("[checked]"), "{text}");
+        let sent = harness
+            .ok(
+                "form",
+                "browser_act",
+                json!({"ref": send, "action": "click"}),
+            )
+            .await;
+        assert_eq!(sent["navigated"], true, "{sent}");
+        assert_eq!(sent["title"], "Submitted");
+        assert_eq!(
+            sent["url"],
+            format!("http://{site}/submitted?user=alice&color=green&news=on")
+        );
+        let wrong = harness
+            .err(
+                "form",
+                "browser_act",
+                json!({"ref": user, "action": "type", "text": "bob"}),
+            )
+            .await;
+        assert_eq!(wrong.0, "stale_ref", "{wrong:?}");
+        harness.tools.close_run("form").await;
+    });
+}
+
+#[test]
+fn a_link_navigates_and_pressing_enter_submits() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        harness
+            .ok(
+                "link",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let snapshot = harness.ok("link", "browser_snapshot", json!({})).await;
+        assert!(
+            snapshot["snapshot"]
+                .as_str()
+                .unwrap()
+                .contains("heading \"Welcome\" [level=1]")
+        );
+        let link = ref_of(&snapshot, "link \"Go to second\"");
+        let followed = harness
+            .ok(
+                "link",
+                "browser_act",
+                json!({"ref": link, "action": "click"}),
+            )
+            .await;
+        assert_eq!(followed["navigated"], true, "{followed}");
+        assert_eq!(followed["url"], format!("http://{site}/second"));
+        assert_eq!(followed["title"], "Second");
+
+        harness
+            .ok(
+                "link",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/form")}),
+            )
+            .await;
+        let form = harness.ok("link", "browser_snapshot", json!({})).await;
+        let user = ref_of(&form, "textbox \"User\"");
+        harness
+            .ok(
+                "link",
+                "browser_act",
+                json!({"ref": user, "action": "type", "text": "carol"}),
+            )
+            .await;
+        let pressed = harness
+            .ok(
+                "link",
+                "browser_act",
+                json!({"ref": user, "action": "press", "text": "Enter"}),
+            )
+            .await;
+        assert_eq!(pressed["navigated"], true, "{pressed}");
+        assert!(
+            pressed["url"].as_str().unwrap().contains("user=carol"),
+            "{pressed}"
+        );
+        harness.tools.close_run("link").await;
+    });
+}
+
+#[test]
+fn redirects_and_page_navigations_into_refused_addresses_are_refused() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        for (path, shown) in [("/to-private", "10.0.0.1"), ("/to-loopback", "127.0.0.1")] {
+            let (code, message) = harness
+                .err(
+                    "refuse",
+                    "browser_navigate",
+                    json!({"url": format!("http://{site}{path}")}),
+                )
+                .await;
+            assert_eq!(code, "url_refused", "{path}: {message}");
+            assert!(message.contains(shown), "{path}: {message}");
+        }
+        let (code, _) = harness
+            .err(
+                "refuse",
+                "browser_navigate",
+                json!({"url": "http://169.254.169.254/"}),
+            )
+            .await;
+        assert_eq!(code, "url_refused");
+        let (code, _) = harness
+            .err(
+                "refuse",
+                "browser_navigate",
+                json!({"url": "file:///etc/passwd"}),
+            )
+            .await;
+        assert_eq!(code, "url_invalid");
+
+        harness
+            .ok(
+                "refuse",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/bad-link")}),
+            )
+            .await;
+        let snapshot = harness.ok("refuse", "browser_snapshot", json!({})).await;
+        let link = ref_of(&snapshot, "link \"Metadata\"");
+        let clicked = harness
+            .ok(
+                "refuse",
+                "browser_act",
+                json!({"ref": link, "action": "click"}),
+            )
+            .await;
+        let refusal = clicked["navigation_refused"].as_str().unwrap_or_default();
+        assert!(refusal.contains("169.254.169.254"), "{clicked}");
+        assert_eq!(clicked["url"], format!("http://{site}/bad-link"));
+        harness.tools.close_run("refuse").await;
+    });
+}
+
+#[test]
+fn a_ref_goes_stale_when_the_page_changes() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        harness
+            .ok(
+                "stale",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/changing")}),
+            )
+            .await;
+        let snapshot = harness.ok("stale", "browser_snapshot", json!({})).await;
+        let replace = ref_of(&snapshot, "button \"Replace\"");
+        harness
+            .ok(
+                "stale",
+                "browser_act",
+                json!({"ref": replace, "action": "click"}),
+            )
+            .await;
+        let (code, message) = harness
+            .err(
+                "stale",
+                "browser_act",
+                json!({"ref": replace, "action": "click"}),
+            )
+            .await;
+        assert_eq!(code, "stale_ref");
+        assert!(message.contains("browser_snapshot"), "{message}");
+        let fresh = harness.ok("stale", "browser_snapshot", json!({})).await;
+        let button = ref_of(&fresh, "button \"Fresh\"");
+        assert_ne!(button, replace);
+        let (code, _) = harness
+            .err(
+                "stale",
+                "browser_act",
+                json!({"ref": replace, "action": "hover"}),
+            )
+            .await;
+        assert_eq!(code, "stale_ref");
+        let (code, _) = harness
+            .err(
+                "stale",
+                "browser_act",
+                json!({"ref": "e999", "action": "click"}),
+            )
+            .await;
+        assert_eq!(code, "unknown_ref");
+        harness
+            .ok(
+                "stale",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/second")}),
+            )
+            .await;
+        let (code, _) = harness
+            .err(
+                "stale",
+                "browser_act",
+                json!({"ref": button, "action": "click"}),
+            )
+            .await;
+        assert_eq!(code, "stale_ref");
+        harness.tools.close_run("stale").await;
+    });
+}
+
+#[test]
+fn two_concurrent_runs_never_see_each_others_cookies() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        let sign_in = |run: &'static str, user: &'static str| {
+            let harness = &harness;
+            async move {
+                harness
+                    .ok(
+                        run,
+                        "browser_navigate",
+                        json!({"url": format!("http://{site}/login?user={user}")}),
+                    )
+                    .await;
+                let again = harness
+                    .ok(
+                        run,
+                        "browser_navigate",
+                        json!({"url": format!("http://{site}/whoami")}),
+                    )
+                    .await;
+                assert_eq!(again["title"], "Who");
+                harness.ok(run, "browser_snapshot", json!({})).await
+            }
+        };
+        let (alice, bob) = tokio::join!(sign_in("run-a", "alice"), sign_in("run-b", "bob"));
+        let alice = alice["snapshot"].as_str().unwrap().to_string();
+        let bob = bob["snapshot"].as_str().unwrap().to_string();
+        assert!(alice.contains("Signed in as alice"), "{alice}");
+        assert!(bob.contains("Signed in as bob"), "{bob}");
+        assert_eq!(harness.tools.open_contexts(), 2);
+
+        // The run ends: its context goes with it, and a later run with that id starts clean.
+        harness.tools.emit(&RunEvent {
+            session_id: "session".into(),
+            run_id: "run-a".into(),
+            at: Default::default(),
+            kind: RunEventKind::RunFinished {
+                turns: 1,
+                tool_rounds: 1,
+            },
+        });
+        for _ in 0..600 {
+            if harness.tools.open_contexts() == 1 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(harness.tools.open_contexts(), 1);
+        harness
+            .ok(
+                "run-a",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/whoami")}),
+            )
+            .await;
+        let after = harness.ok("run-a", "browser_snapshot", json!({})).await;
+        assert!(
+            after["snapshot"]
+                .as_str()
+                .unwrap()
+                .contains("Signed in as nobody"),
+            "{after}"
+        );
+        harness.tools.close_run("run-a").await;
+        harness.tools.close_run("run-b").await;
+    });
+}
+
+#[test]
+fn a_screenshot_is_a_png_bounded_in_pixels() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let limits = prism::tools::browser::BrowserLimits {
+            screenshot_max_pixels: (640, 640),
+            ..test_limits()
+        };
+        let harness = Harness::new(browser, policy(), limits);
+        harness
+            .ok(
+                "shot",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/box")}),
+            )
+            .await;
+        let page = harness.call("shot", "browser_screenshot", json!({})).await;
+        let (width, height, _) = decode_png(&page);
+        assert_eq!(
+            (width, height),
+            (640, 400),
+            "1280 x 800 scaled to fit 640 x 640"
+        );
+        assert_eq!(page.as_value().unwrap()["width"], 640);
+
+        let snapshot = harness.ok("shot", "browser_snapshot", json!({})).await;
+        let red_box = ref_of(&snapshot, "button \"Red box\"");
+        let element = harness
+            .call("shot", "browser_screenshot", json!({"ref": red_box}))
+            .await;
+        let (width, height, pixels) = decode_png(&element);
+        assert_eq!((width, height), (200, 100));
+        let channels = pixels.len() / (width * height) as usize;
+        let middle = (50 * width + 100) as usize * channels;
+        assert_eq!(&pixels[middle..middle + 3], &[255, 0, 0], "the box is red");
+        harness.tools.close_run("shot").await;
+    });
+}
+
+/// The image block of a screenshot result, decoded: width, height and pixels (RGB or RGBA).
+fn decode_png(result: &prism::ToolResult) -> (u32, u32, Vec<u8>) {
+    use base64::Engine as _;
+    assert!(result.is_untrusted());
+    let [ContentBlock::Image { data, media_type }] = result.content() else {
+        panic!("expected one image block: {result:?}");
+    };
+    assert_eq!(media_type, "image/png");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert!(matches!(
+        info.color_type,
+        png::ColorType::Rgb | png::ColorType::Rgba
+    ));
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn every_browser_call_is_a_pair_of_ledger_rows_and_errors_are_rows_too() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let harness = Harness::new(browser, policy(), test_limits());
+        let definitions = harness.tools.definitions();
+        let names: Vec<_> = definitions.iter().map(|tool| tool.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "browser_navigate",
+                "browser_snapshot",
+                "browser_act",
+                "browser_screenshot"
+            ]
+        );
+        assert!(
+            definitions
+                .iter()
+                .all(|tool| tool.is_exclusive() && tool.untrusted_output())
+        );
+        harness
+            .ok(
+                "ledger",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        harness.ok("ledger", "browser_snapshot", json!({})).await;
+        harness
+            .err(
+                "ledger",
+                "browser_act",
+                json!({"ref": "e404", "action": "click"}),
+            )
+            .await;
+        harness
+            .err(
+                "ledger",
+                "browser_navigate",
+                json!({"url": "http://10.1.2.3/"}),
+            )
+            .await;
+        let rows = harness.ledger.records();
+        let names: Vec<_> = rows.iter().map(|row| row.tool_name.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "browser_navigate",
+                "browser_navigate",
+                "browser_snapshot",
+                "browser_snapshot",
+                "browser_act",
+                "browser_act",
+                "browser_navigate",
+                "browser_navigate",
+            ]
+        );
+        assert_eq!(
+            harness.statuses(),
+            [
+                RecordStatus::Started,
+                RecordStatus::Finished,
+                RecordStatus::Started,
+                RecordStatus::Finished,
+                RecordStatus::Started,
+                RecordStatus::Error,
+                RecordStatus::Started,
+                RecordStatus::Error,
+            ]
+        );
+        assert!(
+            rows.iter()
+                .all(|row| row.run_id.as_deref() == Some("ledger"))
+        );
+        // A call without a run has no context to own.
+        let no_run = harness
+            .dispatcher
+            .dispatch(
+                prism::ToolCall::new("orphan", "browser_snapshot", json!({})),
+                &prism::ToolExecutionContext::new(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(no_run.error_info().unwrap().code.as_str(), "no_run");
+        harness.tools.close_run("ledger").await;
+    });
+}
+
+#[test]
+fn a_browser_the_host_runs_is_reached_by_its_devtools_address() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let (code, message) = match Browser::connect("http://127.0.0.1:9222").await {
+            Err(error) => (error.code(), error.message().to_string()),
+            Ok(_) => panic!("an http address is not a DevTools WebSocket address"),
+        };
+        assert_eq!(code, "browser_launch");
+        assert!(message.contains("webSocketDebuggerUrl"), "{message}");
+
+        let connected = Browser::connect(browser.devtools_address())
+            .await
+            .expect("a second connection to the same browser");
+        assert_eq!(connected.process_id(), None);
+        let harness = Harness::new(connected, policy(), test_limits());
+        let page = harness
+            .ok(
+                "connected",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        assert_eq!(page["title"], "Home");
+        harness.tools.close_run("connected").await;
+    });
+}
