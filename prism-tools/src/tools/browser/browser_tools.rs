@@ -12,7 +12,6 @@ use super::error::{BrowserError, BrowserErrorKind};
 use super::limits::BrowserLimits;
 use super::run_context::RunContext;
 use crate::context::ToolExecutionContext;
-use crate::definition::ToolDefinition;
 use crate::run::{RunEvent, RunEventKind, RunEventSink};
 use crate::tools::web::UrlPolicy;
 
@@ -64,17 +63,6 @@ impl BrowserTools {
                 runs: Mutex::new(HashMap::new()),
             }),
         }
-    }
-
-    /// The four tools: `browser_navigate`, `browser_snapshot`, `browser_act`,
-    /// `browser_screenshot`.
-    pub fn definitions(&self) -> Vec<ToolDefinition> {
-        vec![
-            super::navigate_tool::browser_navigate(self.clone()),
-            super::snapshot_tool::browser_snapshot(self.clone()),
-            super::act_tool::browser_act(self.clone()),
-            super::screenshot_tool::browser_screenshot(self.clone()),
-        ]
     }
 
     /// The browser.

@@ -40,6 +40,7 @@ mod act_tool;
 mod browser_tools;
 mod cdp;
 mod connection;
+mod definitions;
 mod element;
 mod error;
 mod guard;
