@@ -24,7 +24,15 @@ pub fn cache_dir() -> PathBuf {
 }
 
 pub fn peer_path(variable: &str, default: PathBuf) -> Option<PathBuf> {
-    let path = std::env::var_os(variable).map_or(default, PathBuf::from);
+    present(
+        std::env::var_os(variable).map_or(default, PathBuf::from),
+        variable,
+    )
+}
+
+/// `path` if it exists; else a loud skip (a failure under `PRISM_REQUIRE_PEERS=1`) that names
+/// the variable that points at it.
+fn present(path: PathBuf, variable: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
@@ -41,7 +49,7 @@ pub fn peer_path(variable: &str, default: PathBuf) -> Option<PathBuf> {
 
 pub fn python() -> Option<PathBuf> {
     let venv = peer_path("PRISM_MCP_VENV", cache_dir().join("mcp-servers-venv"))?;
-    peer_path("PRISM_MCP_VENV", venv.join("bin/python"))
+    present(venv.join("bin/python"), "PRISM_MCP_VENV")
 }
 
 /// `node` (22) and server-everything's entry point.
