@@ -58,7 +58,7 @@ pub(super) async fn execute(
     if let Some(progress) = progress {
         let updates = progress.close();
         for update in updates.queued {
-            observe.progress(name, update);
+            observe.progress(name, update, ctx.progress_listener());
         }
         observe.set_progress_dropped(updates.dropped);
     }
@@ -92,7 +92,7 @@ async fn race<F: Future>(
             tokio::select! {
                 biased;
                 finished = body.as_mut() => break Some(finished),
-                update = progress.recv() => observe.progress(name, update),
+                update = progress.recv() => observe.progress(name, update, ctx.progress_listener()),
                 () = cancellation.cancelled() => break None,
             }
         },

@@ -41,8 +41,6 @@ pub(crate) struct Observe<'a> {
     untrusted: bool,
     /// The call's `execute_tool` span, when a tracing subscriber wants it.
     span: Option<Box<Span>>,
-    /// The context's progress listener, told of each redacted update.
-    listener: Option<ProgressListener>,
 }
 
 impl<'a> Observe<'a> {
@@ -65,7 +63,6 @@ impl<'a> Observe<'a> {
             progress_dropped: 0,
             untrusted: false,
             span,
-            listener: ctx.progress_listener().cloned(),
         }
     }
 
@@ -177,28 +174,29 @@ impl<'a> Observe<'a> {
         row.tool_name
     }
 
-    /// The tool reported progress. Rare enough to copy the ids rather than lend them, which lets
-    /// the body's executor report through a shared borrow.
-    pub(crate) fn progress(&self, name: &Arc<str>, update: ProgressUpdate) {
+    /// The tool reported progress: the context's `listener` (an MCP server's relay) hears it,
+    /// then the sinks and the ledger, all redacted. Rare enough to copy the ids rather than lend
+    /// them, which lets the body's executor report through a shared borrow.
+    pub(crate) fn progress(
+        &self,
+        name: &Arc<str>,
+        update: ProgressUpdate,
+        listener: Option<&ProgressListener>,
+    ) {
         let redact = |value: Value| self.p.redactor.redact_owned_value(value);
-        let progress = redact(update.progress);
-        let metadata = update.metadata.map(redact);
-        if let Some(listener) = &self.listener {
-            let update = ProgressUpdate { progress, metadata };
-            if guarded(|| listener(&update)).is_err() {
-                tracing::error!(target: "prism_tools", call = %self.id, "a progress listener panicked; the update was dropped for it");
-            }
-            if !self.is_watching() {
-                return;
-            }
-            let ProgressUpdate { progress, metadata } = update;
-            return self.report_progress(name, progress, metadata);
+        let update = ProgressUpdate {
+            progress: redact(update.progress),
+            metadata: update.metadata.map(redact),
+        };
+        if let Some(listener) = listener
+            && guarded(|| listener(&update)).is_err()
+        {
+            tracing::error!(target: "prism_tools", call = %self.id, "a progress listener panicked; the update was dropped for it");
         }
-        self.report_progress(name, progress, metadata);
-    }
-
-    /// Reports one redacted progress update to the sinks and the ledger.
-    fn report_progress(&self, name: &Arc<str>, progress: Value, metadata: Option<Value>) {
+        if !self.is_watching() {
+            return;
+        }
+        let ProgressUpdate { progress, metadata } = update;
         report(
             self.p,
             ToolEvent {
