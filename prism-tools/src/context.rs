@@ -8,8 +8,8 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::atomic::{AtomicBool, Ordering, fence};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde_json::Value;
 
@@ -22,35 +22,47 @@ pub use crate::progress::ProgressUpdate;
 /// Cancellation is cooperative: a long tool checks [`is_cancelled`](Self::is_cancelled) or awaits
 /// [`cancelled`](Self::cancelled); the dispatcher also stops waiting for a body once the token
 /// fires and answers the call with code `cancelled`.
+///
+/// Every call gets a child token, so the common path costs no lock: cloning is one reference
+/// count, [`is_cancelled`](Self::is_cancelled) reads a chain of atomic flags, and the
+/// `tokio_util` token that wakes waiters is made only when someone first awaits
+/// [`cancelled`](Self::cancelled) (a tool that finishes on its first poll never does).
 #[derive(Clone, Default)]
 pub struct CancellationToken {
-    token: tokio_util::sync::CancellationToken,
-    fired: Arc<Fired>,
+    node: Arc<Node>,
     /// Set only on the token of an empty context ([`ToolExecutionContext`] of a tool that reads
     /// none), which is shared by all of them: it never fires, so firing it is ignored.
     inert: bool,
 }
 
-/// Whether a token, or one of its ancestors, fired: read on every dispatch, so it is a chain of
-/// atomic flags rather than the mutex `tokio_util` takes to answer the same question.
 #[derive(Default)]
-struct Fired {
-    flag: AtomicBool,
-    parent: Option<Arc<Fired>>,
+struct Node {
+    fired: AtomicBool,
+    parent: Option<Arc<Node>>,
+    /// Wakes the waiters of [`CancellationToken::cancelled`]; a child of the parent's.
+    waker: OnceLock<tokio_util::sync::CancellationToken>,
 }
 
-impl Fired {
-    fn get(&self) -> bool {
-        let mut fired = self;
+impl Node {
+    /// Whether this node or an ancestor fired.
+    fn fired(&self) -> bool {
+        let mut node = self;
         loop {
-            if fired.flag.load(Ordering::Acquire) {
+            if node.fired.load(Ordering::SeqCst) {
                 return true;
             }
-            match &fired.parent {
-                Some(parent) => fired = parent,
+            match &node.parent {
+                Some(parent) => node = parent,
                 None => return false,
             }
         }
+    }
+
+    fn waker(&self) -> &tokio_util::sync::CancellationToken {
+        self.waker.get_or_init(|| match &self.parent {
+            Some(parent) => parent.waker().child_token(),
+            None => tokio_util::sync::CancellationToken::new(),
+        })
     }
 }
 
@@ -65,27 +77,37 @@ impl CancellationToken {
         if self.inert {
             return;
         }
-        self.fired.flag.store(true, Ordering::Release);
-        self.token.cancel();
+        self.node.fired.store(true, Ordering::SeqCst);
+        // Pairs with the fence in `cancelled`: either a waiter made its waker before this reads
+        // it (and is woken here), or it sees the flag set and does not wait.
+        fence(Ordering::SeqCst);
+        if let Some(waker) = self.node.waker.get() {
+            waker.cancel();
+        }
     }
 
     /// True once fired.
     pub fn is_cancelled(&self) -> bool {
-        self.fired.get()
+        self.node.fired()
     }
 
     /// Completes when the token fires.
     pub async fn cancelled(&self) {
-        self.token.cancelled().await;
+        let waker = self.node.waker();
+        fence(Ordering::SeqCst);
+        if self.node.fired() {
+            return;
+        }
+        waker.cancelled().await;
     }
 
     /// A token that fires with this one, and can also be fired alone.
     pub fn child_token(&self) -> Self {
         Self {
-            token: self.token.child_token(),
-            fired: Arc::new(Fired {
-                flag: AtomicBool::new(false),
-                parent: Some(Arc::clone(&self.fired)),
+            node: Arc::new(Node {
+                fired: AtomicBool::new(false),
+                parent: Some(Arc::clone(&self.node)),
+                waker: OnceLock::new(),
             }),
             inert: false,
         }
@@ -359,5 +381,53 @@ mod tests {
         // The flags and the waiters agree.
         sibling.cancelled().await;
         assert!(root.child_token().is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_waiter_wakes_whether_it_started_waiting_before_or_after_an_ancestor_fired() {
+        // Before: the grandchild's waker exists when the root fires.
+        let root = CancellationToken::new();
+        let grandchild = root.child_token().child_token();
+        let waiting = tokio::spawn({
+            let grandchild = grandchild.clone();
+            async move { grandchild.cancelled().await }
+        });
+        tokio::task::yield_now().await;
+        root.cancel();
+        waiting.await.unwrap();
+
+        // After: no waker existed anywhere when the root fired.
+        let root = CancellationToken::new();
+        let child = root.child_token();
+        root.cancel();
+        child.cancelled().await;
+
+        // A clone fires the token it was cloned from.
+        let token = CancellationToken::new();
+        token.clone().cancel();
+        token.cancelled().await;
+    }
+
+    #[test]
+    fn firing_and_waiting_on_two_threads_never_loses_the_wake_up() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            for _ in 0..2_000 {
+                let root = CancellationToken::new();
+                let child = root.child_token();
+                let waiting = tokio::spawn(async move { child.cancelled().await });
+                let firing = tokio::spawn(async move { root.cancel() });
+                firing.await.unwrap();
+                // A lost wake-up would wait forever; a minute is far beyond any scheduling delay.
+                tokio::time::timeout(std::time::Duration::from_secs(60), waiting)
+                    .await
+                    .expect("the waiter woke")
+                    .unwrap();
+            }
+        });
     }
 }
