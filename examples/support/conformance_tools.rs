@@ -45,7 +45,7 @@ async fn elicit(message: &str, schema: Value) -> Result<Value, ToolError> {
             .map_err(|e| ToolError::new(e.to_string()))?,
     };
     let answer = served()?
-        .peer
+        .peer()
         .create_elicitation(request)
         .await
         .map_err(|error| ToolError::new(format!("Elicitation error: {error}")))?;
@@ -103,7 +103,7 @@ pub fn tools() -> ToolRegistry {
         .description("Sends logging notifications during execution")
         .parameters(no_arguments())
         .run(|_: Value, _ctx| async move {
-            let peer = served()?.peer;
+            let peer = served()?.peer().clone();
             for message in [
                 "Tool execution started",
                 "Tool processing data",
@@ -139,7 +139,7 @@ pub fn tools() -> ToolRegistry {
             let request =
                 CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100);
             #[allow(deprecated)]
-            let answer = served()?.peer.create_message(request).await;
+            let answer = served()?.peer().create_message(request).await;
             let answer =
                 answer.map_err(|error| ToolError::new(format!("Sampling error: {error}")))?;
             let answer = serde_json::to_value(answer.message).unwrap_or_default();

@@ -2,7 +2,7 @@
 //! cancellation and approval answers carried across.
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -10,15 +10,15 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use super::McpServer;
 use super::approval::{Gate, Interrupted, approves, question};
-use super::progress::ProgressRelay;
+use super::progress::ProgressQueue;
 use super::result::to_call_tool_result;
 use super::served::ServedRequest;
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
-use crate::context::{CancellationToken, ProgressUpdate};
+use crate::context::CancellationToken;
+use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
 
 impl McpServer {
@@ -43,14 +43,32 @@ impl McpServer {
             }
         };
         let n = shared.calls.fetch_add(1, Ordering::Relaxed);
-        let id = format!("mcp-{}-{n}", shared.call_prefix);
+        let id = [shared.call_prefix.as_str(), itoa::Buffer::new().format(n)].concat();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(id, request.name.into_owned(), arguments);
         let planned = shared.dispatcher.plan(call);
-        match self.dispatch(planned, gate, &context).await {
+        let traits = self.traits(&planned.call.name);
+        let served = ServedRequest::new(context, traits.reports_progress);
+        match self
+            .dispatch(planned, gate, &served, traits.effectful)
+            .await
+        {
             Ok(result) => answer(&result),
             Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
-            Err(Interrupted::Held(held)) => self.ask_approval(*held, &context).await,
+            // Boxed: the approval path's futures (an elicitation, a second dispatch) would
+            // otherwise make every call's future, which rmcp moves several times, that much larger.
+            Err(Interrupted::Held(held)) => Box::pin(self.ask_approval(*held, &served)).await,
+        }
+    }
+
+    /// What the call of the tool called `name` needs around it, looked up once.
+    fn traits(&self, name: &str) -> ToolTraits {
+        let snapshot = self.shared.dispatcher.registry().borrow_snapshot();
+        let tool = snapshot.get(name);
+        ToolTraits {
+            // Only a tool that reads its context can report progress.
+            reports_progress: tool.is_some_and(ToolDefinition::reads_context),
+            effectful: tool.is_some_and(|tool| tool.effect().is_some()),
         }
     }
 
@@ -59,9 +77,11 @@ impl McpServer {
         &self,
         planned: PlannedCall,
         gate: Gate,
-        context: &RequestContext<RoleServer>,
+        served: &ServedRequest,
+        effectful: bool,
     ) -> Result<ToolResult, Interrupted> {
         let shared = &self.shared;
+        let context = served.context();
         let token = shared.context.cancellation().child_token();
         let mut ctx = shared.context.clone().with_cancellation(token.clone());
         if let Some(scope) = self.scope_for(context) {
@@ -71,38 +91,30 @@ impl McpServer {
             };
             ctx = ctx.with_scope(scope);
         }
-        let mut relay = None;
-        if let Some(progress_token) = context.meta.get_progress_token() {
-            let (queue, updates, sender) = ProgressRelay::new(context.peer.clone(), progress_token);
+        if served.progress().is_some() {
+            let served = served.clone();
             ctx = ctx.with_progress_listener(move |update| {
-                // Never waits: a client that reads slowly loses updates, not the tool's time.
-                let _ = queue.try_send(update.clone());
+                if let Some(queue) = served.progress() {
+                    queue.push(update);
+                }
             });
-            relay = Some((updates, sender));
         }
-        let served = ServedRequest {
-            peer: context.peer.clone(),
-            meta: context.meta.clone(),
-        };
         let dispatcher = shared.dispatcher.clone();
-        let effectful = dispatcher
-            .registry()
-            .get(&planned.call.name)
-            .is_some_and(|tool| tool.effect().is_some());
+        let in_scope = served.clone();
         let work = async move {
-            served
+            in_scope
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await
         };
         if !effectful {
-            return drive(work, relay, Some(&context.ct), &token).await;
+            return drive(pin!(work), served, Some(&context.ct), &token).await;
         }
         // A call with an effect runs to its end on its own task: a dropped stream must not leave
         // its effect unknown. Only an explicit `notifications/cancelled` stops it.
         let running = &self.session.running;
         lock(running).insert(context.id.clone(), token.clone());
         let task = tokio::spawn(work);
-        let joined = drive(task, relay, None, &token).await;
+        let joined = drive(pin!(task), served, None, &token).await;
         lock(running).remove(&context.id);
         joined.unwrap_or_else(|error| {
             let error = ErrorInfo::new(
@@ -117,9 +129,10 @@ impl McpServer {
     async fn ask_approval(
         &self,
         held: ToolCall,
-        context: &RequestContext<RoleServer>,
+        served: &ServedRequest,
     ) -> Result<CallToolResponse, McpError> {
         let shared = &self.shared;
+        let context = served.context();
         let redactor = shared.dispatcher.redactor();
         let current = context
             .protocol_version()
@@ -149,7 +162,8 @@ impl McpServer {
                         call: held,
                         middleware_failure: None,
                     };
-                    return match self.dispatch(planned, gate, context).await {
+                    let effectful = self.traits(&planned.call.name).effectful;
+                    return match self.dispatch(planned, gate, served, effectful).await {
                         Ok(result) => answer(&result),
                         Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
                         // The gate lets an approved call through; it never holds one.
@@ -185,6 +199,14 @@ impl McpServer {
     }
 }
 
+/// What a call of one tool needs around it.
+struct ToolTraits {
+    /// The client's progress is relayed only for a tool that can report it.
+    reports_progress: bool,
+    /// A tool with an effect runs on its own task (see `dispatch`).
+    effectful: bool,
+}
+
 /// A result as the client gets it: an unknown tool is a JSON-RPC `-32602` error, anything else a
 /// `CallToolResult`.
 fn answer(result: &ToolResult) -> Result<CallToolResponse, McpError> {
@@ -198,29 +220,26 @@ fn answer(result: &ToolResult) -> Result<CallToolResponse, McpError> {
 }
 
 /// Awaits `work`, sending its progress as it comes, and firing `token` when `cancelled` does.
+///
+/// `work` is pinned by the caller, where it was made, so this future holds a reference to it
+/// rather than a copy.
 async fn drive<F: Future>(
-    work: F,
-    relay: Option<(mpsc::Receiver<ProgressUpdate>, ProgressRelay)>,
+    mut work: Pin<&mut F>,
+    served: &ServedRequest,
     cancelled: Option<&tokio_util::sync::CancellationToken>,
     token: &CancellationToken,
 ) -> F::Output {
-    let mut work = pin!(work);
-    let (mut updates, mut relay) = relay.unzip();
+    let progress = served.progress();
+    let mut last = None;
     let mut fired = cancelled.is_none();
     loop {
         tokio::select! {
             biased;
             output = &mut work => {
-                if let (Some(updates), Some(relay)) = (updates.as_mut(), relay.as_mut()) {
-                    relay.flush(updates).await;
-                }
+                send_queued(served, &mut last).await;
                 return output;
             }
-            Some(update) = next(updates.as_mut()) => {
-                if let Some(relay) = relay.as_mut() {
-                    relay.send(update).await;
-                }
-            }
+            () = arrived(progress) => send_queued(served, &mut last).await,
             () = fired_when(cancelled), if !fired => {
                 token.cancel();
                 fired = true;
@@ -229,9 +248,22 @@ async fn drive<F: Future>(
     }
 }
 
-async fn next(updates: Option<&mut mpsc::Receiver<ProgressUpdate>>) -> Option<ProgressUpdate> {
-    match updates {
-        Some(updates) => updates.recv().await,
+/// Sends the queued progress updates, in order. Each send is boxed: it is large, and most calls
+/// have none to send.
+async fn send_queued(served: &ServedRequest, last: &mut Option<f64>) {
+    let Some(progress) = served.progress() else {
+        return;
+    };
+    while let Some(notification) = progress.next(last) {
+        if let Err(error) = Box::pin(served.peer().notify_progress(notification)).await {
+            tracing::debug!(target: "prism_tools", %error, "a progress notification could not be sent");
+        }
+    }
+}
+
+async fn arrived(progress: Option<&ProgressQueue>) {
+    match progress {
+        Some(progress) => progress.arrived().await,
         None => std::future::pending().await,
     }
 }

@@ -50,7 +50,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, RequestId, RequestStateCodec, ServerCapabilities,
     ServerConfig,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, RoleServer};
 
 use crate::context::{CancellationToken, ToolExecutionContext};
 use crate::dispatch::Dispatcher;
@@ -105,7 +105,8 @@ struct Shared {
     context: ToolExecutionContext,
     authorize: Option<Arc<Authorize>>,
     lowering: LoweringCache,
-    /// Call ids are `mcp-<prefix>-<n>`: unique across this server's processes and sessions.
+    /// Call ids are `mcp-<nonce>-<n>`, unique across this server's processes and sessions; this
+    /// is `mcp-<nonce>-`.
     call_prefix: String,
     calls: AtomicU64,
 }
@@ -294,7 +295,7 @@ impl McpServerBuilder {
             context: self.context,
             authorize: self.authorize,
             lowering: LoweringCache::default(),
-            call_prefix: approval::nonce()[..8].to_owned(),
+            call_prefix: format!("mcp-{}-", &approval::nonce()[..8]),
             calls: AtomicU64::new(0),
         };
         McpServer {
@@ -362,12 +363,14 @@ impl ServerHandler for McpServer {
         .map_err(|message| McpError::invalid_params(message, None))
     }
 
-    async fn call_tool(
+    // Boxed: rmcp moves the request's future several times on its way into a task, and this
+    // moves a pointer instead of the call's state.
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        self.call(request, context).await
+    ) -> impl Future<Output = Result<CallToolResponse, McpError>> + MaybeSendFuture + '_ {
+        Box::pin(self.call(request, context))
     }
 
     async fn on_cancelled(

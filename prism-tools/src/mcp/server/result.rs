@@ -17,7 +17,10 @@ pub(crate) const META_ERROR: &str = "dev.prism/error";
 
 /// `result` as MCP's `CallToolResult`.
 pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
-    let mut content: Vec<McpContent> = result.content().iter().filter_map(block).collect();
+    // Room for the blocks and the value's text, and no more: a block is large, and a vector
+    // grown by one push would hold four.
+    let mut content = Vec::with_capacity(result.content().len() + 1);
+    content.extend(result.content().iter().filter_map(block));
     let mut meta = serde_json::Map::new();
     let (structured, is_error) = match &result.outcome {
         ToolOutcome::Value(value) => {
