@@ -8,15 +8,26 @@
 //!   Host and Origin checks, bounded bodies; the rate limit set high enough never to refuse), so
 //!   the handlers are what differs.
 //!
-//! For each transport and server: the median and 99th percentile of sequential round trips, then
-//! the calls per second 8 concurrent clients complete (8 child processes over stdio, 8 sessions
-//! of one server over HTTP). The servers alternate, and the whole sequence runs `ROUNDS` times, so
-//! load from other work falls on both.
+//! For each transport, 8 clients connect to each server (8 child processes over stdio, 8 sessions
+//! of one server over HTTP). Then, `ROUNDS` times, each server in turn (the first alternates)
+//! answers `CALLS` sequential round trips from one client and, for `SLICE_MS`, calls from all 8
+//! clients at once. The servers take turns many times in short slices because the machine's
+//! speed drifts over seconds (other tenants, frequency): whole runs one after the other differ
+//! by more than the servers do, while slices a second apart see the same machine.
+//!
+//! Reported per transport and server: the median and 99th percentile of all sequential round
+//! trips, and calls per second over all slices; then Prism's calls/s as a share of rmcp's, over
+//! the whole run and per round (median and range).
 //!
 //! ```sh
 //! cd benches/peers
-//! cargo run --release --bin mcp_round_trip            # ROUNDS=2 CALLS=2000 SECONDS=3 by default
+//! cargo run --release --bin mcp_round_trip      # ROUNDS=20 CALLS=200 SLICE_MS=500 by default
+//! TRANSPORT=stdio SERVER=prism cargo run --release --bin mcp_round_trip   # one server, to profile
 //! ```
+//!
+//! Instructions per call of a server process alone: run each server twice under callgrind, with
+//! one round of no slices and two call counts, and divide the difference of the busiest child's
+//! totals by the difference of calls (the README of this directory shows the commands).
 
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
@@ -81,25 +92,22 @@ async fn call(client: &Client) {
     assert_eq!(result.is_error, Some(false), "{result:?}");
 }
 
-/// Median and 99th percentile of `calls` sequential round trips, after a warm-up.
-async fn latency(client: &Client, calls: usize) -> (Duration, Duration) {
-    for _ in 0..calls / 10 {
-        call(client).await;
-    }
+/// The times of `calls` sequential round trips.
+async fn sequential(client: &Client, calls: usize) -> Vec<Duration> {
     let mut times = Vec::with_capacity(calls);
     for _ in 0..calls {
         let started = Instant::now();
         call(client).await;
         times.push(started.elapsed());
     }
-    times.sort();
-    (times[calls / 2], times[calls * 99 / 100])
+    times
 }
 
-/// Calls per second completed by `clients`, each calling in a loop for `seconds`.
-async fn throughput(clients: &[Client], seconds: u64) -> f64 {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
+/// The calls `clients` complete, each calling in a loop, until `slice` is over, and the time
+/// that took (the last calls end after the slice).
+async fn throughput(clients: &[Client], slice: Duration) -> (u64, Duration) {
     let started = Instant::now();
+    let deadline = started + slice;
     let counts = futures_join(clients.iter().map(|client| async move {
         let mut n = 0u64;
         while Instant::now() < deadline {
@@ -109,7 +117,7 @@ async fn throughput(clients: &[Client], seconds: u64) -> f64 {
         n
     }))
     .await;
-    counts.iter().sum::<u64>() as f64 / started.elapsed().as_secs_f64()
+    (counts.iter().sum(), started.elapsed())
 }
 
 /// Awaits every future, polled together on this task (each borrows its client).
@@ -136,9 +144,20 @@ async fn futures_join<F: Future<Output = u64>>(futures: impl Iterator<Item = F>)
     done.into_iter().map(Option::unwrap_or_default).collect()
 }
 
+/// A client of a server child process; `STDIO_WRAPPER` (say, `valgrind --tool=callgrind`) is put
+/// before the child's command line, to profile the server alone.
 async fn stdio_client(server: &str) -> Client {
     let me = std::env::current_exe().expect("this binary's path");
-    let mut command = tokio::process::Command::new(me);
+    let wrapper = std::env::var("STDIO_WRAPPER").unwrap_or_default();
+    let mut words = wrapper.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut command = tokio::process::Command::new(program);
+            command.args(words).arg(me);
+            command
+        }
+        None => tokio::process::Command::new(me),
+    };
     command.arg("--serve-stdio").arg(server);
     ().serve(TokioChildProcess::new(command).expect("starts the server"))
         .await
@@ -158,11 +177,69 @@ fn http_options() -> HttpOptions {
     options
 }
 
+/// One server's figures on one transport, over all rounds.
+#[derive(Default)]
+struct Tally {
+    times: Vec<Duration>,
+    calls: u64,
+    busy: Duration,
+    /// Calls per second in each round's slice.
+    rates: Vec<f64>,
+}
+
+impl Tally {
+    fn row(&mut self, transport: &str, server: &str) {
+        self.times.sort();
+        let at = |share: f64| self.times[((self.times.len() - 1) as f64 * share) as usize];
+        println!(
+            "| {transport} | {server} | {} | {} | {:.0} |",
+            micros(at(0.5)),
+            micros(at(0.99)),
+            self.per_second()
+        );
+    }
+
+    fn per_second(&self) -> f64 {
+        self.calls as f64 / self.busy.as_secs_f64()
+    }
+}
+
+/// Prism's calls/s as a share of rmcp's: over the run, and the median and range per round.
+fn compare(transport: &str, prism: &Tally, rmcp: &Tally) {
+    let mut ratios: Vec<f64> = prism
+        .rates
+        .iter()
+        .zip(&rmcp.rates)
+        .map(|(p, r)| p / r)
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    println!(
+        "{transport}: Prism's calls/s are {:.2}x rmcp's (per round: median {:.2}x, {:.2}x to {:.2}x)",
+        prism.per_second() / rmcp.per_second(),
+        ratios[ratios.len() / 2],
+        ratios[0],
+        ratios[ratios.len() - 1],
+    );
+}
+
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The values of `options` that the variable `name` names (all of them when it is unset), so a
+/// profile can run one transport or one server alone.
+fn choice(name: &str, options: &[&'static str]) -> Vec<&'static str> {
+    match std::env::var(name) {
+        Ok(wanted) => {
+            let chosen: Vec<_> = options.iter().copied().filter(|o| *o == wanted).collect();
+            assert!(!chosen.is_empty(), "{name} is one of {options:?}");
+            chosen
+        }
+        Err(_) => options.to_vec(),
+    }
 }
 
 fn micros(duration: Duration) -> String {
@@ -187,10 +264,10 @@ async fn main() {
         return;
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let (rounds, calls, seconds) = (
-        env("ROUNDS", 2),
-        env("CALLS", 2000) as usize,
-        env("SECONDS", 3),
+    let (rounds, calls, slice) = (
+        env("ROUNDS", 20),
+        env("CALLS", 200) as usize,
+        Duration::from_millis(env("SLICE_MS", 500)),
     );
     let prism_http = prism_server()
         .serve_http(http_options())
@@ -199,33 +276,47 @@ async fn main() {
     let rmcp_http = serve_http(Calculator::new, http_options())
         .await
         .expect("binds");
-    println!("| round | transport | server | median | p99 | calls/s, 8 clients |");
-    println!("| ---: | --- | --- | ---: | ---: | ---: |");
-    for round in 1..=rounds {
-        for transport in ["stdio", "http"] {
-            for server in ["prism", "rmcp"] {
-                let url = match server {
-                    "prism" => prism_http.url("/mcp"),
-                    _ => rmcp_http.url("/mcp"),
-                };
-                let mut clients = Vec::new();
-                for _ in 0..8 {
-                    clients.push(match transport {
-                        "stdio" => stdio_client(server).await,
-                        _ => http_client(&url).await,
-                    });
-                }
-                let (median, p99) = latency(&clients[0], calls).await;
-                let per_second = throughput(&clients, seconds).await;
-                println!(
-                    "| {round} | {transport} | {server} | {} | {} | {per_second:.0} |",
-                    micros(median),
-                    micros(p99)
-                );
-                for client in clients {
-                    let _ = client.cancel().await;
-                }
+    let transports = choice("TRANSPORT", &["stdio", "http"]);
+    let servers = choice("SERVER", &["prism", "rmcp"]);
+    println!("| transport | server | median | p99 | calls/s, 8 clients |");
+    println!("| --- | --- | ---: | ---: | ---: |");
+    for transport in transports {
+        let mut fleets = Vec::new();
+        for &server in &servers {
+            let url = match server {
+                "prism" => prism_http.url("/mcp"),
+                _ => rmcp_http.url("/mcp"),
+            };
+            let mut clients = Vec::new();
+            for _ in 0..8 {
+                clients.push(match transport {
+                    "stdio" => stdio_client(server).await,
+                    _ => http_client(&url).await,
+                });
             }
+            sequential(&clients[0], 200).await;
+            fleets.push((server, clients, Tally::default()));
+        }
+        for _ in 0..rounds {
+            // Whoever went first last round goes last now.
+            fleets.reverse();
+            for (_, clients, tally) in &mut fleets {
+                tally.times.extend(sequential(&clients[0], calls).await);
+                let (calls, busy) = throughput(clients, slice).await;
+                tally.calls += calls;
+                tally.busy += busy;
+                tally.rates.push(calls as f64 / busy.as_secs_f64());
+            }
+        }
+        fleets.sort_by_key(|(server, ..)| *server);
+        for (server, clients, tally) in &mut fleets {
+            tally.row(transport, server);
+            for client in clients.drain(..) {
+                let _ = client.cancel().await;
+            }
+        }
+        if let [(_, _, prism), (_, _, rmcp)] = &fleets[..] {
+            compare(transport, prism, rmcp);
         }
     }
     prism_http.shutdown().await;
