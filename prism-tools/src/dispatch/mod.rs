@@ -165,6 +165,11 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
+    /// The limits every call is held to.
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.pipeline.limits
+    }
+
     /// The same dispatcher (same registry, guards and observers) whose redactor also knows
     /// `secrets`.
     pub(crate) fn with_secrets(&self, secrets: &[String]) -> Self {

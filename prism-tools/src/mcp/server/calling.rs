@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ProgressNotificationParam, ProtocolVersion,
+};
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::McpServer;
 use super::approval::{Gate, Interrupted, approves, question};
-use super::progress::ProgressQueue;
+use super::progress::ProgressRelay;
 use super::result::to_call_tool_result;
 use super::served::ServedRequest;
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
@@ -48,11 +50,8 @@ impl McpServer {
         let call = ToolCall::new(id, request.name.into_owned(), arguments);
         let planned = shared.dispatcher.plan(call);
         let traits = self.traits(&planned.call.name);
-        let served = ServedRequest::new(context, traits.reports_progress);
-        match self
-            .dispatch(planned, gate, &served, traits.effectful)
-            .await
-        {
+        let served = ServedRequest::new(context);
+        match self.dispatch(planned, gate, &served, traits).await {
             Ok(result) => answer(&result),
             Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
             // Boxed: the approval path's futures (an elicitation, a second dispatch) would
@@ -78,7 +77,7 @@ impl McpServer {
         planned: PlannedCall,
         gate: Gate,
         served: &ServedRequest,
-        effectful: bool,
+        traits: ToolTraits,
     ) -> Result<ToolResult, Interrupted> {
         let shared = &self.shared;
         let context = served.context();
@@ -91,13 +90,16 @@ impl McpServer {
             };
             ctx = ctx.with_scope(scope);
         }
-        if served.progress().is_some() {
-            let served = served.clone();
+        let mut relay = None;
+        if traits.reports_progress
+            && let Some(progress_token) = context.meta.get_progress_token()
+        {
+            let (sender, receiver) = ProgressRelay::new(progress_token, shared.dispatcher.limits());
             ctx = ctx.with_progress_listener(move |update| {
-                if let Some(queue) = served.progress() {
-                    queue.push(update);
-                }
+                // Never waits: a client that reads slowly loses updates, not the tool's time.
+                let _ = sender.try_send(update.clone());
             });
+            relay = Some(receiver);
         }
         let dispatcher = shared.dispatcher.clone();
         let in_scope = served.clone();
@@ -106,15 +108,15 @@ impl McpServer {
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await
         };
-        if !effectful {
-            return drive(pin!(work), served, Some(&context.ct), &token).await;
+        if !traits.effectful {
+            return drive(pin!(work), relay, served, Some(&context.ct), &token).await;
         }
         // A call with an effect runs to its end on its own task: a dropped stream must not leave
         // its effect unknown. Only an explicit `notifications/cancelled` stops it.
         let running = &self.session.running;
         lock(running).insert(context.id.clone(), token.clone());
         let task = tokio::spawn(work);
-        let joined = drive(pin!(task), served, None, &token).await;
+        let joined = drive(pin!(task), relay, served, None, &token).await;
         lock(running).remove(&context.id);
         joined.unwrap_or_else(|error| {
             let error = ErrorInfo::new(
@@ -162,8 +164,8 @@ impl McpServer {
                         call: held,
                         middleware_failure: None,
                     };
-                    let effectful = self.traits(&planned.call.name).effectful;
-                    return match self.dispatch(planned, gate, served, effectful).await {
+                    let traits = self.traits(&planned.call.name);
+                    return match self.dispatch(planned, gate, served, traits).await {
                         Ok(result) => answer(&result),
                         Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
                         // The gate lets an approved call through; it never holds one.
@@ -225,21 +227,22 @@ fn answer(result: &ToolResult) -> Result<CallToolResponse, McpError> {
 /// rather than a copy.
 async fn drive<F: Future>(
     mut work: Pin<&mut F>,
+    mut relay: Option<ProgressRelay>,
     served: &ServedRequest,
     cancelled: Option<&tokio_util::sync::CancellationToken>,
     token: &CancellationToken,
 ) -> F::Output {
-    let progress = served.progress();
-    let mut last = None;
     let mut fired = cancelled.is_none();
     loop {
         tokio::select! {
             biased;
             output = &mut work => {
-                send_queued(served, &mut last).await;
+                for notification in relay.map(ProgressRelay::finish).unwrap_or_default() {
+                    send(served, notification).await;
+                }
                 return output;
             }
-            () = arrived(progress) => send_queued(served, &mut last).await,
+            notification = next(relay.as_mut()) => send(served, notification).await,
             () = fired_when(cancelled), if !fired => {
                 token.cancel();
                 fired = true;
@@ -248,22 +251,16 @@ async fn drive<F: Future>(
     }
 }
 
-/// Sends the queued progress updates, in order. Each send is boxed: it is large, and most calls
-/// have none to send.
-async fn send_queued(served: &ServedRequest, last: &mut Option<f64>) {
-    let Some(progress) = served.progress() else {
-        return;
-    };
-    while let Some(notification) = progress.next(last) {
-        if let Err(error) = Box::pin(served.peer().notify_progress(notification)).await {
-            tracing::debug!(target: "prism_tools", %error, "a progress notification could not be sent");
-        }
+/// Boxed: sending is a large future, and most calls send nothing.
+async fn send(served: &ServedRequest, notification: ProgressNotificationParam) {
+    if let Err(error) = Box::pin(served.peer().notify_progress(notification)).await {
+        tracing::debug!(target: "prism_tools", %error, "a progress notification could not be sent");
     }
 }
 
-async fn arrived(progress: Option<&ProgressQueue>) {
-    match progress {
-        Some(progress) => progress.arrived().await,
+async fn next(relay: Option<&mut ProgressRelay>) -> ProgressNotificationParam {
+    match relay {
+        Some(relay) => relay.next().await,
         None => std::future::pending().await,
     }
 }

@@ -1,91 +1,72 @@
 //! A tool's progress as MCP `notifications/progress`.
 //!
 //! The dispatcher hands each redacted update to the call context's progress listener, which
-//! queues it here without waiting (a full queue drops the update, as the dispatcher's own queue
-//! does); the call's future sends them to the client while the tool runs, and sends what is left
-//! before the result. MCP wants `progress` to increase with every notification, whatever the tool
-//! reports:
+//! queues it on the dispatcher's own kind of progress queue (never waiting; a full queue drops the
+//! update); the call's future sends them to the client while the tool runs, and sends what is
+//! left before the result. MCP wants `progress` to increase with every notification, whatever the
+//! tool reports:
 //!
 //! - a number, or an object with a number `progress` (and optional `total` and `message`), is used
 //!   as it is when it is larger than the last one sent, and skipped otherwise;
 //! - anything else counts: the n-th such update is sent as `progress: n` (one past the last value
 //!   sent, if larger), with the update's JSON as `message`.
-//!
-//! The queue lives in the request's shared state, made only for a request that carries a
-//! `progressToken`; it allocates nothing until a tool reports.
-
-use std::collections::VecDeque;
-use std::sync::Mutex;
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use serde_json::Value;
-use tokio::sync::Notify;
 
-use crate::context::ProgressUpdate;
+use crate::limits::Limits;
+use crate::progress::{ProgressReceiver, ProgressSender, progress_queue};
 
-/// Updates waiting to be sent, at most.
-const QUEUED: usize = 64;
-
-/// One call's updates on their way to the client.
-pub(crate) struct ProgressQueue {
+/// The client's end of one call's progress: the queue's receiver, and what was last sent.
+pub(crate) struct ProgressRelay {
+    updates: ProgressReceiver,
     token: ProgressToken,
-    updates: Mutex<VecDeque<ProgressUpdate>>,
-    arrived: Notify,
+    last: Option<f64>,
 }
 
-impl ProgressQueue {
-    pub(crate) fn new(token: ProgressToken) -> Self {
-        Self {
+impl ProgressRelay {
+    /// A relay under the client's `token`, and the sender the call's listener queues on.
+    pub(crate) fn new(token: ProgressToken, limits: &Limits) -> (ProgressSender, Self) {
+        let (sender, updates) = progress_queue(limits);
+        let relay = Self {
+            updates,
             token,
-            updates: Mutex::new(VecDeque::new()),
-            arrived: Notify::new(),
-        }
+            last: None,
+        };
+        (sender, relay)
     }
 
-    /// Queues `update`; never waits. A client that reads slowly loses updates, not the tool's
-    /// time.
-    pub(crate) fn push(&self, update: &ProgressUpdate) {
-        let mut updates = self.lock();
-        if updates.len() >= QUEUED {
-            tracing::debug!(target: "prism_tools", "a progress update was dropped: the queue to the client is full");
-            return;
-        }
-        updates.push_back(update.clone());
-        drop(updates);
-        self.arrived.notify_one();
-    }
-
-    /// Completes when an update may be waiting.
-    pub(crate) async fn arrived(&self) {
-        self.arrived.notified().await;
-    }
-
-    /// The next queued update as a notification, skipping those whose value does not increase
-    /// past `last`.
-    pub(crate) fn next(&self, last: &mut Option<f64>) -> Option<ProgressNotificationParam> {
+    /// The next notification to send, waiting for an update that increases.
+    pub(crate) async fn next(&mut self) -> ProgressNotificationParam {
         loop {
-            let update = self.lock().pop_front()?;
-            match notification(&self.token, &update.progress, last) {
-                Some(notification) => return Some(notification),
-                None => {
-                    tracing::debug!(target: "prism_tools", "a progress update that did not increase was not sent");
-                }
+            let update = self.updates.recv().await;
+            if let Some(sent) = notification(&self.token, &mut self.last, &update.progress) {
+                return sent;
             }
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<ProgressUpdate>> {
-        self.updates
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+    /// The notifications still owed once the call ended, in order; later updates are refused.
+    pub(crate) fn finish(self) -> Vec<ProgressNotificationParam> {
+        let Self {
+            updates,
+            token,
+            mut last,
+        } = self;
+        updates
+            .close()
+            .queued
+            .into_iter()
+            .filter_map(|update| notification(&token, &mut last, &update.progress))
+            .collect()
     }
 }
 
 /// The notification for `progress`, or `None` when its value does not increase past `last`.
 fn notification(
     token: &ProgressToken,
-    progress: &Value,
     last: &mut Option<f64>,
+    progress: &Value,
 ) -> Option<ProgressNotificationParam> {
     let number = |value: Option<&Value>| value.and_then(Value::as_f64);
     let (value, total, message) = match progress {
@@ -102,7 +83,10 @@ fn notification(
     };
     let value = match value {
         Some(value) if last.is_none_or(|last| value > last) => value,
-        Some(_) => return None,
+        Some(_) => {
+            tracing::debug!(target: "prism_tools", "a progress update that did not increase was not sent");
+            return None;
+        }
         None => last.map_or(1.0, |last| last.floor() + 1.0),
     };
     *last = Some(value);

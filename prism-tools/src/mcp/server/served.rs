@@ -1,13 +1,11 @@
-//! [`ServedRequest`]: the MCP request a tool call is serving, shared by the call's future, the
-//! tools it runs (which talk back to the client: sampling, elicitation, logging) and its progress.
+//! [`ServedRequest`]: the MCP request a tool call is serving, shared by the call's future and the
+//! tools it runs (which talk back to the client: sampling, elicitation, logging).
 
 use std::sync::Arc;
 
 use rmcp::model::RequestMetaObject;
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use tokio::task::futures::TaskLocalFuture;
-
-use super::progress::ProgressQueue;
 
 tokio::task_local! {
     static SERVED: ServedRequest;
@@ -27,14 +25,8 @@ tokio::task_local! {
 /// ```
 #[derive(Clone)]
 pub struct ServedRequest {
-    request: Arc<Request>,
-}
-
-/// One request, made once per call and shared rather than copied.
-struct Request {
-    context: RequestContext<RoleServer>,
-    /// Present when the client asked for progress (a `progressToken` in `_meta`).
-    progress: Option<ProgressQueue>,
+    /// Made once per call and shared rather than copied.
+    context: Arc<RequestContext<RoleServer>>,
 }
 
 impl ServedRequest {
@@ -45,34 +37,23 @@ impl ServedRequest {
 
     /// The client, for requests and notifications back to it.
     pub fn peer(&self) -> &Peer<RoleServer> {
-        &self.request.context.peer
+        &self.context.peer
     }
 
     /// The request's `_meta` (progress token, protocol version, client capabilities).
     pub fn meta(&self) -> &RequestMetaObject {
-        &self.request.context.meta
+        &self.context.meta
     }
 
-    /// The request in `context`, with a queue for its progress when `reports` (the tool can
-    /// report progress) and the client asked for it.
-    pub(crate) fn new(context: RequestContext<RoleServer>, reports: bool) -> Self {
-        let progress = reports
-            .then(|| context.meta.get_progress_token())
-            .flatten()
-            .map(ProgressQueue::new);
+    pub(crate) fn new(context: RequestContext<RoleServer>) -> Self {
         Self {
-            request: Arc::new(Request { context, progress }),
+            context: Arc::new(context),
         }
     }
 
     /// The whole request as rmcp handed it over.
     pub(crate) fn context(&self) -> &RequestContext<RoleServer> {
-        &self.request.context
-    }
-
-    /// Where the call's progress waits to be sent, when the client asked for it.
-    pub(crate) fn progress(&self) -> Option<&ProgressQueue> {
-        self.request.progress.as_ref()
+        &self.context
     }
 
     /// `future`, run with `self` as the current request. Not an `async fn`: that would keep a
@@ -85,7 +66,7 @@ impl ServedRequest {
 impl std::fmt::Debug for ServedRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServedRequest")
-            .field("id", &self.request.context.id)
+            .field("id", &self.context.id)
             .field("meta", self.meta())
             .finish_non_exhaustive()
     }
