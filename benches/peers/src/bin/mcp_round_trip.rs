@@ -32,6 +32,7 @@
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
+use futures_util::future::join_all;
 use prism::mcp::{HttpOptions, McpServer, RateLimitLayer, serve_http};
 use prism_bench_peers::prism_arms::full_chain;
 use prism_bench_peers::sink::CountingSink;
@@ -108,7 +109,7 @@ async fn sequential(client: &Client, calls: usize) -> Vec<Duration> {
 async fn throughput(clients: &[Client], slice: Duration) -> (u64, Duration) {
     let started = Instant::now();
     let deadline = started + slice;
-    let counts = futures_join(clients.iter().map(|client| async move {
+    let counts = join_all(clients.iter().map(|client| async move {
         let mut n = 0u64;
         while Instant::now() < deadline {
             call(client).await;
@@ -118,30 +119,6 @@ async fn throughput(clients: &[Client], slice: Duration) -> (u64, Duration) {
     }))
     .await;
     (counts.iter().sum(), started.elapsed())
-}
-
-/// Awaits every future, polled together on this task (each borrows its client).
-async fn futures_join<F: Future<Output = u64>>(futures: impl Iterator<Item = F>) -> Vec<u64> {
-    let mut pinned: Vec<_> = futures.map(Box::pin).collect();
-    let mut done = vec![None; pinned.len()];
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (slot, future) in done.iter_mut().zip(pinned.iter_mut()) {
-            if slot.is_none() {
-                match future.as_mut().poll(cx) {
-                    std::task::Poll::Ready(n) => *slot = Some(n),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    done.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// A client of a server child process; `STDIO_WRAPPER` (say, `valgrind --tool=callgrind`) is put
@@ -265,7 +242,7 @@ async fn main() {
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
     let (rounds, calls, slice) = (
-        env("ROUNDS", 20),
+        env("ROUNDS", 20).max(1),
         env("CALLS", 200) as usize,
         Duration::from_millis(env("SLICE_MS", 500)),
     );
