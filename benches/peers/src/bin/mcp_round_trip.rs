@@ -3,7 +3,8 @@
 //! `add` tool, both driven by rmcp's client, in one run.
 //!
 //! - stdio: the server is a child process (this binary, started with `--serve-stdio prism|rmcp`),
-//!   as a desktop client runs one.
+//!   as a desktop client runs one. Both read and write their pipes without blocking (Prism's
+//!   `serve_stdio`, rmcp's `stdio_pipes()`); `RMCP_STDIO=blocking` serves rmcp's on `stdio()`.
 //! - HTTP: both servers behind the same streamable HTTP edge (`prism::mcp::serve_http`: loopback,
 //!   Host and Origin checks, bounded bodies; the rate limit set high enough never to refuse), so
 //!   the handlers are what differs.
@@ -229,12 +230,17 @@ async fn main() {
     if args.next().as_deref() == Some("--serve-stdio") {
         match args.next().as_deref() {
             Some("prism") => prism_server().serve_stdio().await.expect("serves"),
+            // rmcp's non-blocking pipes by default, as Prism's `serve_stdio` uses them;
+            // `RMCP_STDIO=blocking` serves on `stdio()`, as rmcp's examples do.
             Some("rmcp") => {
-                let running = Calculator::new()
-                    .serve(rmcp::transport::stdio())
-                    .await
-                    .expect("serves");
-                let _ = running.waiting().await;
+                let running = if std::env::var("RMCP_STDIO").as_deref() == Ok("blocking") {
+                    Calculator::new().serve(rmcp::transport::stdio()).await
+                } else {
+                    Calculator::new()
+                        .serve(rmcp::transport::stdio_pipes())
+                        .await
+                };
+                let _ = running.expect("serves").waiting().await;
             }
             other => panic!("unknown server {other:?}"),
         }

@@ -1,11 +1,13 @@
 //! `tools/call`: one MCP request as one dispatcher call, with the client's progress token,
 //! cancellation and approval answers carried across.
 
-use std::future::Future;
+use std::future::{Future, ready};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use futures_util::FutureExt;
+use futures_util::future::Either;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ProgressNotificationParam, ProtocolVersion,
@@ -19,17 +21,47 @@ use super::progress::ProgressRelay;
 use super::result::to_call_tool_result;
 use super::served::ServedRequest;
 use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
-use crate::context::CancellationToken;
+use crate::context::{CancellationToken, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
 
 impl McpServer {
     /// Answers one `tools/call`.
-    pub(super) async fn call(
+    ///
+    /// Everything made from the request is made before the future is, and the pipeline's own
+    /// future is boxed apart (in [`run`](Self::run)): rmcp moves the returned future several
+    /// times and allocates it once per call, so it stays small (a few hundred bytes, within the
+    /// allocator's per-thread cache) whatever the pipeline holds.
+    pub(super) fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
+    ) -> impl Future<Output = Result<CallToolResponse, McpError>> + Send + '_ {
+        let running = match self.begin(request, context) {
+            Ok(running) => running,
+            Err(error) => return Either::Left(ready(Err(error))),
+        };
+        let served = running.served.clone();
+        // `then` rather than an `async` block: a block would keep a second copy of the running
+        // call beside the one `run`'s future holds.
+        Either::Right(self.run(running).then(move |outcome| match outcome {
+            Ok(result) => Either::Left(ready(answer(&result))),
+            Err(Interrupted::Tripwire(tripwire)) => Either::Left(ready(answer(tripwire.result()))),
+            // Boxed: the approval path (an elicitation, a second dispatch) is rare and large.
+            Err(Interrupted::Held(held)) => {
+                Either::Right(Box::pin(
+                    async move { self.ask_approval(*held, &served).await },
+                ))
+            }
+        }))
+    }
+
+    /// The call a request asks for, planned and ready to run.
+    fn begin(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Running, McpError> {
         let shared = &self.shared;
         let gate = match &request.request_state {
             None => Gate::Ask,
@@ -49,37 +81,23 @@ impl McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(id, request.name.into_owned(), arguments);
         let planned = shared.dispatcher.plan(call);
-        let traits = self.traits(&planned.call.name);
-        let served = ServedRequest::new(context);
-        match self.dispatch(planned, gate, &served, traits).await {
-            Ok(result) => answer(&result),
-            Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
-            // Boxed: the approval path's futures (an elicitation, a second dispatch) would
-            // otherwise make every call's future, which rmcp moves several times, that much larger.
-            Err(Interrupted::Held(held)) => Box::pin(self.ask_approval(*held, &served)).await,
-        }
+        Ok(self.prepare(planned, gate, ServedRequest::new(context)))
     }
 
-    /// What the call of the tool called `name` needs around it, looked up once.
-    fn traits(&self, name: &str) -> ToolTraits {
-        let snapshot = self.shared.dispatcher.registry().borrow_snapshot();
-        let tool = snapshot.get(name);
-        ToolTraits {
-            // Only a tool that reads its context can report progress.
-            reports_progress: tool.is_some_and(ToolDefinition::reads_context),
-            effectful: tool.is_some_and(|tool| tool.effect().is_some()),
-        }
-    }
-
-    /// Runs `planned` through the pipeline, relaying progress and cancellation.
-    async fn dispatch(
-        &self,
-        planned: PlannedCall,
-        gate: Gate,
-        served: &ServedRequest,
-        traits: ToolTraits,
-    ) -> Result<ToolResult, Interrupted> {
+    /// `planned` with what runs around it: its own cancellation token under the server's, the
+    /// request's scope, and a progress relay when the client asked for progress from a tool
+    /// that can report it.
+    fn prepare(&self, planned: PlannedCall, gate: Gate, served: ServedRequest) -> Running {
         let shared = &self.shared;
+        let (reports_progress, effectful) = {
+            let snapshot = shared.dispatcher.registry().borrow_snapshot();
+            let tool = snapshot.get(&planned.call.name);
+            (
+                // Only a tool that reads its context can report progress.
+                tool.is_some_and(ToolDefinition::reads_context),
+                tool.is_some_and(|tool| tool.effect().is_some()),
+            )
+        };
         let context = served.context();
         let token = shared.context.cancellation().child_token();
         let mut ctx = shared.context.clone().with_cancellation(token.clone());
@@ -91,9 +109,7 @@ impl McpServer {
             ctx = ctx.with_scope(scope);
         }
         let mut relay = None;
-        if traits.reports_progress
-            && let Some(progress_token) = context.meta.get_progress_token()
-        {
+        if reports_progress && let Some(progress_token) = context.meta.get_progress_token() {
             let (sender, receiver) = ProgressRelay::new(progress_token, shared.dispatcher.limits());
             ctx = ctx.with_progress_listener(move |update| {
                 // Never waits: a client that reads slowly loses updates, not the tool's time.
@@ -101,23 +117,69 @@ impl McpServer {
             });
             relay = Some(receiver);
         }
-        let dispatcher = shared.dispatcher.clone();
+        Running {
+            planned,
+            gate,
+            served,
+            ctx,
+            token,
+            relay,
+            effectful,
+        }
+    }
+
+    /// Runs a prepared call through the pipeline, relaying progress and cancellation.
+    ///
+    /// Not an `async fn`, which would keep a second copy of `running` in its future.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would copy the running call once more"
+    )]
+    fn run(
+        &self,
+        running: Running,
+    ) -> impl Future<Output = Result<ToolResult, Interrupted>> + Send + '_ {
+        async move {
+            if running.effectful {
+                // Boxed: it spawns a task anyway, and its state would double this future's size.
+                return Box::pin(self.run_detached(running)).await;
+            }
+            // The fields are used in place, for the same reason.
+            let pipeline = Box::pin(self.shared.dispatcher.dispatch_planned(
+                running.planned,
+                &running.ctx,
+                Some(&running.gate),
+            ));
+            let served = &running.served;
+            let work = served.clone().scope(pipeline);
+            drive(
+                work,
+                running.relay,
+                served,
+                Some(&served.context().ct),
+                &running.token,
+            )
+            .await
+        }
+    }
+
+    /// A call with an effect runs to its end on its own task: a dropped stream must not leave
+    /// its effect unknown. Only an explicit `notifications/cancelled` stops it.
+    async fn run_detached(&self, running: Running) -> Result<ToolResult, Interrupted> {
+        let served = &running.served;
+        let request_id = served.context().id.clone();
+        let calls = &self.session.running;
+        lock(calls).insert(request_id.clone(), running.token.clone());
+        let dispatcher = self.shared.dispatcher.clone();
         let in_scope = served.clone();
-        let work = async move {
+        let (planned, ctx, gate) = (running.planned, running.ctx, running.gate);
+        let task = tokio::spawn(async move {
             in_scope
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await
-        };
-        if !traits.effectful {
-            return drive(pin!(work), relay, served, Some(&context.ct), &token).await;
-        }
-        // A call with an effect runs to its end on its own task: a dropped stream must not leave
-        // its effect unknown. Only an explicit `notifications/cancelled` stops it.
-        let running = &self.session.running;
-        lock(running).insert(context.id.clone(), token.clone());
-        let task = tokio::spawn(work);
-        let joined = drive(pin!(task), relay, served, None, &token).await;
-        lock(running).remove(&context.id);
+        });
+        let joined = drive(task, running.relay, served, None, &running.token).await;
+        lock(calls).remove(&request_id);
         joined.unwrap_or_else(|error| {
             let error = ErrorInfo::new(
                 ErrorCode::ToolError,
@@ -164,8 +226,8 @@ impl McpServer {
                         call: held,
                         middleware_failure: None,
                     };
-                    let traits = self.traits(&planned.call.name);
-                    return match self.dispatch(planned, gate, served, traits).await {
+                    let running = self.prepare(planned, gate, served.clone());
+                    return match self.run(running).await {
                         Ok(result) => answer(&result),
                         Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
                         // The gate lets an approved call through; it never holds one.
@@ -201,11 +263,17 @@ impl McpServer {
     }
 }
 
-/// What a call of one tool needs around it.
-struct ToolTraits {
-    /// The client's progress is relayed only for a tool that can report it.
-    reports_progress: bool,
-    /// A tool with an effect runs on its own task (see `dispatch`).
+/// One call, made from its request and ready to run.
+struct Running {
+    planned: PlannedCall,
+    gate: Gate,
+    served: ServedRequest,
+    /// The server's context with the call's own token, the request's scope and progress relay.
+    ctx: ToolExecutionContext,
+    /// Fired when the client cancels the call.
+    token: CancellationToken,
+    relay: Option<ProgressRelay>,
+    /// A tool with an effect runs on its own task (see `run_detached`).
     effectful: bool,
 }
 
@@ -222,12 +290,32 @@ fn answer(result: &ToolResult) -> Result<CallToolResponse, McpError> {
 }
 
 /// Awaits `work`, sending its progress as it comes, and firing `token` when `cancelled` does.
-///
-/// `work` is pinned by the caller, where it was made, so this future holds a reference to it
-/// rather than a copy.
 async fn drive<F: Future>(
+    work: F,
+    relay: Option<ProgressRelay>,
+    served: &ServedRequest,
+    cancelled: Option<&tokio_util::sync::CancellationToken>,
+    token: &CancellationToken,
+) -> F::Output {
+    let mut work = pin!(work);
+    if let Some(relay) = relay {
+        // Boxed: relaying is rare (a tool that reports, a client that asked) and its state large.
+        return Box::pin(relay_progress(work, relay, served, cancelled, token)).await;
+    }
+    if let Some(cancelled) = cancelled {
+        tokio::select! {
+            biased;
+            output = &mut work => return output,
+            () = cancelled.cancelled() => token.cancel(),
+        }
+    }
+    work.await
+}
+
+/// [`drive`] for a call whose progress is relayed.
+async fn relay_progress<F: Future>(
     mut work: Pin<&mut F>,
-    mut relay: Option<ProgressRelay>,
+    mut relay: ProgressRelay,
     served: &ServedRequest,
     cancelled: Option<&tokio_util::sync::CancellationToken>,
     token: &CancellationToken,
@@ -237,12 +325,12 @@ async fn drive<F: Future>(
         tokio::select! {
             biased;
             output = &mut work => {
-                for notification in relay.map(ProgressRelay::finish).unwrap_or_default() {
+                for notification in relay.finish() {
                     send(served, notification).await;
                 }
                 return output;
             }
-            notification = next(relay.as_mut()) => send(served, notification).await,
+            notification = relay.next() => send(served, notification).await,
             () = fired_when(cancelled), if !fired => {
                 token.cancel();
                 fired = true;
@@ -251,17 +339,9 @@ async fn drive<F: Future>(
     }
 }
 
-/// Boxed: sending is a large future, and most calls send nothing.
 async fn send(served: &ServedRequest, notification: ProgressNotificationParam) {
-    if let Err(error) = Box::pin(served.peer().notify_progress(notification)).await {
+    if let Err(error) = served.peer().notify_progress(notification).await {
         tracing::debug!(target: "prism_tools", %error, "a progress notification could not be sent");
-    }
-}
-
-async fn next(relay: Option<&mut ProgressRelay>) -> ProgressNotificationParam {
-    match relay {
-        Some(relay) => relay.next().await,
-        None => std::future::pending().await,
     }
 }
 

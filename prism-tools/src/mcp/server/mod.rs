@@ -364,7 +364,8 @@ impl ServerHandler for McpServer {
     }
 
     // Boxed: rmcp moves the request's future several times on its way into a task, and this
-    // moves a pointer instead of the call's state.
+    // moves a pointer instead of the call's state (which stays within the allocator's
+    // per-thread cache, see `McpServer::call`).
     fn call_tool(
         &self,
         request: CallToolRequestParams,

@@ -27,7 +27,11 @@ pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
             match value {
                 Value::Null => {}
                 Value::String(text) => content.push(McpContent::text(text.clone())),
-                other => content.push(McpContent::text(other.to_string())),
+                // Serialized straight into the text (`Display` goes through a formatter
+                // adapter); writing a `Value` to memory cannot fail.
+                other => content.push(McpContent::text(
+                    serde_json::to_string(other).unwrap_or_default(),
+                )),
             }
             (value.is_object().then(|| value.clone()), false)
         }
