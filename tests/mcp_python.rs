@@ -14,27 +14,18 @@ use std::time::{Duration, Instant};
 
 use prism::mcp::HttpOptions;
 
-/// The argument that makes this binary the stdio server (an argument, not an environment
-/// variable: the Python SDK starts servers with a reduced environment).
-const SERVE_STDIO: &str = "--serve-mcp-stdio";
-
 /// How long one Python run may take.
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 fn main() -> ExitCode {
+    if let Some(served) = mcp_server_support::serve_stdio_when_asked() {
+        return served;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("a Tokio runtime");
-    if std::env::args().any(|arg| arg == SERVE_STDIO) {
-        let served = runtime.block_on(mcp_server_support::fixture().server.serve_stdio());
-        return if served.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        };
-    }
     let venvs = venvs();
     if venvs.is_empty() {
         let why = "no Python MCP clients (run `eval \"$(bash .ci/mcp_python.sh)\"`)";
@@ -61,7 +52,11 @@ fn main() -> ExitCode {
     for venv in &venvs {
         let python = venv.join("bin/python");
         let mut stdio = Command::new(&python);
-        stdio.arg(&script).arg("stdio").arg(&me).arg(SERVE_STDIO);
+        stdio
+            .arg(&script)
+            .arg("stdio")
+            .arg(&me)
+            .arg(mcp_server_support::SERVE_STDIO);
         let mut over_http = Command::new(&python);
         over_http.arg(&script).arg("http").arg(&url);
         for (transport, command) in [("stdio", stdio), ("http", over_http)] {

@@ -13,8 +13,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const SERVE_STDIO: &str = "--serve-mcp-stdio";
-
 /// How long any one step may take: far beyond what it needs, and never a hang.
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -29,18 +27,8 @@ const REQUESTS: &str = concat!(
 );
 
 fn main() -> ExitCode {
-    if std::env::args().any(|arg| arg == SERVE_STDIO) {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a Tokio runtime");
-        let served = runtime.block_on(mcp_server_support::fixture().server.serve_stdio());
-        return if served.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        };
+    if let Some(served) = mcp_server_support::serve_stdio_when_asked() {
+        return served;
     }
     let checks: [(&str, Check); 2] = [
         ("stdin and stdout are pipes", over_pipes),
@@ -69,7 +57,7 @@ type Check = fn() -> Result<(), String>;
 fn server(stdout: Stdio) -> Result<Child, String> {
     let me = std::env::current_exe().map_err(|error| error.to_string())?;
     Command::new(me)
-        .arg(SERVE_STDIO)
+        .arg(mcp_server_support::SERVE_STDIO)
         .stdin(Stdio::piped())
         .stdout(stdout)
         .stderr(Stdio::inherit())

@@ -24,6 +24,29 @@ use rmcp::service::{
 use rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
 
+/// The argument that makes a test binary the stdio server of [`fixture`] (an argument, not an
+/// environment variable: the Python SDK starts servers with a reduced environment).
+pub const SERVE_STDIO: &str = "--serve-mcp-stdio";
+
+/// When this process was started with [`SERVE_STDIO`]: serves the fixture on stdin and stdout
+/// until the client leaves, and says how that ended.
+pub fn serve_stdio_when_asked() -> Option<std::process::ExitCode> {
+    if !std::env::args().any(|arg| arg == SERVE_STDIO) {
+        return None;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    let served = runtime.block_on(fixture().server.serve_stdio());
+    Some(if served.is_ok() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    })
+}
+
 /// The server under test and what it lets the test observe.
 pub struct Fixture {
     pub server: McpServer,

@@ -100,7 +100,7 @@ impl McpServer {
         };
         let context = served.context();
         let token = shared.context.cancellation().child_token();
-        let mut ctx = shared.context.clone().with_cancellation(token.clone());
+        let mut ctx = shared.context.clone().with_cancellation(token);
         if let Some(scope) = self.scope_for(context) {
             let scope = match shared.context.scope() {
                 Some(parent) => scope.within(parent),
@@ -122,7 +122,6 @@ impl McpServer {
             gate,
             served,
             ctx,
-            token,
             relay,
             effectful,
         }
@@ -152,12 +151,13 @@ impl McpServer {
             ));
             let served = &running.served;
             let work = served.clone().scope(pipeline);
+            let cancelled = Some(&served.context().ct);
             drive(
                 work,
                 running.relay,
                 served,
-                Some(&served.context().ct),
-                &running.token,
+                cancelled,
+                running.ctx.cancellation(),
             )
             .await
         }
@@ -169,7 +169,8 @@ impl McpServer {
         let served = &running.served;
         let request_id = served.context().id.clone();
         let calls = &self.session.running;
-        lock(calls).insert(request_id.clone(), running.token.clone());
+        let token = running.ctx.cancellation().clone();
+        lock(calls).insert(request_id.clone(), token.clone());
         let dispatcher = self.shared.dispatcher.clone();
         let in_scope = served.clone();
         let (planned, ctx, gate) = (running.planned, running.ctx, running.gate);
@@ -178,7 +179,7 @@ impl McpServer {
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await
         });
-        let joined = drive(task, running.relay, served, None, &running.token).await;
+        let joined = drive(task, running.relay, served, None, &token).await;
         lock(calls).remove(&request_id);
         joined.unwrap_or_else(|error| {
             let error = ErrorInfo::new(
@@ -268,10 +269,9 @@ struct Running {
     planned: PlannedCall,
     gate: Gate,
     served: ServedRequest,
-    /// The server's context with the call's own token, the request's scope and progress relay.
+    /// The server's context with the call's own cancellation token (fired when the client
+    /// cancels), the request's scope and progress relay.
     ctx: ToolExecutionContext,
-    /// Fired when the client cancels the call.
-    token: CancellationToken,
     relay: Option<ProgressRelay>,
     /// A tool with an effect runs on its own task (see `run_detached`).
     effectful: bool,
@@ -297,11 +297,28 @@ async fn drive<F: Future>(
     cancelled: Option<&tokio_util::sync::CancellationToken>,
     token: &CancellationToken,
 ) -> F::Output {
-    let mut work = pin!(work);
-    if let Some(relay) = relay {
+    let work = pin!(work);
+    match relay {
+        None => until_cancelled(work, cancelled, token).await,
         // Boxed: relaying is rare (a tool that reports, a client that asked) and its state large.
-        return Box::pin(relay_progress(work, relay, served, cancelled, token)).await;
+        Some(relay) => {
+            Box::pin(until_cancelled(
+                relaying(work, relay, served),
+                cancelled,
+                token,
+            ))
+            .await
+        }
     }
+}
+
+/// Awaits `work`, firing `token` if `cancelled` fires first (the work then ends as cancelled).
+async fn until_cancelled<F: Future>(
+    work: F,
+    cancelled: Option<&tokio_util::sync::CancellationToken>,
+    token: &CancellationToken,
+) -> F::Output {
+    let mut work = pin!(work);
     if let Some(cancelled) = cancelled {
         tokio::select! {
             biased;
@@ -312,15 +329,12 @@ async fn drive<F: Future>(
     work.await
 }
 
-/// [`drive`] for a call whose progress is relayed.
-async fn relay_progress<F: Future>(
+/// Awaits `work`, sending each progress notification as it comes and what is left at the end.
+async fn relaying<F: Future>(
     mut work: Pin<&mut F>,
     mut relay: ProgressRelay,
     served: &ServedRequest,
-    cancelled: Option<&tokio_util::sync::CancellationToken>,
-    token: &CancellationToken,
 ) -> F::Output {
-    let mut fired = cancelled.is_none();
     loop {
         tokio::select! {
             biased;
@@ -331,10 +345,6 @@ async fn relay_progress<F: Future>(
                 return output;
             }
             notification = relay.next() => send(served, notification).await,
-            () = fired_when(cancelled), if !fired => {
-                token.cancel();
-                fired = true;
-            }
         }
     }
 }
@@ -342,13 +352,6 @@ async fn relay_progress<F: Future>(
 async fn send(served: &ServedRequest, notification: ProgressNotificationParam) {
     if let Err(error) = served.peer().notify_progress(notification).await {
         tracing::debug!(target: "prism_tools", %error, "a progress notification could not be sent");
-    }
-}
-
-async fn fired_when(cancelled: Option<&tokio_util::sync::CancellationToken>) {
-    match cancelled {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
     }
 }
 
