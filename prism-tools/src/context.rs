@@ -127,7 +127,6 @@ struct RunInfo {
     session_id: Option<Arc<str>>,
     run_id: Option<Arc<str>>,
     metadata: JsonObject,
-    cancellation: CancellationToken,
     /// The run's [`ToolScope`](crate::scope::ToolScope). The scope belongs to the selection
     /// layer above this one, which reads and sets it (`scope.rs`), so the context holds it
     /// without naming its type.
@@ -162,6 +161,9 @@ pub struct ToolExecutionContext {
     /// `None` only in the empty context a tool gets when it declared that it never reads one
     /// ([`Tool::reads_context`](crate::Tool::reads_context)): making it costs nothing.
     run: Option<Arc<RunInfo>>,
+    /// Beside the run's details rather than among them: a server gives each call its own token,
+    /// which then costs no copy of the details. `None` in the empty context: it never fires.
+    cancellation: Option<CancellationToken>,
     tool_call_id: Option<CallId>,
     progress: Option<ProgressSender>,
 }
@@ -170,6 +172,7 @@ impl Default for ToolExecutionContext {
     fn default() -> Self {
         Self {
             run: Some(Arc::default()),
+            cancellation: Some(CancellationToken::default()),
             tool_call_id: None,
             progress: None,
         }
@@ -216,7 +219,7 @@ impl ToolExecutionContext {
 
     /// Uses this cancellation token.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.run_mut().cancellation = token;
+        self.cancellation = Some(token);
         self
     }
 
@@ -294,10 +297,7 @@ impl ToolExecutionContext {
     /// The run's cancellation token. In the empty context of a tool that reads none, a token that
     /// never fires (firing it does nothing).
     pub fn cancellation(&self) -> &CancellationToken {
-        match &self.run {
-            Some(run) => &run.cancellation,
-            None => &NEVER_FIRES,
-        }
+        self.cancellation.as_ref().unwrap_or(&NEVER_FIRES)
     }
 
     /// True once the run was cancelled.
@@ -326,6 +326,7 @@ impl ToolExecutionContext {
     pub(crate) fn for_call(&self, id: CallId, progress: Option<ProgressSender>) -> Self {
         Self {
             run: self.run.clone(),
+            cancellation: self.cancellation.clone(),
             tool_call_id: Some(id),
             progress,
         }
@@ -336,6 +337,7 @@ impl ToolExecutionContext {
     pub(crate) fn unread() -> Self {
         Self {
             run: None,
+            cancellation: None,
             tool_call_id: None,
             progress: None,
         }

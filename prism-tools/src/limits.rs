@@ -160,6 +160,7 @@ impl std::io::Write for Counted {
 
 /// Drops `value` one container at a time. serde_json's own destructor recurses once per level,
 /// which a value refused for its depth could have enough of to overflow the stack.
+#[cold]
 pub(crate) fn drop_deep(value: Value) {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {

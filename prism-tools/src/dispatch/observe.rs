@@ -95,6 +95,7 @@ impl<'a> Observe<'a> {
     }
 
     /// A guard refused the call: blocked event, blocked row, blocked result.
+    #[cold]
     pub(crate) fn blocked(
         self,
         name: Arc<str>,
@@ -114,6 +115,7 @@ impl<'a> Observe<'a> {
     }
 
     /// The call failed: error event, error row, error result.
+    #[cold]
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
         self.end(name, ToolOutcome::Error(error), None)
@@ -121,6 +123,7 @@ impl<'a> Observe<'a> {
 
     /// The call was never dispatched: the error row `end` would record, but no event, and the
     /// result.
+    #[cold]
     pub(crate) fn unstarted(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
         let p = self.p;
@@ -144,6 +147,7 @@ impl<'a> Observe<'a> {
     }
 
     /// The effect store already holds this call's outcome: report it as the call's end.
+    #[cold]
     pub(crate) fn replayed(self, name: Arc<str>, outcome: RecordedOutcome) -> ToolResult {
         let (mut outcome, mut content) = outcome.into_parts();
         self.p.redactor.redact_outcome(&mut outcome);

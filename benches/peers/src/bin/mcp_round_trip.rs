@@ -24,6 +24,8 @@
 //! cd benches/peers
 //! cargo run --release --bin mcp_round_trip      # ROUNDS=20 CALLS=200 SLICE_MS=500 by default
 //! TRANSPORT=stdio SERVER=prism cargo run --release --bin mcp_round_trip   # one server, to profile
+//! CONTROL=1 cargo run --release --bin mcp_round_trip   # rmcp's server in both slots
+//! CHAIN=bare cargo run --release --bin mcp_round_trip   # Prism's server without guards
 //! ```
 //!
 //! Instructions per call of a server process alone: run each server twice under callgrind, with
@@ -35,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use prism::mcp::{HttpOptions, McpServer, RateLimitLayer, serve_http};
-use prism_bench_peers::prism_arms::full_chain;
+use prism_bench_peers::prism_arms::{bare_dispatcher, full_chain};
 use prism_bench_peers::sink::CountingSink;
 use prism_bench_peers::{AddArgs, add};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -74,8 +76,12 @@ impl ServerHandler for Calculator {
     }
 }
 
-/// Prism's server: the full chain of arm c behind an `McpServer`.
+/// Prism's server: the full chain of arm c behind an `McpServer`, or with `CHAIN=bare` the
+/// dispatcher of arm b (no guards, no observers), to tell the chain's cost from the rest.
 fn prism_server() -> McpServer {
+    if std::env::var("CHAIN").as_deref() == Ok("bare") {
+        return McpServer::new(bare_dispatcher());
+    }
     McpServer::new(full_chain(&CountingSink::new()))
 }
 
@@ -260,20 +266,23 @@ async fn main() {
         .await
         .expect("binds");
     let transports = choice("TRANSPORT", &["stdio", "http"]);
+    // An A/A run: rmcp's server answers in both slots, so the ratio shows the harness's own noise.
+    let control = std::env::var_os("CONTROL").is_some();
     let servers = choice("SERVER", &["prism", "rmcp"]);
     println!("| transport | server | median | p99 | calls/s, 8 clients |");
     println!("| --- | --- | ---: | ---: | ---: |");
     for transport in transports {
         let mut fleets = Vec::new();
         for &server in &servers {
-            let url = match server {
+            let served = if control { "rmcp" } else { server };
+            let url = match served {
                 "prism" => prism_http.url("/mcp"),
                 _ => rmcp_http.url("/mcp"),
             };
             let mut clients = Vec::new();
             for _ in 0..8 {
                 clients.push(match transport {
-                    "stdio" => stdio_client(server).await,
+                    "stdio" => stdio_client(served).await,
                     _ => http_client(&url).await,
                 });
             }
