@@ -332,6 +332,18 @@ impl ToolExecutionContext {
         }
     }
 
+    /// This context with a token of its own, a child of this one's: firing it stops only what
+    /// was made with the copy, firing this one's stops both. Built field by field, so the parent
+    /// token is not cloned only to be replaced.
+    pub(crate) fn with_child_cancellation(&self) -> Self {
+        Self {
+            run: self.run.clone(),
+            cancellation: Some(self.cancellation().child_token()),
+            tool_call_id: self.tool_call_id.clone(),
+            progress: self.progress.clone(),
+        }
+    }
+
     /// The context of a call whose tool never reads it: no run, no ids, no progress. Free to
     /// make, which is the point: such a tool pays nothing for the context it ignores.
     pub(crate) fn unread() -> Self {
@@ -365,7 +377,27 @@ impl fmt::Debug for ToolExecutionContext {
 
 #[cfg(test)]
 mod tests {
-    use super::CancellationToken;
+    use super::{CancellationToken, ToolExecutionContext};
+
+    #[test]
+    fn a_child_cancellation_context_keeps_the_run_and_fires_with_its_parent() {
+        let parent = ToolExecutionContext::new()
+            .with_session_id("s1")
+            .with_run_id("r1");
+        let first = parent.with_child_cancellation();
+        let second = parent.with_child_cancellation();
+        assert_eq!(
+            (first.session_id(), first.run_id()),
+            (Some("s1"), Some("r1"))
+        );
+
+        first.cancellation().cancel();
+        assert!(first.is_cancelled());
+        assert!(!parent.is_cancelled() && !second.is_cancelled());
+
+        parent.cancellation().cancel();
+        assert!(second.is_cancelled());
+    }
 
     #[tokio::test]
     async fn tokens_see_their_ancestors_fire_but_not_their_descendants() {

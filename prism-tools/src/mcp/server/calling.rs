@@ -99,8 +99,7 @@ impl McpServer {
             )
         };
         let context = served.context();
-        let token = shared.context.cancellation().child_token();
-        let mut ctx = shared.context.clone().with_cancellation(token);
+        let mut ctx = shared.context.with_child_cancellation();
         if let Some(scope) = self.scope_for(context) {
             let scope = match shared.context.scope() {
                 Some(parent) => scope.within(parent),
