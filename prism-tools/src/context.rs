@@ -334,7 +334,8 @@ impl ToolExecutionContext {
 
     /// This context with a token of its own, a child of this one's: firing it stops only what
     /// was made with the copy, firing this one's stops both. Built field by field, so the parent
-    /// token is not cloned only to be replaced.
+    /// token is not cloned only to be replaced. The MCP server gives each request one.
+    #[cfg(feature = "mcp")]
     pub(crate) fn with_child_cancellation(&self) -> Self {
         Self {
             run: self.run.clone(),
@@ -377,11 +378,12 @@ impl fmt::Debug for ToolExecutionContext {
 
 #[cfg(test)]
 mod tests {
-    use super::{CancellationToken, ToolExecutionContext};
+    use super::CancellationToken;
 
+    #[cfg(feature = "mcp")]
     #[test]
     fn a_child_cancellation_context_keeps_the_run_and_fires_with_its_parent() {
-        let parent = ToolExecutionContext::new()
+        let parent = super::ToolExecutionContext::new()
             .with_session_id("s1")
             .with_run_id("r1");
         let first = parent.with_child_cancellation();

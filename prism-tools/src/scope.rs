@@ -2,7 +2,7 @@
 //!
 //! The dispatcher is built once; a run's grant, a turn's visible set and a run's own validator
 //! reach it per call through the scope carried by the
-//! [`ToolExecutionContext`](crate::ToolExecutionContext). A scope can only narrow what the builder
+//! [`ToolExecutionContext`]. A scope can only narrow what the builder
 //! configured: the builder's filters and validators always run as well. Because the scope travels
 //! in the context a tool receives, a tool that makes nested calls with its own context cannot
 //! reach a name outside its run's grant.

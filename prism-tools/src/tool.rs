@@ -7,7 +7,7 @@
 //! call's context, so a decoding failure or a failed extraction is reported before any guard
 //! that follows and before any side effect.
 //!
-//! The body future is made in one place, [`typed_body`], whether preparation was ready at once
+//! The body future is made in one place, `typed_body`, whether preparation was ready at once
 //! or had to wait: a tool's body is instantiated once, and a ready preparation allocates nothing.
 
 use std::borrow::Cow;
@@ -30,7 +30,7 @@ use crate::extract::Extraction;
 ///
 /// Every call gets its own clone of the tool, moved into the future [`call`](Self::call)
 /// returns, as axum gives every request its own clone of a handler. A tool without fields clones
-/// for nothing; keep heavier state behind an [`Arc`](std::sync::Arc), so that a clone only
+/// for nothing; keep heavier state behind an [`Arc`], so that a clone only
 /// counts one more reference.
 ///
 /// ```

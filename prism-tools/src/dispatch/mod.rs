@@ -165,7 +165,8 @@ impl Dispatcher {
         &self.pipeline.redactor
     }
 
-    /// The limits every call is held to.
+    /// The limits every call is held to (the MCP server sizes its progress relay by them).
+    #[cfg(feature = "mcp")]
     pub(crate) fn limits(&self) -> &Limits {
         &self.pipeline.limits
     }

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-/// One change made by [`normalize_dialect`].
+/// One change made by [`normalize_dialect`](super::normalize_dialect).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rewrite {
     /// JSON pointer to the changed keyword.
@@ -32,7 +32,7 @@ impl fmt::Display for Rewrite {
     }
 }
 
-/// What [`normalize_dialect`] rewrote: each schema's own keywords, then its subschemas.
+/// What [`normalize_dialect`](super::normalize_dialect) rewrote: each schema's own keywords, then its subschemas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DialectReport {
     /// Every change.
