@@ -17,8 +17,9 @@
 //! by more than the servers do, while slices a second apart see the same machine.
 //!
 //! Reported per transport and server: the median and 99th percentile of all sequential round
-//! trips, and calls per second over all slices; then Prism's calls/s as a share of rmcp's, over
-//! the whole run and per round (median and range).
+//! trips, calls per second over all slices, and every call the server answered (to divide its
+//! CPU time by); then Prism's calls/s as a share of rmcp's, over the whole run and per round
+//! (median and range).
 //!
 //! ```sh
 //! cd benches/peers
@@ -161,6 +162,9 @@ fn http_options() -> HttpOptions {
     options
 }
 
+/// Sequential calls each fleet's first client makes before the rounds start.
+const WARM_UP_CALLS: usize = 200;
+
 /// One server's figures on one transport, over all rounds.
 #[derive(Default)]
 struct Tally {
@@ -175,8 +179,11 @@ impl Tally {
     fn row(&mut self, transport: &str, server: &str) {
         self.times.sort();
         let at = |share: f64| self.times[((self.times.len() - 1) as f64 * share) as usize];
+        // Every `tools/call` the fleet answered, warm-up included: divide a server's CPU time
+        // (summed over its child processes) by it for the CPU time of one call.
+        let answered = (WARM_UP_CALLS + self.times.len()) as u64 + self.calls;
         println!(
-            "| {transport} | {server} | {} | {} | {:.0} |",
+            "| {transport} | {server} | {} | {} | {:.0} | {answered} |",
             micros(at(0.5)),
             micros(at(0.99)),
             self.per_second()
@@ -269,8 +276,8 @@ async fn main() {
     // An A/A run: rmcp's server answers in both slots, so the ratio shows the harness's own noise.
     let control = std::env::var_os("CONTROL").is_some();
     let servers = choice("SERVER", &["prism", "rmcp"]);
-    println!("| transport | server | median | p99 | calls/s, 8 clients |");
-    println!("| --- | --- | ---: | ---: | ---: |");
+    println!("| transport | server | median | p99 | calls/s, 8 clients | calls answered |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: |");
     for transport in transports {
         let mut fleets = Vec::new();
         for &server in &servers {
@@ -286,7 +293,7 @@ async fn main() {
                     _ => http_client(&url).await,
                 });
             }
-            sequential(&clients[0], 200).await;
+            sequential(&clients[0], WARM_UP_CALLS).await;
             fleets.push((server, clients, Tally::default()));
         }
         for _ in 0..rounds {
