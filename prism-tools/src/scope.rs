@@ -1,11 +1,10 @@
 //! [`ToolScope`]: what one run or turn narrows the dispatcher down to.
 //!
 //! The dispatcher is built once; a run's grant, a turn's visible set and a run's own validator
-//! reach it per call through the scope carried by the
-//! [`ToolExecutionContext`]. A scope can only narrow what the builder
-//! configured: the builder's filters and validators always run as well. Because the scope travels
-//! in the context a tool receives, a tool that makes nested calls with its own context cannot
-//! reach a name outside its run's grant.
+//! reach it per call through the scope carried by the [`ToolExecutionContext`]. A scope can only
+//! narrow what the builder configured: the builder's filters and validators always run as well.
+//! Because the scope travels in the context a tool receives, a tool that makes nested calls with
+//! its own context cannot reach a name outside its run's grant.
 //!
 //! One tool can come from the scope instead of the registry: the `search_tools` tool a run
 //! generates for a turn in search mode (see [`search`](crate::search)). Only the run layer can put

@@ -11,8 +11,7 @@ use serde_json::Value;
 use super::error::{ArgumentError, SchemaError};
 
 /// A schema engine: compiles a schema once and checks JSON values against it, with structured
-/// errors. `JsonSchemaEngine` (feature `json-schema`) is the one this
-/// crate ships.
+/// errors. `JsonSchemaEngine` (feature `json-schema`) is the one this crate ships.
 ///
 /// ```
 /// use prism::validation::{ArgumentError, SchemaEngine, SchemaError, SchemaErrorKind, Violation};

@@ -32,7 +32,8 @@ impl fmt::Display for Rewrite {
     }
 }
 
-/// What [`normalize_dialect`](super::normalize_dialect) rewrote: each schema's own keywords, then its subschemas.
+/// What [`normalize_dialect`](super::normalize_dialect) rewrote: each schema's own keywords, then
+/// its subschemas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DialectReport {
     /// Every change.
