@@ -20,7 +20,7 @@ use super::approval::{Gate, Interrupted, approves, question};
 use super::progress::ProgressRelay;
 use super::result::to_call_tool_result;
 use super::served::ServedRequest;
-use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolResult};
+use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
 use crate::context::{CancellationToken, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
@@ -45,8 +45,10 @@ impl McpServer {
         // `then` rather than an `async` block: a block would keep a second copy of the running
         // call beside the one `run`'s future holds.
         Either::Right(self.run(running).then(move |outcome| match outcome {
-            Ok(result) => Either::Left(ready(answer(&result))),
-            Err(Interrupted::Tripwire(tripwire)) => Either::Left(ready(answer(tripwire.result()))),
+            Ok(result) => Either::Left(ready(answer(result))),
+            Err(Interrupted::Tripwire(tripwire)) => {
+                Either::Left(ready(answer(tripwire.into_result())))
+            }
             // Boxed: the approval path (an elicitation, a second dispatch) is rare and large.
             Err(Interrupted::Held(held)) => {
                 Either::Right(Box::pin(
@@ -228,10 +230,10 @@ impl McpServer {
                     };
                     let running = self.prepare(planned, gate, served.clone());
                     return match self.run(running).await {
-                        Ok(result) => answer(&result),
-                        Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.result()),
+                        Ok(result) => answer(result),
+                        Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.into_result()),
                         // The gate lets an approved call through; it never holds one.
-                        Err(Interrupted::Held(call)) => answer(&shared.dispatcher.settle_refused(
+                        Err(Interrupted::Held(call)) => answer(shared.dispatcher.settle_refused(
                             &call,
                             "The approved call was held again".into(),
                             &shared.context,
@@ -245,7 +247,7 @@ impl McpServer {
                 Err(error) => format!("The approval for {} could not be asked: {error}", held.name),
             };
             return answer(
-                &shared
+                shared
                     .dispatcher
                     .settle_refused(&held, refusal, &shared.context),
             );
@@ -256,7 +258,7 @@ impl McpServer {
             held.name
         );
         answer(
-            &shared
+            shared
                 .dispatcher
                 .settle_refused(&held, pending, &shared.context),
         )
@@ -278,11 +280,12 @@ struct Running {
 
 /// A result as the client gets it: an unknown tool is a JSON-RPC `-32602` error, anything else a
 /// `CallToolResult`.
-fn answer(result: &ToolResult) -> Result<CallToolResponse, McpError> {
+fn answer(result: ToolResult) -> Result<CallToolResponse, McpError> {
     if result.block_reason() == Some(BlockReason::UnknownTool) {
-        let message = result
-            .error_info()
-            .map_or_else(|| "Unknown tool".to_owned(), |error| error.message.clone());
+        let message = match result.outcome {
+            ToolOutcome::Blocked(error) => error.message,
+            _ => "Unknown tool".to_owned(),
+        };
         return Err(McpError::invalid_params(message, None));
     }
     Ok(CallToolResponse::Complete(to_call_tool_result(result)))

@@ -15,28 +15,36 @@ use crate::call::{ContentBlock, ToolOutcome, ToolResult};
 /// The `_meta` key of a refused or failed call's code and reason.
 pub(crate) const META_ERROR: &str = "dev.prism/error";
 
-/// `result` as MCP's `CallToolResult`.
-pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
+/// `result` as MCP's `CallToolResult`, made of its parts: a string or object output moves into
+/// the answer rather than being copied.
+pub(crate) fn to_call_tool_result(result: ToolResult) -> CallToolResult {
     // Room for the blocks and the value's text, and no more: a block is large, and a vector
     // grown by one push would hold four.
     let mut content = Vec::with_capacity(result.content().len() + 1);
     content.extend(result.content().iter().filter_map(block));
+    let untrusted = result.is_untrusted();
     let mut meta = serde_json::Map::new();
-    let (structured, is_error) = match &result.outcome {
+    let (structured, is_error) = match result.outcome {
         ToolOutcome::Value(value) => {
-            match value {
-                Value::Null => {}
-                Value::String(text) => content.push(McpContent::text(text.clone())),
+            let structured = match value {
+                Value::Null => None,
+                Value::String(text) => {
+                    content.push(McpContent::text(text));
+                    None
+                }
                 // Serialized straight into the text (`Display` goes through a formatter
                 // adapter); writing a `Value` to memory cannot fail.
-                other => content.push(McpContent::text(
-                    serde_json::to_string(other).unwrap_or_default(),
-                )),
-            }
-            (value.is_object().then(|| value.clone()), false)
+                other => {
+                    content.push(McpContent::text(
+                        serde_json::to_string(&other).unwrap_or_default(),
+                    ));
+                    other.is_object().then_some(other)
+                }
+            };
+            (structured, false)
         }
         ToolOutcome::Blocked(error) | ToolOutcome::Error(error) => {
-            content.push(McpContent::text(error.message.clone()));
+            content.push(McpContent::text(error.message));
             let mut detail = json!({ "code": error.code.as_str() });
             if let Some(reason) = error.reason {
                 detail["reason"] = json!(reason.as_str());
@@ -45,7 +53,7 @@ pub(crate) fn to_call_tool_result(result: &ToolResult) -> CallToolResult {
             (None, true)
         }
     };
-    if result.is_untrusted() {
+    if untrusted {
         meta.insert(META_UNTRUSTED_OUTPUT.into(), json!(true));
     }
     // The constructors set `resultType: complete` (the 2026-07-28 revision's; rmcp drops it
