@@ -281,14 +281,12 @@ struct Running {
 /// A result as the client gets it: an unknown tool is a JSON-RPC `-32602` error, anything else a
 /// `CallToolResult`.
 fn answer(result: ToolResult) -> Result<CallToolResponse, McpError> {
-    if result.block_reason() == Some(BlockReason::UnknownTool) {
-        let message = match result.outcome {
-            ToolOutcome::Blocked(error) => error.message,
-            _ => "Unknown tool".to_owned(),
-        };
-        return Err(McpError::invalid_params(message, None));
+    match result.outcome {
+        ToolOutcome::Blocked(error) if error.reason == Some(BlockReason::UnknownTool) => {
+            Err(McpError::invalid_params(error.message, None))
+        }
+        _ => Ok(CallToolResponse::Complete(to_call_tool_result(result))),
     }
-    Ok(CallToolResponse::Complete(to_call_tool_result(result)))
 }
 
 /// Awaits `work`, sending its progress as it comes, and firing `token` when `cancelled` does.
