@@ -294,13 +294,14 @@ impl ToolExecutionContext {
         }
     }
 
-    /// The run's cancellation token. In the empty context of a tool that reads none, a token that
-    /// never fires (firing it does nothing).
+    /// This context's cancellation token: the run's, or a call's own child of it when a server
+    /// gave the call one. In the empty context of a tool that reads none, a token that never fires
+    /// (firing it does nothing).
     pub fn cancellation(&self) -> &CancellationToken {
         self.cancellation.as_ref().unwrap_or(&NEVER_FIRES)
     }
 
-    /// True once the run was cancelled.
+    /// True once this context's token fired (the run's, or the call's own).
     pub fn is_cancelled(&self) -> bool {
         self.cancellation().is_cancelled()
     }

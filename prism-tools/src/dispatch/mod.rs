@@ -649,9 +649,9 @@ async fn awaited(
     }
 }
 
-// This and the other message builders below are `#[cold]`, as are `Observe`'s refusal and
-// failure exits: the compiler then keeps the code of a call that runs through together, so a
-// call touches fewer cache lines of the pipeline.
+// The message builders (this one, `panicked`, `bounded`, `requested_name`) are `#[cold]`, as
+// are `Observe`'s refusal and failure exits: the compiler then keeps the code of a call that runs
+// through together, so a call touches fewer cache lines of the pipeline.
 #[cold]
 fn refused_by_panic(kind: &str, panic: &str) -> Refusal {
     Refusal::new(format!(
