@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 
 use prism_tools::{
-    Dispatcher, Refusal, SecretRedactor, Tool, ToolAnnotations, ToolDefinition, ToolExecutionContext,
-    ToolFilter, ToolRegistry, before_execute_fn, call_middleware, permission_fn, schema, trust_fn,
-    validator_fn,
+    Dispatcher, Refusal, SecretRedactor, Tool, ToolAnnotations, ToolDefinition,
+    ToolExecutionContext, ToolFilter, ToolRegistry, before_execute_fn, call_middleware,
+    permission_fn, schema, trust_fn, validator_fn,
 };
 use serde_json::Value;
 
@@ -78,7 +78,14 @@ pub fn registry() -> ToolRegistry {
         other("search"),
         other("read_file"),
         other("write_file"),
+        noop_tool::definition(),
     ])
+}
+
+/// Does nothing and answers with empty text: the no-op tool of the MCP round-trip measure.
+#[prism::tool(name = "noop", read_only, idempotent)]
+pub fn noop_tool() -> String {
+    String::new()
 }
 
 /// Arm b: the dispatcher with no guards and no observers.
@@ -120,7 +127,8 @@ pub fn full_chain(sink: &CountingSink) -> Dispatcher {
             }
         }))
         .filter(
-            ToolFilter::allow(["add", "subtract", "search", "read_file"]).and_deny(["write_file"]),
+            ToolFilter::allow(["add", "noop", "subtract", "search", "read_file"])
+                .and_deny(["write_file"]),
         )
         .trust(trust_fn(|tool, _ctx| match tool.annotations().open_world {
             Some(true) => Err(format!("{} reaches outside this host", tool.name()).into()),

@@ -1,4 +1,5 @@
-//! Every arm computes `2 + 3` from the same call before anyone reads its timing.
+//! Every arm computes `2 + 3` from the same call before anyone reads its timing, and the full
+//! chain runs the MCP round trip's no-op tool.
 
 use prism_bench_peers::floor::Floor;
 use prism_bench_peers::prism_arms::{bare_dispatcher, full_chain, run_context};
@@ -6,6 +7,7 @@ use prism_bench_peers::rig_arm::RigArm;
 use prism_bench_peers::rmcp_arm::RmcpArm;
 use prism_bench_peers::sink::CountingSink;
 use prism_bench_peers::{add_call, add_call_with_note};
+use prism_tools::ToolCall;
 use rmcp::model::CallToolResponse;
 use serde_json::json;
 
@@ -51,6 +53,17 @@ fn full_chain_adds_and_reports_every_transition() {
     }
     // started and finished, as an event and as a row, for each of the two calls.
     assert_eq!((sink.events(), sink.rows()), (4, 4));
+}
+
+#[test]
+fn full_chain_runs_the_noop_tool() {
+    let sink = CountingSink::new();
+    let call = ToolCall::new("call_1", "noop", json!({}));
+    let result = runtime()
+        .block_on(full_chain(&sink).dispatch(call, &run_context()))
+        .expect("no guardrail");
+    assert_eq!(result.as_value(), Some(&json!("")));
+    assert_eq!((sink.events(), sink.rows()), (2, 2));
 }
 
 #[test]

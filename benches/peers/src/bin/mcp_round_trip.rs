@@ -27,6 +27,7 @@
 //! TRANSPORT=stdio SERVER=prism cargo run --release --bin mcp_round_trip   # one server, to profile
 //! CONTROL=1 cargo run --release --bin mcp_round_trip   # rmcp's server in both slots
 //! CHAIN=bare cargo run --release --bin mcp_round_trip   # Prism's server without guards
+//! TOOL=noop cargo run --release --bin mcp_round_trip    # a no-op tool instead of `add`
 //! ```
 //!
 //! Instructions per call of a server process alone: run each server twice under callgrind, with
@@ -34,6 +35,7 @@
 //! totals by the difference of calls (the README of this directory shows the commands).
 
 use std::num::NonZeroU32;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
@@ -68,6 +70,12 @@ impl Calculator {
     fn add(&self, Parameters(args): Parameters<AddArgs>) -> String {
         add(args).to_string()
     }
+
+    /// Does nothing and answers with empty text.
+    #[tool(description = "Does nothing and answers with empty text.")]
+    fn noop(&self) -> String {
+        String::new()
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -88,14 +96,19 @@ fn prism_server() -> McpServer {
 
 type Client = RunningService<RoleClient, ()>;
 
-fn add_call() -> CallToolRequestParams {
+/// The call every client makes: `add({"a": 2, "b": 3})`, or with `TOOL=noop` the no-op tool,
+/// which takes no arguments and answers with empty text.
+static CALL: LazyLock<CallToolRequestParams> = LazyLock::new(|| {
+    if std::env::var("TOOL").as_deref() == Ok("noop") {
+        return CallToolRequestParams::new("noop");
+    }
     CallToolRequestParams::new("add")
         .with_arguments(json!({"a": 2, "b": 3}).as_object().cloned().unwrap())
-}
+});
 
 async fn call(client: &Client) {
     let result = client
-        .call_tool(add_call())
+        .call_tool(CALL.clone())
         .await
         .expect("the call succeeds");
     assert_eq!(result.is_error, Some(false), "{result:?}");
