@@ -98,13 +98,12 @@ type Client = RunningService<RoleClient, ()>;
 
 /// The call every client makes: `add({"a": 2, "b": 3})`, or with `TOOL=noop` the no-op tool,
 /// which takes no arguments and answers with empty text.
-static CALL: LazyLock<CallToolRequestParams> = LazyLock::new(|| {
-    if std::env::var("TOOL").as_deref() == Ok("noop") {
-        return CallToolRequestParams::new("noop");
-    }
-    CallToolRequestParams::new("add")
-        .with_arguments(json!({"a": 2, "b": 3}).as_object().cloned().unwrap())
-});
+static CALL: LazyLock<CallToolRequestParams> =
+    LazyLock::new(|| match choice("TOOL", &["add", "noop"])[..] {
+        ["noop"] => CallToolRequestParams::new("noop"),
+        _ => CallToolRequestParams::new("add")
+            .with_arguments(json!({"a": 2, "b": 3}).as_object().cloned().unwrap()),
+    });
 
 async fn call(client: &Client) {
     let result = client
