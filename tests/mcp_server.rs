@@ -7,7 +7,7 @@ mod mcp_server_support;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_server_support::{TestClient, first_text, fixture, fixture_with, meta};
+use mcp_server_support::{TestClient, charging, first_text, fixture, fixture_with, meta};
 use prism::call::ToolOutcome;
 use prism::dispatch::RecordStatus;
 use rmcp::ServiceExt;
@@ -29,6 +29,29 @@ async fn connect(server: &prism::mcp::McpServer, client: TestClient) -> Client {
         }
     });
     mcp_server_support::start(client, client_end).await
+}
+
+/// The call re-issued with the sealed `state` it was asked about and a person's "yes".
+fn approved_call(name: &str, arguments: Value, state: &str) -> CallToolRequestParams {
+    let mut params = call(name, arguments);
+    params.request_state = Some(state.to_owned());
+    params.input_responses = Some(
+        [(
+            "approval".to_owned(),
+            json!({"action": "accept", "content": {"approve": true}}),
+        )]
+        .into(),
+    );
+    params
+}
+
+/// The names of every tool the client is shown.
+async fn listed(client: &Client) -> Vec<String> {
+    let tools = client.list_all_tools().await.unwrap();
+    tools
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
 }
 
 fn call(name: &str, arguments: Value) -> CallToolRequestParams {
@@ -91,13 +114,18 @@ async fn tools_list_pages_follow_the_cursor_and_refuse_a_forged_one() {
         .await
         .unwrap();
     assert_eq!(second.tools[0].name, "wipe");
+    // The cursor is the client's text: the error never repeats it (it could be anything, a
+    // secret included).
     let forged = client
         .list_tools(Some(
-            PaginatedRequestParams::default().with_cursor(Some("x".into())),
+            PaginatedRequestParams::default().with_cursor(Some("sk-live-0123456789".into())),
         ))
         .await;
     match forged {
-        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+            assert!(!error.message.contains("0123456789"), "{}", error.message);
+        }
         other => panic!("a forged cursor must be refused, got {other:?}"),
     }
 }
@@ -254,18 +282,7 @@ async fn approvals_on_the_current_protocol_go_through_input_required() {
         panic!("a call needing approval asks first, got {first:?}");
     };
     let state = required.request_state.clone().unwrap();
-    let approved = |arguments: Value| {
-        let mut params = call("wipe", arguments);
-        params.request_state = Some(state.clone());
-        params.input_responses = Some(
-            [(
-                "approval".to_owned(),
-                json!({"action": "accept", "content": {"approve": true}}),
-            )]
-            .into(),
-        );
-        params
-    };
+    let approved = |arguments: Value| approved_call("wipe", arguments, &state);
     let other = client
         .call_tool_once(approved(json!({"path": "/"})))
         .await
@@ -364,14 +381,7 @@ async fn the_request_scope_narrows_both_the_list_and_the_calls() {
         })
     });
     let client = connect(&fixture.server, TestClient::handshake_era()).await;
-    let names: Vec<_> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
-    assert_eq!(names, ["add"]);
+    assert_eq!(listed(&client).await, ["add"]);
     let refused = client
         .call_tool(call("stats", json!({"values": [1]})))
         .await
@@ -383,4 +393,75 @@ async fn the_request_scope_narrows_both_the_list_and_the_calls() {
         .await
         .unwrap();
     assert_eq!(first_text(&sum), "2");
+}
+
+#[tokio::test]
+async fn the_servers_own_scope_narrows_the_list_as_it_narrows_the_calls() {
+    use prism::ToolExecutionContext;
+    use prism::registry::{ToolGrant, ToolScope};
+    let own = ToolScope::new(ToolGrant::only(["add", "stats"]));
+    let fixture = fixture_with(|builder| {
+        builder
+            .context(ToolExecutionContext::new().with_scope(own))
+            // The request's scope, within the server's: `wipe` stays out, and `multiply` is
+            // granted here but not by the server.
+            .authorize(|_| Some(ToolScope::new(ToolGrant::only(["add", "multiply"]))))
+    });
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    assert_eq!(listed(&client).await, ["add"]);
+    for (name, arguments) in [
+        ("stats", json!({"values": [1]})),
+        ("multiply", json!({"a": 2, "b": 3})),
+    ] {
+        let refused = client.call_tool(call(name, arguments)).await.unwrap();
+        assert_eq!(meta(&refused)["dev.prism/error"]["reason"], "tool_denied");
+    }
+}
+
+#[tokio::test]
+async fn a_reissued_approval_of_a_tool_with_an_effect_gets_the_recorded_outcome() {
+    let (server, _ledger, charged) = charging(Duration::from_secs(900));
+    let client = connect(&server, TestClient::current()).await;
+    let asked = client
+        .call_tool_once(call("charge", json!({"cents": 5})))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(required) = asked else {
+        panic!("a call needing approval asks first, got {asked:?}");
+    };
+    let state = required.request_state.clone().unwrap();
+    let approved = || approved_call("charge", json!({"cents": 5}), &state);
+    // The second time is a client whose stream dropped before it read the first answer.
+    for attempt in ["first", "re-issued"] {
+        let answered = client.call_tool_once(approved()).await.unwrap();
+        let CallToolResponse::Complete(answered) = answered else {
+            panic!("no second question")
+        };
+        assert_eq!(
+            answered.structured_content,
+            Some(json!({"charge": 1})),
+            "{attempt}: {}",
+            first_text(&answered)
+        );
+    }
+    assert_eq!(charged.load(Ordering::SeqCst), 1, "the effect ran once");
+}
+
+#[tokio::test]
+async fn an_approval_that_never_expires_still_runs_each_approved_call_once() {
+    let fixture = fixture_with(|builder| builder.approval_ttl(Duration::MAX));
+    let client = connect(&fixture.server, TestClient::current()).await;
+    // The second redemption sweeps the table of used approvals, which the first left non-empty.
+    for path in ["/tmp/x", "/tmp/y"] {
+        // A panic in the server would leave the call unanswered: bounded, so it fails instead.
+        let done = tokio::time::timeout(
+            Duration::from_secs(30),
+            client.call_tool(call("wipe", json!({ "path": path }))),
+        )
+        .await
+        .expect("the approved call is answered")
+        .unwrap();
+        assert_eq!(first_text(&done), format!("wiped {path}"));
+    }
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 2);
 }

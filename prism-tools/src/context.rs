@@ -72,6 +72,11 @@ impl CancellationToken {
         Self::default()
     }
 
+    /// True when `other` is a clone of this token (not merely a child of the same parent).
+    pub(crate) fn same_as(&self, other: &CancellationToken) -> bool {
+        Arc::ptr_eq(&self.node, &other.node)
+    }
+
     /// Fires the token, and every child's.
     pub fn cancel(&self) {
         if self.inert {

@@ -186,6 +186,31 @@ pub fn fixture_with(
     }
 }
 
+/// A server whose one tool, `charge`, needs approval and has an effect policy, on a dispatcher
+/// with an effect store and a ledger; the counter says how often it ran, and each run answers
+/// `{"charge": n}` with its count.
+pub fn charging(
+    approval_ttl: std::time::Duration,
+) -> (McpServer, InMemoryLedger, Arc<AtomicUsize>) {
+    let charged = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&charged);
+    let charge = ToolDefinition::builder("charge")
+        .parameters(json!({"type": "object", "properties": {"cents": {"type": "integer"}}}))
+        .requires_approval(true)
+        .effect(EffectPolicy::default())
+        .run_sync(move |_, _| Ok(json!({"charge": count.fetch_add(1, Ordering::SeqCst) + 1})));
+    let ledger = InMemoryLedger::new();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([charge]))
+        .effects(InMemoryEffectStore::new())
+        .ledger(ledger.clone())
+        .build();
+    let server = McpServer::builder(dispatcher)
+        .approval_ttl(approval_ttl)
+        .build()
+        .expect("the charging server builds");
+    (server, ledger, charged)
+}
+
 /// Multiplies two integers (a typed tool: its arguments are decoded before it runs).
 #[prism::tool(read_only)]
 fn multiply(a: i64, b: i64) -> i64 {

@@ -580,6 +580,12 @@ impl Dispatcher {
         Observe::new(&self.pipeline, call.id.clone(), ctx, None).unstarted(name, error)
     }
 
+    /// Whether calls of tools with an effect policy claim their effect in a store (and a repeated
+    /// call gets the recorded outcome).
+    pub(crate) fn stores_effects(&self) -> bool {
+        self.pipeline.effects.is_some()
+    }
+
     /// Refuses a call outside the pipeline (its approval was refused, or could not be asked
     /// for): a blocked `permission_denied` result with the usual event and ledger row.
     pub(crate) fn settle_refused(

@@ -13,11 +13,18 @@
 //!   not used before, and names this tool with these arguments. A changed argument needs a new
 //!   approval.
 //! - A handshake-era client that can elicit is asked in the middle of the call
-//!   (`elicitation/create`), and the call then runs or is refused.
-//! - A client that cannot elicit gets an `isError` result naming the pending approval.
+//!   (`elicitation/create`), and the call then runs or is refused. The question waits as long
+//!   as a sealed one would live, and ends when the client cancels the call: a late "yes"
+//!   approves nothing.
+//! - A client that cannot elicit (or a server that has no key to seal with) gets an `isError`
+//!   result naming the pending approval.
 //!
-//! Nonces are remembered in this process until they expire: behind several server processes,
-//! give the tool an effect policy too, so the shared effect store runs its effect once.
+//! Nonces are remembered in this process until they expire. An approved call re-issued with the
+//! same state (a client whose stream dropped before it read the answer) is refused as used,
+//! unless its tool has an effect policy and the dispatcher an effect store: then it goes on to
+//! its claim, and gets the outcome the store recorded (or hears the first call still runs)
+//! instead of a second run. Behind several server processes, give such tools an effect policy
+//! too, so the shared effect store runs their effect once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -54,30 +61,50 @@ struct Asked {
 
 /// The server's approval state: the sealing key, the lifetime of a question and the nonces used.
 pub(crate) struct Approvals {
-    codec: RequestStateCodec,
+    /// `None` when no key could be made (no entropy and none given): no question is sealed, and
+    /// no `requestState` opens.
+    codec: Option<RequestStateCodec>,
     ttl: Duration,
     redeemed: Mutex<HashMap<String, Instant>>,
+    /// Whether the dispatcher has an effect store, which answers a re-issued approved call of a
+    /// tool with an effect policy with its recorded outcome.
+    replays_effects: bool,
 }
 
 impl Approvals {
-    pub(crate) fn new(codec: RequestStateCodec, ttl: Duration) -> Self {
+    pub(crate) fn new(
+        codec: Option<RequestStateCodec>,
+        ttl: Duration,
+        replays_effects: bool,
+    ) -> Self {
         Self {
             codec,
             ttl,
             redeemed: Mutex::new(HashMap::new()),
+            replays_effects,
         }
     }
 
-    /// The `input_required` answer asking about `held`.
-    pub(crate) fn ask(&self, held: &ToolCall, redactor: &SecretRedactor) -> InputRequiredResult {
+    /// How long a question stays answerable.
+    pub(crate) fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The `input_required` answer asking about `held`, or `None` when this server has no key
+    /// to seal the question with.
+    pub(crate) fn ask(
+        &self,
+        held: &ToolCall,
+        redactor: &SecretRedactor,
+    ) -> Option<InputRequiredResult> {
+        let codec = self.codec.as_ref()?;
         let asked = Asked {
             tool: held.name.clone(),
             arguments_hash: arguments_hash(&held.name, &held.arguments),
             nonce: nonce(),
         };
         // Serialising three strings cannot fail.
-        let sealed = self
-            .codec
+        let sealed = codec
             .seal_json_with(&asked, &SealOptions::new().ttl(self.ttl))
             .unwrap_or_default();
         let mut requests = InputRequests::new();
@@ -85,20 +112,24 @@ impl Approvals {
             APPROVAL_INPUT.into(),
             InputRequest::Elicitation(ElicitRequest::new(question(held, redactor))),
         );
-        InputRequiredResult::new(Some(requests), Some(sealed))
+        Some(InputRequiredResult::new(Some(requests), Some(sealed)))
     }
 
     /// Opens an echoed `requestState` and reads the person's answer from `responses`.
     ///
     /// # Errors
     ///
-    /// A message for a JSON-RPC `-32602` when the state was forged, altered or has expired.
+    /// A message for a JSON-RPC `-32602` when the state was forged, altered or has expired, or
+    /// this server has no key.
     pub(crate) fn answer(
         &self,
         state: &str,
         responses: Option<&InputResponses>,
     ) -> Result<Answered, String> {
-        let asked: Asked = self.codec.open_json(state).map_err(|error| {
+        let Some(codec) = &self.codec else {
+            return Err("This server has no approval key, so it issued no requestState".into());
+        };
+        let asked: Asked = codec.open_json(state).map_err(|error| {
             format!("The requestState is not one this server issued, or it expired ({error})")
         })?;
         let approved = responses
@@ -115,7 +146,8 @@ impl Approvals {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
         // A nonce outlives its state's expiry here, so an expired state can never be replayed.
-        redeemed.retain(|_, used| now.duration_since(*used) < self.ttl * 2);
+        let kept = self.ttl.saturating_mul(2);
+        redeemed.retain(|_, used| now.duration_since(*used) < kept);
         redeemed.insert(nonce.to_owned(), now).is_none()
     }
 }
@@ -249,6 +281,12 @@ impl ApprovalGate<Interrupted> for Gate {
                         tool.name()
                     )))
                 } else if !approvals.redeem(&asked.nonce) {
+                    // Re-issued, say after a dropped stream. A tool with an effect policy goes on
+                    // to its claim, where the effect store answers with the recorded outcome (or
+                    // says the first call is still running) instead of running it again.
+                    if approvals.replays_effects && tool.effect().is_some() {
+                        return Approval::Proceed;
+                    }
                     Approval::Refuse(Refusal::new(format!(
                         "This approval of {} was already used: an approval runs its call once",
                         tool.name()
@@ -262,5 +300,31 @@ impl ApprovalGate<Interrupted> for Gate {
 
     fn hold(&self, call: ToolCall) -> Interrupted {
         Interrupted::Held(Box::new(call))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wipe() -> ToolCall {
+        ToolCall::new("1", "wipe", json!({"path": "/"}))
+    }
+
+    #[test]
+    fn without_a_key_nothing_is_sealed_and_no_state_opens() {
+        let approvals = Approvals::new(None, Duration::from_secs(60), false);
+        assert!(approvals.ask(&wipe(), &SecretRedactor::default()).is_none());
+        let refused = approvals.answer("anything", None).err().unwrap();
+        assert!(refused.contains("no approval key"), "{refused}");
+    }
+
+    #[test]
+    fn a_ttl_that_never_ends_still_redeems() {
+        let codec = RequestStateCodec::new_unchecked(vec![7; 32]);
+        let approvals = Approvals::new(Some(codec), Duration::MAX, false);
+        assert!(approvals.redeem("a"));
+        assert!(approvals.redeem("b"));
+        assert!(!approvals.redeem("a"), "a nonce is used once");
     }
 }

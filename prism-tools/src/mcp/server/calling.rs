@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures_util::FutureExt;
-use futures_util::future::Either;
+use futures_util::future::{Either, Fuse, FusedFuture};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ProgressNotificationParam, ProtocolVersion,
@@ -103,10 +103,6 @@ impl McpServer {
         let context = served.context();
         let mut ctx = shared.context.with_child_cancellation();
         if let Some(scope) = self.scope_for(context) {
-            let scope = match shared.context.scope() {
-                Some(parent) => scope.within(parent),
-                None => scope,
-            };
             ctx = ctx.with_scope(scope);
         }
         let mut relay = None;
@@ -168,10 +164,9 @@ impl McpServer {
     /// its effect unknown. Only an explicit `notifications/cancelled` stops it.
     async fn run_detached(&self, running: Running) -> Result<ToolResult, Interrupted> {
         let served = &running.served;
-        let request_id = served.context().id.clone();
-        let calls = &self.session.running;
+        let request_id = &served.context().id;
         let token = running.ctx.cancellation().clone();
-        lock(calls).insert(request_id.clone(), token.clone());
+        self.session.register(request_id, &token);
         let dispatcher = self.shared.dispatcher.clone();
         let in_scope = served.clone();
         let (planned, ctx, gate) = (running.planned, running.ctx, running.gate);
@@ -181,7 +176,7 @@ impl McpServer {
                 .await
         });
         let joined = drive(task, running.relay, served, None, &token).await;
-        lock(calls).remove(&request_id);
+        self.session.finish(request_id, &token);
         joined.unwrap_or_else(|error| {
             let error = ErrorInfo::new(
                 ErrorCode::ToolError,
@@ -207,22 +202,37 @@ impl McpServer {
             let can_elicit = context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.elicitation.is_some());
-            if can_elicit {
-                return Ok(CallToolResponse::InputRequired(
-                    shared.approvals.ask(&held, redactor),
-                ));
+            if can_elicit && let Some(asked) = shared.approvals.ask(&held, redactor) {
+                return Ok(CallToolResponse::InputRequired(asked));
             }
         } else if context
             .peer
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Form)
         {
-            let asked = context
-                .peer
-                .create_elicitation(question(&held, redactor))
-                .await;
-            let refusal = match asked {
-                Ok(elicited) if serde_json::to_value(&elicited).is_ok_and(|a| approves(&a)) => {
+            let ttl = shared.approvals.ttl();
+            // The person has as long as a sealed question lives; a client that cancels the call
+            // meanwhile (or goes away) stops it from running.
+            let asked = tokio::select! {
+                biased;
+                () = context.ct.cancelled() => None,
+                asked = tokio::time::timeout(
+                    ttl,
+                    context.peer.create_elicitation(question(&held, redactor)),
+                ) => Some(asked),
+            };
+            let refusal = match asked.filter(|_| !context.ct.is_cancelled()) {
+                None => format!(
+                    "The call of {} was cancelled while a person was asked to approve it",
+                    held.name
+                ),
+                Some(Err(_)) => format!(
+                    "No answer to the approval of {} came within {ttl:?}",
+                    held.name
+                ),
+                Some(Ok(Ok(elicited)))
+                    if serde_json::to_value(&elicited).is_ok_and(|a| approves(&a)) =>
+                {
                     let gate = Gate::approved(&held);
                     let planned = PlannedCall {
                         call: held,
@@ -240,11 +250,13 @@ impl McpServer {
                         )),
                     };
                 }
-                Ok(_) => format!(
+                Some(Ok(Ok(_))) => format!(
                     "A person refused to let {} run with these arguments",
                     held.name
                 ),
-                Err(error) => format!("The approval for {} could not be asked: {error}", held.name),
+                Some(Ok(Err(error))) => {
+                    format!("The approval for {} could not be asked: {error}", held.name)
+                }
             };
             return answer(
                 shared
@@ -330,21 +342,32 @@ async fn until_cancelled<F: Future>(
 }
 
 /// Awaits `work`, sending each progress notification as it comes and what is left at the end.
+///
+/// One notification is in flight at a time, and `work` is polled while it is: a client that
+/// reads slowly delays its notifications (and, once the queue is full, loses some), never the
+/// tool.
 async fn relaying<F: Future>(
     mut work: Pin<&mut F>,
     mut relay: ProgressRelay,
     served: &ServedRequest,
 ) -> F::Output {
+    let mut sending = pin!(Fuse::terminated());
     loop {
         tokio::select! {
             biased;
             output = &mut work => {
+                if !sending.is_terminated() {
+                    sending.as_mut().await;
+                }
                 for notification in relay.finish() {
                     send(served, notification).await;
                 }
                 return output;
             }
-            notification = relay.next() => send(served, notification).await,
+            () = &mut sending, if !sending.is_terminated() => {}
+            notification = relay.next(), if sending.is_terminated() => {
+                sending.set(send(served, notification).fuse());
+            }
         }
     }
 }
@@ -353,8 +376,4 @@ async fn send(served: &ServedRequest, notification: ProgressNotificationParam) {
     if let Err(error) = served.peer().notify_progress(notification).await {
         tracing::debug!(target: "prism_tools", %error, "a progress notification could not be sent");
     }
-}
-
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }

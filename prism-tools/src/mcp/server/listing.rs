@@ -1,9 +1,10 @@
 //! `tools/list`: the tools a request may call, in the registry's order, as MCP describes them.
 //!
-//! A tool is listed when the dispatcher's filters allow it and the request's scope (what the host
-//! decided from the request's authorisation) grants it: the list never shows a tool that
-//! `tools/call` would refuse as denied. Parameters go out in the MCP schema dialect; a tool whose
-//! schema cannot be lowered is left out and logged, never sent half-changed.
+//! A tool is listed when the dispatcher's filters allow it and the call's scope grants it (the
+//! server's own, within what the host decided from the request's authorisation, and the tools a
+//! run pinned): the list never shows a tool that `tools/call` would refuse as denied. Parameters
+//! go out in the MCP schema dialect; a tool whose schema cannot be lowered is left out and
+//! logged, never sent half-changed.
 
 use rmcp::model::{JsonObject, ListToolsResult, Tool};
 use serde_json::{Value, json};
@@ -30,11 +31,19 @@ pub(crate) fn list_page(
         None => 0,
         Some(cursor) => cursor
             .parse::<usize>()
-            .map_err(|_| format!("Invalid cursor: {cursor:?} is not a cursor this server wrote"))?,
+            // The cursor is the client's text, never repeated: it may carry anything.
+            .map_err(|_| "Invalid cursor: it is not one this server wrote".to_owned())?,
     };
     let snapshot = dispatcher.registry().snapshot();
     let listed = snapshot.iter().filter(|tool| {
-        dispatcher.filters_allow(tool.name()) && scope.is_none_or(|scope| scope.allows(tool.name()))
+        let name = tool.name();
+        dispatcher.filters_allow(name)
+            && scope.is_none_or(|scope| {
+                scope.allows(name)
+                    && scope
+                        .pinned_tools()
+                        .is_none_or(|pinned| pinned.get(name).is_some())
+            })
     });
     let mut tools = Vec::new();
     let mut next = None;

@@ -35,29 +35,29 @@ mod progress;
 mod rate_limit;
 mod result;
 mod served;
+mod session;
 mod stdio;
 
-use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
-    ListToolsResult, PaginatedRequestParams, RequestId, RequestStateCodec, ServerCapabilities,
-    ServerConfig,
+    ListToolsResult, PaginatedRequestParams, RequestStateCodec, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, RoleServer};
 
-use crate::context::{CancellationToken, ToolExecutionContext};
+use crate::context::ToolExecutionContext;
 use crate::dispatch::Dispatcher;
 use crate::schema::LoweringCache;
 use crate::scope::ToolScope;
 
 use approval::Approvals;
+use session::Session;
 
 pub use http::{HttpOptions, McpHttpServer, serve_http};
 pub use rate_limit::{ClientAddress, RateLimitLayer, RateLimitService};
@@ -111,13 +111,6 @@ struct Shared {
     calls: AtomicU64,
 }
 
-/// One session's state: the tokens of its running calls that only an explicit
-/// `notifications/cancelled` may fire.
-#[derive(Default)]
-struct Session {
-    running: Mutex<HashMap<RequestId, CancellationToken>>,
-}
-
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpServer")
@@ -161,10 +154,15 @@ impl McpServer {
         &self.shared.dispatcher
     }
 
-    /// The scope the host's [`authorize`](McpServerBuilder::authorize) gives this request.
+    /// The scope the host's [`authorize`](McpServerBuilder::authorize) gives this request,
+    /// within the server's own (that of its [`context`](McpServerBuilder::context)).
     fn scope_for(&self, context: &RequestContext<RoleServer>) -> Option<ToolScope> {
         let authorize = self.shared.authorize.as_ref()?;
-        authorize(context.extensions.get::<::http::request::Parts>())
+        let own = authorize(context.extensions.get::<::http::request::Parts>())?;
+        Some(match self.shared.context.scope() {
+            Some(base) => own.within(base),
+            None => own,
+        })
     }
 }
 
@@ -218,7 +216,8 @@ impl McpServerBuilder {
         self
     }
 
-    /// How long an approval question stays answerable (default 15 minutes).
+    /// How long an approval question stays answerable (default 15 minutes): a sealed
+    /// `requestState` expires after it, and a handshake-era client's question is given up.
     pub fn approval_ttl(mut self, ttl: Duration) -> Self {
         self.approval_ttl = ttl;
         self
@@ -270,28 +269,32 @@ impl McpServerBuilder {
             Some(key) => {
                 let codec = RequestStateCodec::try_new(key)
                     .map_err(|error| McpServerError::ApprovalKey(error.to_string()))?;
-                Ok(self.finish(codec))
+                Ok(self.finish(Some(codec)))
             }
         }
     }
 
     fn build_with_random_key(self) -> McpServer {
         let mut key = [0u8; 32];
-        if getrandom::fill(&mut key).is_err() {
-            tracing::warn!(target: "prism_tools", "no entropy for the approval key: approvals are refused until a key is given");
-        }
         // `new_unchecked` only skips the length check, which a 32-byte key passes.
-        let codec = RequestStateCodec::new_unchecked(key.to_vec());
+        let codec = match getrandom::fill(&mut key) {
+            Ok(()) => Some(RequestStateCodec::new_unchecked(key.to_vec())),
+            Err(_) => {
+                tracing::warn!(target: "prism_tools", "no entropy for the approval key: 2026-07-28 clients cannot be asked for approvals until a key is given");
+                None
+            }
+        };
         self.finish(codec)
     }
 
-    fn finish(self, codec: RequestStateCodec) -> McpServer {
+    fn finish(self, codec: Option<RequestStateCodec>) -> McpServer {
+        let replays_effects = self.dispatcher.stores_effects();
         let shared = Shared {
             dispatcher: self.dispatcher,
             implementation: self.implementation,
             instructions: self.instructions,
             page_size: self.page_size,
-            approvals: Arc::new(Approvals::new(codec, self.approval_ttl)),
+            approvals: Arc::new(Approvals::new(codec, self.approval_ttl, replays_effects)),
             context: self.context,
             authorize: self.authorize,
             lowering: LoweringCache::default(),
@@ -349,7 +352,10 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let scope = self.scope_for(&context);
+        // The scope `tools/call` applies.
+        let scope = self
+            .scope_for(&context)
+            .or_else(|| self.shared.context.scope().cloned());
         let cursor = request
             .as_ref()
             .and_then(|request| request.cursor.as_deref());
@@ -379,16 +385,8 @@ impl ServerHandler for McpServer {
         notification: CancelledNotificationParam,
         _context: NotificationContext<RoleServer>,
     ) {
-        let Some(id) = notification.request_id else {
-            return;
-        };
-        let running = self
-            .session
-            .running
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        if let Some(token) = running.get(&id) {
-            token.cancel();
+        if let Some(id) = notification.request_id {
+            self.session.cancel(&id);
         }
     }
 }

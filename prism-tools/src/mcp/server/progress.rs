@@ -82,16 +82,55 @@ fn notification(
         other => (None, None, Some(other.to_string())),
     };
     let value = match value {
-        Some(value) if last.is_none_or(|last| value > last) => value,
-        Some(_) => {
-            tracing::debug!(target: "prism_tools", "a progress update that did not increase was not sent");
-            return None;
-        }
-        None => last.map_or(1.0, |last| last.floor() + 1.0),
+        Some(value) => value,
+        // One past the last value; past 2^53 adding one changes nothing, so the next larger one.
+        None => last.map_or(1.0, |last| (last.floor() + 1.0).max(last.next_up())),
     };
+    // JSON has no infinity: past the largest number nothing more is sent.
+    if !value.is_finite() || last.is_some_and(|last| value <= last) {
+        tracing::debug!(target: "prism_tools", "a progress update that did not increase was not sent");
+        return None;
+    }
     *last = Some(value);
     let mut notification = ProgressNotificationParam::new(token.clone(), value);
     notification.total = total;
     notification.message = message;
     Some(notification)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::NumberOrString;
+    use serde_json::json;
+
+    fn values(updates: &[Value]) -> Vec<f64> {
+        let token = ProgressToken(NumberOrString::Number(1));
+        let mut last = None;
+        updates
+            .iter()
+            .filter_map(|update| notification(&token, &mut last, update))
+            .map(|sent| sent.progress)
+            .collect()
+    }
+
+    #[test]
+    fn values_only_ever_increase() {
+        let sent = values(&[json!(2.5), json!("text"), json!(1), json!({"progress": 10})]);
+        assert_eq!(sent, [2.5, 3.0, 10.0], "the 1 that went back is skipped");
+    }
+
+    #[test]
+    fn a_text_update_after_a_huge_value_still_increases() {
+        // Past 2^53, adding one to a float changes nothing.
+        let sent = values(&[json!(1.0e20), json!("next"), json!("and next")]);
+        assert_eq!(sent.len(), 3);
+        assert!(sent[0] < sent[1] && sent[1] < sent[2], "{sent:?}");
+    }
+
+    #[test]
+    fn nothing_follows_the_largest_value() {
+        let sent = values(&[json!(f64::MAX), json!("next")]);
+        assert_eq!(sent, [f64::MAX], "no larger finite value exists to send");
+    }
 }
