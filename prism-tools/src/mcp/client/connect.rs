@@ -212,7 +212,7 @@ fn http_transport(
 fn handshake_error(server: &RemoteServer, error: &dyn std::fmt::Display) -> McpClientError {
     McpClientError::Handshake {
         server: server.name.clone(),
-        message: error.to_string(),
+        message: server.scrub(&error.to_string()),
     }
 }
 

@@ -50,7 +50,7 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
             .map_err(|error| McpClientError::Request {
                 server: server.name.clone(),
                 during: "tools/list",
-                message: error.to_string(),
+                message: server.scrub(&error.to_string()),
             })?;
         match page.ttl_ms {
             Some(ttl) => {
@@ -63,17 +63,21 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
             None => every_page_has_a_hint = false,
         }
         tools.extend(page.tools);
-        // One tool past the bound is enough for the catalog to say the rest were left out.
-        if tools.len() > server.bounds.max_tools {
-            break;
-        }
-        match page.next_cursor {
+        // One tool past the bound is enough for the catalog to keep the first ones and say the
+        // rest were left out.
+        let listed = if tools.len() > server.bounds.max_tools {
+            None
+        } else {
+            page.next_cursor
+        };
+        match listed {
             Some(next) if seen.insert(next.clone()) => cursor = Some(next),
-            Some(repeated) => {
+            // The cursor is the server's text, of any length: not repeated.
+            Some(_) => {
                 return Err(McpClientError::Request {
                     server: server.name.clone(),
                     during: "tools/list",
-                    message: format!("the server handed out the cursor `{repeated}` twice"),
+                    message: "the server handed out the same cursor twice".into(),
                 });
             }
             None => {

@@ -93,6 +93,7 @@ impl McpClient {
         server: RemoteServer,
         era: ProtocolEra,
     ) -> Result<Self, McpClientError> {
+        server.check_prefix()?;
         let (handler, progress, tools_changed) = BridgeHandler::new();
         let session = connect::open(&server, era, handler).await?;
         Ok(Self::assemble(server, progress, tools_changed, session))
@@ -108,6 +109,7 @@ impl McpClient {
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        server.check_prefix()?;
         let (handler, progress, tools_changed) = BridgeHandler::new();
         let session = connect::open_over(&server, handler, transport).await?;
         Ok(Self::assemble(server, progress, tools_changed, session))
@@ -178,7 +180,16 @@ impl McpClient {
         {
             return Ok(tools.clone());
         }
-        let remote = listing::list(&connection.server, &connection.peer).await?;
+        let remote = match listing::list(&connection.server, &connection.peer).await {
+            Ok(remote) => remote,
+            Err(error) => {
+                // The change is still to be taken: the next call asks again.
+                if changed {
+                    connection.tools_changed.store(true, Ordering::Release);
+                }
+                return Err(error);
+            }
+        };
         let (definitions, skipped) = catalog::build(&connection.server, &remote.tools, |name| {
             Arc::new(RemoteToolHandler {
                 connection: Arc::clone(connection),

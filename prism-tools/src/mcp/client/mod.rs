@@ -5,7 +5,8 @@
 //! 2025-11-25 `initialize` era, see [`ProtocolEra`]). [`McpClient::tools`] lists its tools,
 //! every page, keeping the list as long as the server's cache hint says, and turns the ones
 //! the host allows ([`RemoteServer::filter`]) into definitions, named `{server}__{tool}` with
-//! [`RemoteServer::prefixed`]. Register them; the dispatcher runs their calls like any other.
+//! [`RemoteServer::prefixed`] (a server name that could make two servers' names meet, such as
+//! one holding `__`, is refused). Register them; the dispatcher runs their calls like any other.
 //!
 //! What the bridge trusts of the server: nothing.
 //!
@@ -15,7 +16,8 @@
 //!   [`RemoteServer::hints`]. Approval is the host's call ([`RemoteServer::requires_approval`]).
 //! - **Schemas are bounded** (size, depth) and must be self-contained: a tool whose schema
 //!   refers outside itself (`$ref` to a URL) is skipped with the reason, and nothing is ever
-//!   fetched. So are tools with names outside MCP's character set, and tools past the bound.
+//!   fetched. So are tools with names outside MCP's character set, and tools past the bound
+//!   ([`RemoteServer::max_tools`]): the first ones are taken, and listing stops reading there.
 //! - **Results are bounded** (the transport refuses oversized messages before decoding them;
 //!   a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their content
 //!   blocks (text, image, audio, resource links, embedded resources) and are marked untrusted,
@@ -26,7 +28,10 @@
 //!   [`RemoteServer::max_call_timeout`]; on a timeout, on the context's cancellation, or when
 //!   the dispatcher drops the call, the server is sent a cancellation. A server that dies or
 //!   closes the stream fails its calls with `mcp_connection_lost` at once; one that hangs, with
-//!   `mcp_timeout`. Connecting and listing have timeouts too.
+//!   `mcp_timeout`. Connecting and listing have timeouts too, and no wait is longer than a day.
+//! - **Credentials stay out of errors.** The HTTP stack quotes the endpoint's URL whole in its
+//!   errors; the bridge takes the URL's user, password and query, and the values of the headers
+//!   given for the server, out of every error it reports.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
 //!   elicitation of its own; a server that needs input answers `input_required`, which fails
 //!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed
@@ -37,8 +42,9 @@
 //!   the log (`prism::mcp`, debug level); it is killed when the connection ends.
 //!
 //! Progress notifications reach the call's [`ToolExecutionContext`](crate::ToolExecutionContext)
-//! as `{"progress", "total", "message"}`, so the dispatcher's events and ledger rows record
-//! them.
+//! as `{"progress", "total", "message"}` (the message cut to 4 KiB), so the dispatcher's events
+//! and ledger rows record them. When a relisting after the server's "the list changed" fails,
+//! the next [`McpClient::tools`] asks again.
 //!
 //! [`ToolDefinition`]: crate::ToolDefinition
 

@@ -46,12 +46,17 @@ impl ProgressRoutes {
             update.insert("total".to_owned(), number(total));
         }
         if let Some(message) = params.message {
+            // The server's text, into every event and ledger row of the update: bounded.
+            let message = super::catalog::bounded(&message, PROGRESS_MESSAGE_BYTES);
             update.insert("message".to_owned(), Value::String(message));
         }
         // A full queue drops the update (and counts it): progress never slows the call down.
         ctx.progress(Value::Object(update));
     }
 }
+
+/// The most of a progress message the bridge passes on.
+const PROGRESS_MESSAGE_BYTES: usize = 4096;
 
 fn number(value: f64) -> Value {
     serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
@@ -114,5 +119,33 @@ impl ClientHandler for BridgeHandler {
             Implementation::new("prism", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(self.handshake_version.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use crate::progress::progress_queue;
+    use rmcp::model::NumberOrString;
+
+    #[tokio::test]
+    async fn a_progress_message_is_bounded_before_it_reaches_the_call() {
+        let routes = ProgressRoutes::default();
+        let (sender, receiver) = progress_queue(&Limits::default());
+        let ctx = ToolExecutionContext::new().for_call("c1".into(), Some(sender));
+        let token = ProgressToken(NumberOrString::Number(1));
+        let _route = routes.register(token.clone(), ctx);
+        let mut params = ProgressNotificationParam::new(token, 1.0);
+        params.message = Some("x".repeat(1 << 20));
+        routes.deliver(params);
+        let update = receiver.recv().await;
+        let message = update.progress["message"].as_str().unwrap();
+        assert!(
+            message.len() < PROGRESS_MESSAGE_BYTES + 100,
+            "{}",
+            message.len()
+        );
+        assert!(message.ends_with("[cut: 1048576 bytes in all]"));
     }
 }

@@ -82,7 +82,7 @@ pub(crate) async fn call(
             return Err(ToolError::cancelled());
         }
         response = handle.await_response() => response,
-        () = tokio::time::sleep(bounds.max_call_timeout + BACKSTOP) => {
+        () = tokio::time::sleep(bounds.max_call_timeout.saturating_add(BACKSTOP)) => {
             cancel.reason = "request timeout";
             return Err(timed_out(site.server, tool, bounds.max_call_timeout));
         }
@@ -142,12 +142,16 @@ fn service_error(server: &RemoteServer, tool: &str, error: ServiceError) -> Tool
                 "MCP server `{}` refused `{tool}` (JSON-RPC {}): {}",
                 server.name,
                 data.code.0,
-                bounded(&data.message, 2048)
+                bounded(&server.scrub(&data.message), 2048)
             ),
         ),
         other => ToolError::with_code(
             codes::PROTOCOL_ERROR,
-            format!("MCP server `{}`: `{tool}` failed: {other}", server.name),
+            format!(
+                "MCP server `{}`: `{tool}` failed: {}",
+                server.name,
+                server.scrub(&other.to_string())
+            ),
         ),
     }
 }

@@ -316,3 +316,167 @@ async fn the_server_is_told_when_a_call_times_out_or_is_cancelled() {
     cancelled.notified().await;
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_server_with_more_tools_than_the_bound_gives_the_first_ones() {
+    let server = PagedServer {
+        ttl_ms: 0,
+        endless: false,
+        lists: Arc::default(),
+    };
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect_over(
+        RemoteServer::command("paged", "unused").max_tools(3),
+        client_side,
+    )
+    .await
+    .unwrap();
+    let tools = client.tools().await.unwrap();
+    let names: Vec<_> = tools.definitions().iter().map(|tool| tool.name()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    assert_eq!(
+        tools.skipped()[0].reason,
+        "the server offers more than 3 tools"
+    );
+}
+
+/// Lists one tool named after `version`, kept for an hour unless the server says the list
+/// changed; refuses the next list when `fail_next` is set.
+struct ChangingServer {
+    version: Arc<AtomicUsize>,
+    fail_next: Arc<std::sync::atomic::AtomicBool>,
+    lists: Arc<AtomicUsize>,
+    peer: Arc<std::sync::Mutex<Option<rmcp::service::Peer<RoleServer>>>>,
+}
+
+impl ServerHandler for ChangingServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        *self.peer.lock().unwrap() = Some(context.peer.clone());
+        self.lists.fetch_add(1, Ordering::SeqCst);
+        if self.fail_next.swap(false, Ordering::SeqCst) {
+            return Err(ErrorData::internal_error("busy, try again", None));
+        }
+        let name = format!("v{}", self.version.load(Ordering::SeqCst));
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        let mut result = ListToolsResult::with_all_items(vec![Tool::new(name, "A tool.", schema)]);
+        result.ttl_ms = Some(3_600_000);
+        Ok(result)
+    }
+}
+
+#[tokio::test]
+async fn a_change_whose_relist_failed_is_asked_for_again() {
+    let version = Arc::new(AtomicUsize::new(1));
+    let fail_next = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let lists = Arc::new(AtomicUsize::new(0));
+    let handler = ChangingServer {
+        version: Arc::clone(&version),
+        fail_next: Arc::clone(&fail_next),
+        lists: Arc::clone(&lists),
+        peer: Arc::default(),
+    };
+    let peer = Arc::clone(&handler.peer);
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect_over(RemoteServer::command("changing", "unused"), client_side)
+        .await
+        .unwrap();
+    assert_eq!(client.tools().await.unwrap().definitions()[0].name(), "v1");
+
+    version.store(2, Ordering::SeqCst);
+    fail_next.store(true, Ordering::SeqCst);
+    let peer = peer.lock().unwrap().clone().unwrap();
+    peer.notify_tool_list_changed().await.unwrap();
+    // The notification arrives on the client's own task.
+    for _ in 0..500 {
+        if client.tools().await.is_err() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let failed = lists.load(Ordering::SeqCst);
+    let again = client.tools().await.unwrap();
+    assert_eq!(again.definitions()[0].name(), "v2");
+    assert_eq!(lists.load(Ordering::SeqCst), failed + 1, "asked once more");
+}
+
+#[tokio::test]
+async fn a_maximum_call_time_without_end_is_a_day() {
+    let server = RemoteServer::command("stuck", "unused")
+        .call_timeout(std::time::Duration::from_millis(50))
+        .max_call_timeout(std::time::Duration::MAX);
+    let (client, _, _) = stuck(server).await;
+    let error = client
+        .call("wait", json!({}), &ToolExecutionContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code().as_str(), codes::TIMEOUT);
+}
+
+#[tokio::test]
+async fn a_prefixing_server_whose_name_could_meet_anothers_is_refused() {
+    for name in ["a__b", "a_", "", "a b", "ä"] {
+        let (_server_side, client_side) = tokio::io::duplex(1024);
+        let refused = McpClient::connect_over(
+            RemoteServer::command(name, "unused").prefixed(true),
+            client_side,
+        )
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("`{name}` is refused"));
+        assert!(
+            matches!(refused, super::McpClientError::Name { .. }),
+            "{refused}"
+        );
+    }
+    for name in ["a", "a_b", "time-2.1"] {
+        let server = RemoteServer::command(name, "unused").prefixed(true);
+        assert!(server.check_prefix().is_ok(), "`{name}` prefixes");
+    }
+    // Unprefixed, the name is only a label.
+    assert!(
+        RemoteServer::command("a__b", "unused")
+            .check_prefix()
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn an_error_never_carries_the_endpoints_credentials() {
+    let server = RemoteServer::http(
+        "h",
+        "http://user:pa55word@127.0.0.1:1/mcp?key=sk-SECRET-123",
+    )
+    .header("Authorization", "Bearer sk-HEADER-456")
+    .connect_timeout(std::time::Duration::from_secs(10));
+    let error = McpClient::connect(server).await.err().unwrap().to_string();
+    for secret in ["sk-SECRET-123", "sk-HEADER-456", "pa55word"] {
+        assert!(!error.contains(secret), "{error}");
+    }
+    assert!(
+        error.contains("127.0.0.1"),
+        "the rest of the message stays: {error}"
+    );
+}

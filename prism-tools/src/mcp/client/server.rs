@@ -56,6 +56,10 @@ pub struct RemoteServer {
     pub(crate) bounds: Bounds,
 }
 
+/// The longest any wait of the bridge may be: a longer one would mean never, and a hung server
+/// must end in an error.
+const LONGEST_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// The numbers [`RemoteServer`] keeps; see its setters.
 #[derive(Clone, Debug)]
 pub(crate) struct Bounds {
@@ -187,10 +191,55 @@ impl RemoteServer {
     }
 
     /// Names the tools `{server}__{tool}`, so that two servers' tools (or a server's and the
-    /// host's own) cannot collide.
+    /// host's own) cannot collide. Connecting then refuses a server name that could make two
+    /// servers' names meet ([`McpClientError::Name`](super::McpClientError::Name)).
     pub fn prefixed(mut self, prefixed: bool) -> Self {
         self.prefixed = prefixed;
         self
+    }
+
+    /// `text` (an error of the HTTP stack or the SDK, which quote the endpoint's URL whole) with
+    /// the endpoint's credentials taken out: the URL's user, password and query, and the values
+    /// of the headers given for it. The host's redactor may not know them.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        let Endpoint::Http { url, headers } = &self.endpoint else {
+            return text.to_owned();
+        };
+        let parsed = url::Url::parse(url).ok();
+        let from_url = parsed
+            .iter()
+            .flat_map(|parsed| [Some(parsed.username()), parsed.password(), parsed.query()]);
+        let mut secrets: Vec<&str> = from_url
+            .flatten()
+            .chain(headers.iter().map(|(_, value)| value.as_str()))
+            .filter(|secret| !secret.is_empty())
+            .collect();
+        // The longest first, so a secret that contains another is taken out whole.
+        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+        secrets.into_iter().fold(text.to_owned(), |text, secret| {
+            text.replace(secret, "[redacted]")
+        })
+    }
+
+    /// Refuses a name that cannot prefix tools unambiguously: with no `__` in it and no `_` at
+    /// its end, the first `__` of `{server}__{tool}` is always the one after the server's name.
+    pub(crate) fn check_prefix(&self) -> Result<(), super::McpClientError> {
+        let name = &self.name;
+        let valid = !self.prefixed
+            || (!name.is_empty()
+                && name.len() <= 64
+                && name.bytes().all(|byte| {
+                    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
+                })
+                && !name.contains("__")
+                && !name.ends_with('_'));
+        if valid {
+            Ok(())
+        } else {
+            Err(super::McpClientError::Name {
+                server: name.clone(),
+            })
+        }
     }
 
     /// Takes only the remote tools this filter allows, by their remote names (before any
@@ -217,15 +266,16 @@ impl RemoteServer {
         self
     }
 
-    /// How long connecting and the protocol handshake may take.
+    /// How long connecting and the protocol handshake may take (at most a day, as every wait
+    /// of the bridge: a dead server always ends in an error).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.bounds.connect_timeout = timeout;
+        self.bounds.connect_timeout = timeout.min(LONGEST_WAIT);
         self
     }
 
-    /// How long listing the tools (every page) may take.
+    /// How long listing the tools (every page) may take (at most a day).
     pub fn list_timeout(mut self, timeout: Duration) -> Self {
-        self.bounds.list_timeout = timeout;
+        self.bounds.list_timeout = timeout.min(LONGEST_WAIT);
         self
     }
 
@@ -234,13 +284,13 @@ impl RemoteServer {
     /// On a timeout the bridge sends the server a cancellation and the call fails with code
     /// `mcp_timeout`. Clamped to the maximum.
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
-        self.bounds.call_timeout = timeout;
+        self.bounds.call_timeout = timeout.min(LONGEST_WAIT);
         self
     }
 
-    /// The hard maximum of a call, progress or not.
+    /// The hard maximum of a call, progress or not (at most a day).
     pub fn max_call_timeout(mut self, timeout: Duration) -> Self {
-        self.bounds.max_call_timeout = timeout;
+        self.bounds.max_call_timeout = timeout.min(LONGEST_WAIT);
         self
     }
 
