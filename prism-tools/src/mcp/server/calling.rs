@@ -198,12 +198,16 @@ impl McpServer {
         let current = context
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let mut unasked = "this client cannot be asked (it does not support elicitation)";
         if current {
             let can_elicit = context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.elicitation.is_some());
-            if can_elicit && let Some(asked) = shared.approvals.ask(&held, redactor) {
-                return Ok(CallToolResponse::InputRequired(asked));
+            if can_elicit {
+                match shared.approvals.ask(&held, redactor) {
+                    Some(asked) => return Ok(CallToolResponse::InputRequired(asked)),
+                    None => unasked = "this server has no key to seal the question with",
+                }
             }
         } else if context
             .peer
@@ -265,8 +269,7 @@ impl McpServer {
             );
         }
         let pending = format!(
-            "Approval pending: {} needs a person's approval before it runs, and this client cannot \
-             be asked (it does not support elicitation)",
+            "Approval pending: {} needs a person's approval before it runs, and {unasked}",
             held.name
         );
         answer(
