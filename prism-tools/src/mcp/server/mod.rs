@@ -21,8 +21,10 @@
 //!   handshake-era clients, and an `isError` result naming the pending approval for clients that
 //!   cannot be asked.
 //! - A tool with an effect policy is not cancelled when its HTTP stream drops (only by an
-//!   explicit `notifications/cancelled`): it runs to its end and records its outcome, so a client
-//!   that re-issues the call gets that outcome from the effect store instead of a second effect.
+//!   explicit `notifications/cancelled` in the same session; a stateless 2026-07-28 request is a
+//!   session of its own, so no later message reaches it): it runs to its end and records its
+//!   outcome, so a client that re-issues the call gets that outcome from the effect store
+//!   instead of a second effect.
 //!
 //! Serve it with [`McpServer::serve_stdio`] or [`serve_http`] (loopback by default, `Host` and
 //! `Origin` checked, request bodies bounded, a rate limit per client).
