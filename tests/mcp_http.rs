@@ -60,6 +60,21 @@ async fn status_of(server: &McpHttpServer, headers: &[(&str, &str)], body: &str)
         .unwrap_or_else(|| panic!("not an HTTP response: {head:?}"))
 }
 
+/// A server letting each client two requests at once, then one an hour: a third request is
+/// over the limit, however slow the machine.
+async fn rate_limited_to_two(server: &prism::mcp::McpServer) -> McpHttpServer {
+    let mut options = local();
+    options.rate_limit =
+        RateLimitLayer::per_period(Duration::from_secs(3600), NonZeroU32::new(2).unwrap());
+    serve(server, options).await
+}
+
+/// An `initialize` from a local client (it opens a session), and the status it got.
+async fn initialize(server: &McpHttpServer) -> u16 {
+    let host = server.local_addr().to_string();
+    status_of(server, &[("Host", &host)], INITIALIZE).await
+}
+
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -95,10 +110,7 @@ async fn foreign_hosts_and_origins_are_refused() {
     let fixture = fixture();
     let server = serve(&fixture.server, local()).await;
     let host = server.local_addr().to_string();
-    assert_eq!(
-        status_of(&server, &[("Host", &host)], INITIALIZE).await,
-        200
-    );
+    assert_eq!(initialize(&server).await, 200);
     assert_eq!(
         status_of(&server, &[("Host", "attacker.example")], INITIALIZE).await,
         403,
@@ -136,35 +148,17 @@ async fn bodies_over_the_bound_are_refused() {
     let host = server.local_addr().to_string();
     let padded = INITIALIZE.replace("\"raw\"", &format!("\"{}\"", "x".repeat(2048)));
     assert_eq!(status_of(&server, &[("Host", &host)], &padded).await, 413);
-    assert_eq!(
-        status_of(&server, &[("Host", &host)], INITIALIZE).await,
-        200
-    );
+    assert_eq!(initialize(&server).await, 200);
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn each_client_is_rate_limited() {
     let fixture = fixture();
-    let mut options = local();
-    // Two requests at once, then one an hour: the third request is over the limit, however slow
-    // the machine.
-    options.rate_limit =
-        RateLimitLayer::per_period(Duration::from_secs(3600), NonZeroU32::new(2).unwrap());
-    let server = serve(&fixture.server, options).await;
-    let host = server.local_addr().to_string();
-    assert_eq!(
-        status_of(&server, &[("Host", &host)], INITIALIZE).await,
-        200
-    );
-    assert_eq!(
-        status_of(&server, &[("Host", &host)], INITIALIZE).await,
-        200
-    );
-    assert_eq!(
-        status_of(&server, &[("Host", &host)], INITIALIZE).await,
-        429
-    );
+    let server = rate_limited_to_two(&fixture.server).await;
+    assert_eq!(initialize(&server).await, 200);
+    assert_eq!(initialize(&server).await, 200);
+    assert_eq!(initialize(&server).await, 429);
     server.shutdown().await;
 }
 
@@ -222,5 +216,104 @@ async fn a_call_reissued_after_a_dropped_stream_does_not_repeat_its_effect() {
         "the effect ran once"
     );
     again.cancel().await.unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn requests_refused_for_their_host_or_origin_use_none_of_the_rate_limit() {
+    let fixture = fixture();
+    let server = rate_limited_to_two(&fixture.server).await;
+    let host = server.local_addr().to_string();
+    // A page elsewhere, over and over; and headers rmcp alone would let through.
+    for _ in 0..10 {
+        let foreign = [("Host", host.as_str()), ("Origin", "http://evil.example")];
+        assert_eq!(status_of(&server, &foreign, INITIALIZE).await, 403);
+    }
+    let two_hosts = [("Host", host.as_str()), ("Host", "attacker.example")];
+    assert_eq!(status_of(&server, &two_hosts, INITIALIZE).await, 400);
+    let two_origins = [
+        ("Host", host.as_str()),
+        ("Origin", "http://localhost:1"),
+        ("Origin", "http://evil.example"),
+    ];
+    assert_eq!(status_of(&server, &two_origins, INITIALIZE).await, 403);
+    // The local client still has its whole budget.
+    for _ in 0..2 {
+        assert_eq!(initialize(&server).await, 200);
+    }
+    server.shutdown().await;
+}
+
+/// Reads until the server closes `stream` (whatever it sent first), or panics after `within`.
+async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) {
+    let mut sink = vec![0; 4096];
+    tokio::time::timeout(within, async {
+        while stream.read(&mut sink).await.is_ok_and(|read| read > 0) {}
+    })
+    .await
+    .expect("the server closes the connection");
+}
+
+#[tokio::test]
+async fn a_request_head_that_never_ends_is_closed_after_the_header_timeout() {
+    let fixture = fixture();
+    let mut options = local();
+    options.header_timeout = Duration::from_millis(300);
+    let server = serve(&fixture.server, options).await;
+    let mut slow = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nX-Padding: ")
+        .await
+        .unwrap();
+    closed_within(&mut slow, Duration::from_secs(20)).await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_shutdown_no_connection_is_open_and_no_call_starts() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let host = server.local_addr().to_string();
+    // A stateless call of a tool with an effect, its body not yet all sent.
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":{"cents":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let (first, rest) = body.split_at(20);
+    let mut paying = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Content-Length: {}\r\n\r\n{first}",
+        body.len()
+    );
+    paying.write_all(head.as_bytes()).await.unwrap();
+    let mut idle = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    idle.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    tokio::time::timeout(Duration::from_secs(30), server.shutdown())
+        .await
+        .expect("shutdown ends within its grace");
+    // The rest of the body finds the connection closed; nothing was paid.
+    let _ = paying.write_all(rest.as_bytes()).await;
+    closed_within(&mut paying, Duration::from_secs(1)).await;
+    closed_within(&mut idle, Duration::from_secs(1)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(fixture.paid.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn the_sessions_open_at_once_are_bounded() {
+    let fixture = fixture();
+    let mut options = local();
+    options.max_sessions = 2;
+    let server = serve(&fixture.server, options).await;
+    // Each `initialize` outside a session opens one, which stays until it ends or idles out.
+    for _ in 0..2 {
+        assert_eq!(initialize(&server).await, 200);
+    }
+    assert_eq!(initialize(&server).await, 503);
     server.shutdown().await;
 }

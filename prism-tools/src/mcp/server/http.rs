@@ -3,9 +3,14 @@
 //! - Binds `127.0.0.1` unless told otherwise.
 //! - `Host` must name the server (loopback names by default): a DNS-rebinding page cannot reach
 //!   it under another name. `Origin`, when present, must be a listed origin (loopback origins by
-//!   default): another web page cannot call it from a visitor's browser.
-//! - Request bodies are bounded while they stream in (`413` past the bound).
-//! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit).
+//!   default): another web page cannot call it from a visitor's browser. Both are checked
+//!   before the rate limit (see `request_head.rs`), so refused requests use none of it.
+//! - Request bodies are bounded while they stream in (`413` past the bound), and a request's
+//!   head must arrive within [`HttpOptions::header_timeout`].
+//! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit), and the
+//!   sessions open at once are bounded ([`HttpOptions::max_sessions`]; `503` past the bound).
+//! - [`McpHttpServer::shutdown`] refuses new requests (`503`), gives the open connections a
+//!   moment to finish, and returns once every one is closed.
 //!
 //! rmcp's streamable HTTP service does the protocol (sessions for the handshake era, stateless
 //! requests for 2026-07-28, SSE streams, `Host`, `Origin` and body checks); hyper serves it.
@@ -16,22 +21,24 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
+use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 use tower_service::Service;
 
 use super::rate_limit::{ClientAddress, RateLimitLayer};
+use super::request_head::HeadRules;
 use super::{McpServer, McpServerError};
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -57,6 +64,13 @@ pub struct HttpOptions {
     /// The rate limit per client address; `None` for none. Default 50 requests a second, in
     /// bursts of up to 100.
     pub rate_limit: Option<RateLimitLayer>,
+    /// How long a request's head may take to arrive; a slower connection is closed. Default
+    /// 30 seconds.
+    pub header_timeout: Duration,
+    /// The most handshake-era sessions open at once (each holds its state until the client
+    /// ends it or it idles out); a request that would open one more gets `503`, and so does a
+    /// stateless request meanwhile. Default 1 000.
+    pub max_sessions: usize,
 }
 
 impl Default for HttpOptions {
@@ -74,6 +88,8 @@ impl Default for HttpOptions {
             rate_limit: NonZeroU32::new(50)
                 .zip(NonZeroU32::new(100))
                 .map(|(rate, burst)| RateLimitLayer::per_second(rate, burst)),
+            header_timeout: Duration::from_secs(30),
+            max_sessions: 1000,
         }
     }
 }
@@ -107,7 +123,10 @@ impl McpHttpServer {
         format!("http://{}{path}", self.local_addr)
     }
 
-    /// Stops accepting connections and ends every session.
+    /// Stops accepting connections and requests, ends every session, and returns once every
+    /// connection is closed (open ones get a few seconds to finish what they were answering).
+    /// A call of a tool with an effect that already started still runs to its end on its own
+    /// task, so its outcome is recorded.
     pub async fn shutdown(self) {
         self.stop.cancel();
         let _ = self.accepting.await;
@@ -160,18 +179,27 @@ where
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(stop.child_token());
-    let mcp = StreamableHttpService::new(
-        move || Ok(new_session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let mcp = StreamableHttpService::new(move || Ok(new_session()), Arc::clone(&sessions), config);
     let limit = options.rate_limit;
     let endpoint = Endpoint {
         path: options.path.into(),
+        head: Arc::new(HeadRules::new(
+            &options.allowed_hosts,
+            &options.allowed_origins,
+        )),
+        stopping: stop.clone(),
+        sessions,
+        max_sessions: options.max_sessions,
         limited: limit.map(|limit| limit.layer(mcp.clone())),
         mcp,
     };
-    let accepting = tokio::spawn(accept(listener, endpoint, stop.clone()));
+    let accepting = tokio::spawn(accept(
+        listener,
+        endpoint,
+        options.header_timeout,
+        stop.clone(),
+    ));
     Ok(McpHttpServer {
         local_addr,
         stop,
@@ -179,9 +207,14 @@ where
     })
 }
 
-/// What answers each request: the path check, then the rate limit, then rmcp.
+/// What answers each request: the path and head checks, then the rate limit, then rmcp.
 struct Endpoint<S> {
     path: Arc<str>,
+    head: Arc<HeadRules>,
+    /// Fired by shutdown: no request starts after it.
+    stopping: CancellationToken,
+    sessions: Arc<LocalSessionManager>,
+    max_sessions: usize,
     mcp: StreamableHttpService<S, LocalSessionManager>,
     limited:
         Option<super::rate_limit::RateLimitService<StreamableHttpService<S, LocalSessionManager>>>,
@@ -191,6 +224,10 @@ impl<S> Clone for Endpoint<S> {
     fn clone(&self) -> Self {
         Self {
             path: Arc::clone(&self.path),
+            head: Arc::clone(&self.head),
+            stopping: self.stopping.clone(),
+            sessions: Arc::clone(&self.sessions),
+            max_sessions: self.max_sessions,
             mcp: self.mcp.clone(),
             limited: self.limited.clone(),
         }
@@ -199,12 +236,32 @@ impl<S> Clone for Endpoint<S> {
 
 impl<S: ServerHandler + Send + 'static> Endpoint<S> {
     fn answer(&self, mut request: Request<Incoming>, client: SocketAddr) -> Answer {
-        if request.uri().path() != &*self.path {
-            let mut response = Response::new(Body::default());
-            *response.status_mut() = StatusCode::NOT_FOUND;
-            return Box::pin(std::future::ready(Ok(response)));
+        let refused = if self.stopping.is_cancelled() {
+            Some(StatusCode::SERVICE_UNAVAILABLE)
+        } else if request.uri().path() != &*self.path {
+            Some(StatusCode::NOT_FOUND)
+        } else {
+            self.head.refusal(&request)
+        };
+        if let Some(status) = refused {
+            return Box::pin(std::future::ready(Ok(status_only(status))));
         }
         request.extensions_mut().insert(ClientAddress(client));
+        // Only a request outside any session may open one.
+        if request.headers().contains_key("mcp-session-id") {
+            return self.forward(request);
+        }
+        let endpoint = self.clone();
+        Box::pin(async move {
+            if endpoint.sessions.sessions.read().await.len() >= endpoint.max_sessions {
+                return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE));
+            }
+            endpoint.forward(request).await
+        })
+    }
+
+    /// The rate limit, then rmcp.
+    fn forward(&self, request: Request<Incoming>) -> Answer {
         match &self.limited {
             Some(limited) => limited.clone().call(request),
             None => self.mcp.clone().call(request),
@@ -212,30 +269,48 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
     }
 }
 
+fn status_only(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::default());
+    *response.status_mut() = status;
+    response
+}
+
+/// How long open connections get to finish once the server shuts down.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How long the accept loop pauses after a failed accept (out of file descriptors, say), which
+/// would otherwise fail again at once and spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
 async fn accept<S: ServerHandler + Send + 'static>(
     listener: TcpListener,
     endpoint: Endpoint<S>,
+    header_timeout: Duration,
     stop: CancellationToken,
 ) {
+    let mut connections = JoinSet::new();
     loop {
         let (stream, client) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
-                    // A failed accept (too many open files, say) is the connection's problem,
-                    // not the server's: log it and keep listening.
+                    // The connection's problem, not the server's: log it, pause, keep listening.
                     tracing::warn!(target: "prism_tools", %error, "could not accept an MCP connection");
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
                     continue;
                 }
             },
-            () = stop.cancelled() => return,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+            () = stop.cancelled() => break,
         };
         let endpoint = endpoint.clone();
         let stop = stop.clone();
-        tokio::spawn(async move {
+        connections.spawn(async move {
             let service =
                 hyper::service::service_fn(move |request| endpoint.answer(request, client));
             let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
@@ -246,9 +321,12 @@ async fn accept<S: ServerHandler + Send + 'static>(
                 }
                 () = stop.cancelled() => {
                     connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
+                    // Past the grace, the connection is dropped, whatever it was doing.
+                    let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
                 }
             }
         });
     }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
 }

@@ -35,6 +35,7 @@ mod http;
 mod listing;
 mod progress;
 mod rate_limit;
+mod request_head;
 mod result;
 mod served;
 mod session;
