@@ -178,9 +178,16 @@ impl McpServer {
         let joined = drive(task, running.relay, served, None, &token).await;
         self.session.finish(request_id, &token);
         joined.unwrap_or_else(|error| {
+            // Not the join error's text: a panic's message could quote anything, a secret
+            // included, and the pipeline that redacts was what failed.
+            let how = if error.is_panic() {
+                "panicked"
+            } else {
+                "was cancelled"
+            };
             let error = ErrorInfo::new(
                 ErrorCode::ToolError,
-                format!("The call's task ended without a result: {error}"),
+                format!("The call's task {how} before it gave a result"),
             );
             Ok(ToolResult::error("mcp".into(), "unknown", error))
         })
