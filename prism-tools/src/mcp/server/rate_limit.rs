@@ -1,14 +1,15 @@
 //! [`RateLimitLayer`]: a per-client request rate limit, as a tower layer.
 //!
 //! Each client address gets its own bucket (GCRA, from governor): a steady rate with a burst on
-//! top. A request over the limit gets `429 Too Many Requests` with `Retry-After`, and never
+//! top. An IPv6 client is known by its /64, which one host usually holds whole: stepping through
+//! its addresses neither escapes the limit nor fills the table. A request over the limit gets `429 Too Many Requests` with `Retry-After`, and never
 //! reaches the MCP service. The client is the connection's peer address, which
 //! [`serve_http`](super::serve_http) puts on every request as a [`ClientAddress`]; behind a
 //! reverse proxy, set it from the proxy's header in a layer of your own instead.
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ pub struct ClientAddress(pub SocketAddr);
 /// Forgets idle clients' buckets once every this many requests.
 const SWEEP_EVERY: usize = 4096;
 
-/// Limits each client (by IP address) to a rate of requests, with a burst.
+/// Limits each client (by IP address; by /64 for IPv6) to a rate of requests, with a burst.
 ///
 /// ```
 /// use std::num::NonZeroU32;
@@ -76,10 +77,24 @@ impl RateLimitLayer {
         if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             self.limiter.retain_recent();
         }
-        self.limiter.check_key(&client).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
-        })
+        self.limiter
+            .check_key(&bucket(client))
+            .map_err(|not_until| {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+            })
+    }
+}
+
+/// The bucket `client` counts against: its IPv4 address (an IPv4-mapped IPv6 one included), or
+/// its IPv6 /64.
+fn bucket(client: IpAddr) -> IpAddr {
+    match client {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from_bits(v6.to_bits() & !((1 << 64) - 1))),
+        },
+        v4 => v4,
     }
 }
 
@@ -131,5 +146,32 @@ where
                 Box::pin(std::future::ready(Ok(response)))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_client_is_one_bucket_for_its_whole_64() {
+        let one: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let other_in_same_64: IpAddr = "2001:db8:1:2:ffff:ffff:ffff:ffff".parse().unwrap();
+        let next_64: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(bucket(one), bucket(other_in_same_64));
+        assert_ne!(bucket(one), bucket(next_64));
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(bucket(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn a_client_stepping_through_its_64_is_still_limited() {
+        let layer = RateLimitLayer::per_period(Duration::from_secs(3600), NonZeroU32::MIN).unwrap();
+        assert!(layer.admit("2001:db8::1".parse().unwrap()).is_ok());
+        assert!(layer.admit("2001:db8::2".parse().unwrap()).is_err());
+        assert!(
+            layer.admit("2001:db9::1".parse().unwrap()).is_ok(),
+            "another network"
+        );
     }
 }
