@@ -53,11 +53,13 @@ pub struct HttpOptions {
     /// The endpoint's path. Default `/mcp`; other paths get `404`.
     pub path: String,
     /// `Host` values accepted, as host names or `host:port`. Default: `localhost`, `127.0.0.1`
-    /// and `::1`. Add the server's public name when it listens on another address.
+    /// and `::1`. Add the server's public name when it listens on another address. An empty
+    /// list accepts any host (which gives up the DNS-rebinding defence).
     pub allowed_hosts: Vec<String>,
-    /// `Origin` values accepted when a request carries one (scheme, host and port; `:*` for any
-    /// port). Default: the loopback origins on any port. A request without `Origin` (not from a
-    /// browser) is not refused for it.
+    /// `Origin` values accepted when a request carries one (scheme, host and port, the scheme's
+    /// default port when none is written; `:*` for any port; `null` to let sandboxed pages and
+    /// files in). Default: the loopback origins on any port. A request without `Origin` (not
+    /// from a browser) is not refused for it.
     pub allowed_origins: Vec<String>,
     /// The largest request body accepted, in bytes. Default 4 MiB.
     pub max_body_bytes: usize,

@@ -15,8 +15,11 @@ use http::{Request, StatusCode, Uri};
 /// The hosts and origins a server answers, parsed once from its
 /// [`HttpOptions`](super::HttpOptions).
 pub(super) struct HeadRules {
+    /// Empty: any host (the list was empty).
     hosts: Vec<HostRule>,
     origins: Vec<OriginRule>,
+    /// Whether `Origin: null` (a sandboxed page, a file) was listed.
+    null_origin: bool,
 }
 
 /// A host name, and the one port it may come with (`None`: any).
@@ -33,11 +36,12 @@ struct OriginRule {
 }
 
 impl HeadRules {
-    /// Rules from `host:port` or bare host entries, and `scheme://host:port` or
-    /// `scheme://host:*` origins. An entry that does not parse allows nothing.
+    /// Rules from `host:port` or bare host entries (none: any host), and `scheme://host:port`,
+    /// `scheme://host:*` or `null` origins. An entry that does not parse allows nothing.
     pub(super) fn new(hosts: &[String], origins: &[String]) -> Self {
         let hosts = hosts
             .iter()
+            .map(|entry| entry.trim())
             .filter_map(|entry| match authority(entry) {
                 Some((host, port)) => Some(HostRule { host, port }),
                 // A bare IPv6 address (`::1`) is not an authority.
@@ -47,8 +51,10 @@ impl HeadRules {
                 }),
             })
             .collect();
+        let null_origin = origins.iter().any(|entry| entry.trim() == "null");
         let origins = origins
             .iter()
+            .map(|entry| entry.trim())
             .filter_map(|entry| match entry.strip_suffix(":*") {
                 Some(any_port) => origin(any_port).map(|(scheme, host, _)| OriginRule {
                     scheme,
@@ -62,7 +68,11 @@ impl HeadRules {
                 }),
             })
             .collect();
-        Self { hosts, origins }
+        Self {
+            hosts,
+            origins,
+            null_origin,
+        }
     }
 
     /// The status refusing `request`, or `None` when its head is acceptable.
@@ -80,16 +90,18 @@ impl HeadRules {
         {
             return Some(StatusCode::BAD_REQUEST);
         }
-        let host_allowed = self
-            .hosts
-            .iter()
-            .any(|rule| rule.host == host && rule.port.is_none_or(|only| port == Some(only)));
+        let host_allowed = self.hosts.is_empty()
+            || self
+                .hosts
+                .iter()
+                .any(|rule| rule.host == host && rule.port.is_none_or(|only| port == Some(only)));
         if !host_allowed {
             return Some(StatusCode::FORBIDDEN);
         }
         let mut origins = headers.get_all(ORIGIN).iter();
         match (origins.next(), origins.next()) {
             (None, _) => None,
+            (Some(value), None) if self.null_origin && value.as_bytes() == b"null" => None,
             (Some(value), None) => {
                 let allowed =
                     value
@@ -210,6 +222,22 @@ mod tests {
             None,
             "the same authority"
         );
+    }
+
+    #[test]
+    fn an_empty_host_list_takes_any_host_and_null_is_listed_explicitly() {
+        let open = HeadRules::new(&[], &["null".into()]);
+        let request = |host: &str, origin: &str| {
+            let request = Request::builder()
+                .header("host", host)
+                .header("origin", origin)
+                .body(())
+                .unwrap();
+            open.refusal(&request).map(|status| status.as_u16())
+        };
+        assert_eq!(request("anything.example", "null"), None);
+        assert_eq!(request("a@anything.example", "null"), Some(400));
+        assert_eq!(request("anything.example", "http://localhost"), Some(403));
     }
 
     #[test]
