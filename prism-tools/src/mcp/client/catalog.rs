@@ -160,7 +160,7 @@ fn hints(server: &RemoteServer, tool: &rmcp::model::Tool) -> ToolAnnotations {
 }
 
 /// MCP's tool name rule: 1 to 128 of `A-Z a-z 0-9 _ - .`.
-fn check_name(name: &str) -> Result<(), String> {
+pub(super) fn check_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
         && name.len() <= 128
         && name

@@ -26,7 +26,7 @@ pub mod codes {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum McpClientError {
-    /// The server's name cannot prefix its tools: it must be 1 to 64 of A-Z a-z 0-9 _ - . with
+    /// The server's name cannot prefix its tools: it must be 1 to 128 of A-Z a-z 0-9 _ - . with
     /// no `__` and no `_` at its end, so that `{server}__{tool}` names one server's tool only.
     Name {
         /// The server's name.
@@ -78,9 +78,9 @@ impl fmt::Display for McpClientError {
         match self {
             Self::Name { server } => write!(
                 f,
-                "MCP server name `{}` cannot prefix its tools: use 1 to 64 of A-Z a-z 0-9 _ - . \
+                "MCP server name `{}` cannot prefix its tools: use 1 to 128 of A-Z a-z 0-9 _ - . \
                  with no `__` and no `_` at its end",
-                server.chars().take(70).collect::<String>()
+                server.chars().take(140).collect::<String>()
             ),
             Self::Spawn { server, source } => {
                 write!(f, "MCP server `{server}` could not be started: {source}")

@@ -180,16 +180,12 @@ impl McpClient {
         {
             return Ok(tools.clone());
         }
-        let remote = match listing::list(&connection.server, &connection.peer).await {
-            Ok(remote) => remote,
-            Err(error) => {
-                // The change is still to be taken: the next call asks again.
-                if changed {
-                    connection.tools_changed.store(true, Ordering::Release);
-                }
-                return Err(error);
-            }
-        };
+        let remote = listing::list(&connection.server, &connection.peer)
+            .await
+            // A change not taken stays to be taken: the next call asks again.
+            .inspect_err(|_| {
+                connection.tools_changed.fetch_or(changed, Ordering::AcqRel);
+            })?;
         let (definitions, skipped) = catalog::build(&connection.server, &remote.tools, |name| {
             Arc::new(RemoteToolHandler {
                 connection: Arc::clone(connection),

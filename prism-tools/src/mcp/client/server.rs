@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::definition::ToolAnnotations;
 use crate::filter::ToolFilter;
+use crate::redact::SecretRedactor;
 
 /// How to reach the server.
 #[derive(Clone, Debug)]
@@ -209,28 +210,20 @@ impl RemoteServer {
         let from_url = parsed
             .iter()
             .flat_map(|parsed| [Some(parsed.username()), parsed.password(), parsed.query()]);
-        let mut secrets: Vec<&str> = from_url
+        let secrets = from_url
             .flatten()
             .chain(headers.iter().map(|(_, value)| value.as_str()))
-            .filter(|secret| !secret.is_empty())
-            .collect();
-        // The longest first, so a secret that contains another is taken out whole.
-        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
-        secrets.into_iter().fold(text.to_owned(), |text, secret| {
-            text.replace(secret, "[redacted]")
-        })
+            .filter(|secret| !secret.is_empty());
+        SecretRedactor::new(secrets).redact_str(text).into_owned()
     }
 
-    /// Refuses a name that cannot prefix tools unambiguously: with no `__` in it and no `_` at
-    /// its end, the first `__` of `{server}__{tool}` is always the one after the server's name.
+    /// Refuses a name that cannot prefix tools unambiguously: a tool name itself, with no `__`
+    /// in it and no `_` at its end, so the first `__` of `{server}__{tool}` is always the one
+    /// after the server's name.
     pub(crate) fn check_prefix(&self) -> Result<(), super::McpClientError> {
         let name = &self.name;
         let valid = !self.prefixed
-            || (!name.is_empty()
-                && name.len() <= 64
-                && name.bytes().all(|byte| {
-                    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
-                })
+            || (super::catalog::check_name(name).is_ok()
                 && !name.contains("__")
                 && !name.ends_with('_'));
         if valid {

@@ -13,7 +13,8 @@
 //!   moment to finish, and returns once every one is closed.
 //!
 //! rmcp's streamable HTTP service does the protocol (sessions for the handshake era, stateless
-//! requests for 2026-07-28, SSE streams, `Host`, `Origin` and body checks); hyper serves it.
+//! requests for 2026-07-28, SSE streams, the body bound); hyper serves it. Its own `Host` and
+//! `Origin` checks are off: `request_head.rs` is the one place they are made.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -175,10 +176,10 @@ where
         .map_err(McpServerError::Transport)?;
     let local_addr = listener.local_addr().map_err(McpServerError::Transport)?;
     let stop = CancellationToken::new();
+    // Host and Origin are checked once, before the rate limit (`Endpoint::answer`).
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(options.allowed_hosts.clone())
-        .with_allowed_origins(options.allowed_origins.clone())
-        .enforce_origin_validation()
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(stop.child_token());
     let sessions = Arc::new(LocalSessionManager::default());
@@ -196,12 +197,7 @@ where
         limited: limit.map(|limit| limit.layer(mcp.clone())),
         mcp,
     };
-    let accepting = tokio::spawn(accept(
-        listener,
-        endpoint,
-        options.header_timeout,
-        stop.clone(),
-    ));
+    let accepting = tokio::spawn(accept(listener, endpoint, options.header_timeout));
     Ok(McpHttpServer {
         local_addr,
         stop,
@@ -243,31 +239,28 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
         } else if request.uri().path() != &*self.path {
             Some(StatusCode::NOT_FOUND)
         } else {
-            self.head.refusal(&request)
+            self.head.refusal(&request).or_else(|| {
+                self.would_open_one_session_too_many(&request)
+                    .then_some(StatusCode::SERVICE_UNAVAILABLE)
+            })
         };
         if let Some(status) = refused {
             return Box::pin(std::future::ready(Ok(status_only(status))));
         }
         request.extensions_mut().insert(ClientAddress(client));
-        // Only a request outside any session may open one.
-        if request.headers().contains_key("mcp-session-id") {
-            return self.forward(request);
-        }
-        let endpoint = self.clone();
-        Box::pin(async move {
-            if endpoint.sessions.sessions.read().await.len() >= endpoint.max_sessions {
-                return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE));
-            }
-            endpoint.forward(request).await
-        })
-    }
-
-    /// The rate limit, then rmcp.
-    fn forward(&self, request: Request<Incoming>) -> Answer {
         match &self.limited {
             Some(limited) => limited.clone().call(request),
             None => self.mcp.clone().call(request),
         }
+    }
+
+    /// Whether `request`, outside any session (only such a request may open one), comes when the
+    /// sessions are at their bound. A table being written to is not waited for: the bound is a
+    /// ceiling on growth, not an exact count.
+    fn would_open_one_session_too_many<B>(&self, request: &Request<B>) -> bool {
+        !request.headers().contains_key("mcp-session-id")
+            && (self.sessions.sessions.try_read())
+                .is_ok_and(|sessions| sessions.len() >= self.max_sessions)
     }
 }
 
@@ -288,8 +281,8 @@ async fn accept<S: ServerHandler + Send + 'static>(
     listener: TcpListener,
     endpoint: Endpoint<S>,
     header_timeout: Duration,
-    stop: CancellationToken,
 ) {
+    let stop = endpoint.stopping.clone();
     let mut connections = JoinSet::new();
     loop {
         let (stream, client) = tokio::select! {

@@ -2,8 +2,8 @@
 //!
 //! Each client address gets its own bucket (GCRA, from governor): a steady rate with a burst on
 //! top. An IPv6 client is known by its /64, which one host usually holds whole: stepping through
-//! its addresses neither escapes the limit nor fills the table. A request over the limit gets `429 Too Many Requests` with `Retry-After`, and never
-//! reaches the MCP service. The client is the connection's peer address, which
+//! its addresses neither escapes the limit nor fills the table. A request over the limit gets
+//! `429 Too Many Requests` with `Retry-After`, and never reaches the MCP service. The client is the connection's peer address, which
 //! [`serve_http`](super::serve_http) puts on every request as a [`ClientAddress`]; behind a
 //! reverse proxy, set it from the proxy's header in a layer of your own instead.
 

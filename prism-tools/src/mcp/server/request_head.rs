@@ -4,9 +4,9 @@
 //!
 //! These run before the rate limit, so a request refused here costs its client nothing: a page
 //! in the user's browser cannot use up the local client's budget with requests the server
-//! refuses anyway. rmcp checks `Host` and `Origin` again behind them; these add what it lets
-//! through (a second `Host` or `Origin` header, userinfo, an absolute-form target naming another
-//! host).
+//! refuses anyway. They are the only `Host` and `Origin` checks (rmcp's are turned off), and
+//! refuse what rmcp's would let through: a second `Host` or `Origin` header, userinfo, an
+//! absolute-form target naming another host.
 
 use http::header::{HOST, ORIGIN};
 use http::uri::Authority;
