@@ -10,7 +10,6 @@ use std::time::Duration;
 use mcp_server_support::{TestClient, charging, first_text, fixture, fixture_with, meta};
 use prism::call::ToolOutcome;
 use prism::dispatch::RecordStatus;
-use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, ErrorCode,
     PaginatedRequestParams, ProgressToken, RequestMetaObject,
@@ -21,14 +20,8 @@ use serde_json::{Value, json};
 type Client = RunningService<RoleClient, TestClient>;
 
 async fn connect(server: &prism::mcp::McpServer, client: TestClient) -> Client {
-    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let server = server.for_session();
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    mcp_server_support::start(client, client_end).await
+    let transport = mcp_server_support::serve_in_memory(server, 64 * 1024);
+    mcp_server_support::start(client, transport).await
 }
 
 /// The call re-issued with the sealed `state` it was asked about and a person's "yes".
@@ -245,13 +238,7 @@ async fn a_cancelled_request_cancels_the_call() {
         .cancel(Some("the user pressed stop".into()))
         .await
         .unwrap();
-    mcp_server_support::wait_for_row(&fixture.ledger, RecordStatus::Error).await;
-    let error = fixture
-        .ledger
-        .records()
-        .into_iter()
-        .find(|row| row.status == RecordStatus::Error)
-        .expect("the cancelled call ends with an error row");
+    let error = mcp_server_support::wait_for_row(&fixture.ledger, RecordStatus::Error).await;
     match error.outcome {
         Some(ToolOutcome::Error(error)) => assert_eq!(error.code.as_str(), "cancelled"),
         other => panic!("expected a cancelled error, got {other:?}"),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_server_support::{charging, first_text, fixture};
+use mcp_server_support::{charging, first_text, fixture, serve_in_memory, wait_for_row};
 use prism::call::ToolOutcome;
 use prism::dispatch::{InMemoryLedger, RecordStatus, ToolCallRecord};
 use prism::mcp::McpServer;
@@ -21,42 +21,14 @@ use rmcp::service::{
     ClientLifecycleMode, PeerRequestOptions, RequestContext, RoleClient, RunningService,
     serve_client_with_lifecycle,
 };
-use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-
-/// The client's end of an in-memory connection to a session of `server`, whose buffer holds
-/// `buffer` bytes.
-fn serve(server: &McpServer, buffer: usize) -> tokio::io::DuplexStream {
-    let (server_end, client_end) = tokio::io::duplex(buffer);
-    let server = server.for_session();
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_end
-}
 
 fn call(name: &str, arguments: Value) -> ClientRequest {
     let mut params = CallToolRequestParams::new(name.to_owned());
     params.arguments = arguments.as_object().cloned();
     ClientRequest::CallToolRequest(CallToolRequest::new(params))
-}
-
-/// Waits (ten seconds at most) for the first row of `status` in `ledger`.
-async fn row(ledger: &InMemoryLedger, status: RecordStatus) -> ToolCallRecord {
-    for _ in 0..1000 {
-        if let Some(row) = ledger
-            .records()
-            .into_iter()
-            .find(|row| row.status == status)
-        {
-            return row;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no {status:?} row in {:?}", ledger.records());
 }
 
 fn error_code(row: &ToolCallRecord) -> &str {
@@ -75,7 +47,7 @@ async fn a_cancellation_right_behind_its_request_stops_the_effect() {
         let fixture = fixture();
         let client = mcp_server_support::start(
             mcp_server_support::TestClient::handshake_era(),
-            serve(&fixture.server, 64 * 1024),
+            serve_in_memory(&fixture.server, 64 * 1024),
         )
         .await;
         let handle = client
@@ -86,7 +58,7 @@ async fn a_cancellation_right_behind_its_request_stops_the_effect() {
             .await
             .unwrap();
         handle.cancel(None).await.unwrap();
-        let ended = row(&fixture.ledger, RecordStatus::Error).await;
+        let ended = wait_for_row(&fixture.ledger, RecordStatus::Error).await;
         assert_eq!(error_code(&ended), "cancelled", "round {round}");
         assert_eq!(fixture.paid.load(Ordering::SeqCst), 0, "round {round}");
         let _ = client.cancel().await;
@@ -140,7 +112,7 @@ async fn asking_a_person(
     let person = PersonAtTheClient::new();
     let client = serve_client_with_lifecycle(
         person.clone(),
-        serve(server, 64 * 1024),
+        serve_in_memory(server, 64 * 1024),
         ClientLifecycleMode::Initialize,
     )
     .await
@@ -165,7 +137,7 @@ async fn a_call_cancelled_while_its_approval_is_asked_never_runs() {
     handle.cancel(Some("pressed stop".into())).await.unwrap();
     // The refusal is recorded once the server heard the cancellation; only then does the person
     // answer, too late (one permit for the stale question, one for the next call's).
-    let refused = row(&ledger, RecordStatus::Blocked).await;
+    let refused = wait_for_row(&ledger, RecordStatus::Blocked).await;
     assert_eq!(error_code(&refused), "permission_denied");
     match &refused.outcome {
         Some(ToolOutcome::Blocked(error)) => {
@@ -227,7 +199,7 @@ async fn a_client_that_stops_reading_never_holds_up_the_tool() {
         .build();
     let server = McpServer::new(dispatcher);
     // Room for the handshake's answer and a few notifications, no more.
-    let mut client = serve(&server, 8 * 1024);
+    let mut client = serve_in_memory(&server, 8 * 1024);
     let messages = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -242,7 +214,7 @@ async fn a_client_that_stops_reading_never_holds_up_the_tool() {
             .await
             .unwrap();
     }
-    let finished = row(&ledger, RecordStatus::Finished).await;
+    let finished = wait_for_row(&ledger, RecordStatus::Finished).await;
     assert_eq!(finished.tool_name.as_ref(), "chatty");
     // Reading again, the client gets the notifications still owed and the answer.
     let mut lines = tokio::io::BufReader::new(client).lines();

@@ -21,7 +21,7 @@ use rmcp::service::{
     ClientLifecycleMode, NotificationContext, RequestContext, RoleClient,
     serve_client_with_lifecycle,
 };
-use rmcp::{ClientHandler, ErrorData};
+use rmcp::{ClientHandler, ErrorData, ServiceExt};
 use serde_json::{Value, json};
 
 /// The argument that makes a test binary the stdio server of [`fixture`] (an argument, not an
@@ -304,14 +304,35 @@ where
         .expect("the client starts")
 }
 
-/// Waits (a few seconds at most) until `ledger` holds a row of `status`.
-pub async fn wait_for_row(ledger: &InMemoryLedger, status: prism::dispatch::RecordStatus) {
-    for _ in 0..400 {
-        if ledger.records().iter().any(|row| row.status == status) {
-            return;
+/// The first row of `status` in `ledger`, waited for (ten seconds at most, then a panic).
+pub async fn wait_for_row(
+    ledger: &InMemoryLedger,
+    status: prism::dispatch::RecordStatus,
+) -> prism::dispatch::ToolCallRecord {
+    for _ in 0..1000 {
+        if let Some(row) = ledger
+            .records()
+            .into_iter()
+            .find(|row| row.status == status)
+        {
+            return row;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    panic!("no {status:?} row in {:?}", ledger.records());
+}
+
+/// The client's end of an in-memory connection (whose buffer holds `buffer` bytes) to a new
+/// session of `server`, served on its own task.
+pub fn serve_in_memory(server: &McpServer, buffer: usize) -> tokio::io::DuplexStream {
+    let (server_end, client_end) = tokio::io::duplex(buffer);
+    let server = server.for_session();
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client_end
 }
 
 /// The text of a result's first content block.

@@ -24,6 +24,18 @@ use super::mcp_client::McpClient;
 use super::outcome::RemoteOutcome;
 use super::server::RemoteServer;
 
+/// A client of `handler`, served on its own task over an in-memory pipe, as the host's
+/// `remote` sees it.
+async fn connected(handler: impl ServerHandler, remote: RemoteServer) -> McpClient {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    McpClient::connect_over(remote, client_side).await.unwrap()
+}
+
 /// Asks "Delete 3 files?" before `purge` runs, then runs it with the answer.
 struct AskingServer;
 
@@ -194,15 +206,7 @@ async fn paged(ttl_ms: u64, endless: bool) -> (McpClient, Arc<AtomicUsize>) {
         endless,
         lists: Arc::clone(&lists),
     };
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = McpClient::connect_over(RemoteServer::command("paged", "unused"), client_side)
-        .await
-        .unwrap();
+    let client = connected(server, RemoteServer::command("paged", "unused")).await;
     (client, lists)
 }
 
@@ -279,14 +283,7 @@ async fn stuck(server: RemoteServer) -> Stuck {
         started: Arc::clone(&started),
         cancelled: Arc::clone(&cancelled),
     };
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = handler.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = McpClient::connect_over(server, client_side).await.unwrap();
-    (client, started, cancelled)
+    (connected(handler, server).await, started, cancelled)
 }
 
 #[tokio::test]
@@ -324,18 +321,11 @@ async fn a_server_with_more_tools_than_the_bound_gives_the_first_ones() {
         endless: false,
         lists: Arc::default(),
     };
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = McpClient::connect_over(
+    let client = connected(
+        server,
         RemoteServer::command("paged", "unused").max_tools(3),
-        client_side,
     )
-    .await
-    .unwrap();
+    .await;
     let tools = client.tools().await.unwrap();
     let names: Vec<_> = tools.definitions().iter().map(|tool| tool.name()).collect();
     assert_eq!(names, ["a", "b", "c"]);
@@ -394,15 +384,7 @@ async fn a_change_whose_relist_failed_is_asked_for_again() {
         peer: Arc::default(),
     };
     let peer = Arc::clone(&handler.peer);
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = handler.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = McpClient::connect_over(RemoteServer::command("changing", "unused"), client_side)
-        .await
-        .unwrap();
+    let client = connected(handler, RemoteServer::command("changing", "unused")).await;
     assert_eq!(client.tools().await.unwrap().definitions()[0].name(), "v1");
 
     version.store(2, Ordering::SeqCst);
