@@ -11,6 +11,7 @@ use crate::redact::truncate_at_char_boundary;
 
 use super::remote_schema;
 use super::server::RemoteServer;
+use super::tool_name::check_name;
 
 /// The tools a server offers, as the host takes them.
 ///
@@ -156,23 +157,6 @@ fn hints(server: &RemoteServer, tool: &rmcp::model::Tool) -> ToolAnnotations {
             idempotent: Some(false),
             open_world: Some(true),
         },
-    }
-}
-
-/// MCP's tool name rule: 1 to 128 of `A-Z a-z 0-9 _ - .`.
-pub(super) fn check_name(name: &str) -> Result<(), String> {
-    let valid = !name.is_empty()
-        && name.len() <= 128
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'));
-    if valid {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{}` is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)",
-            name.chars().take(140).collect::<String>()
-        ))
     }
 }
 

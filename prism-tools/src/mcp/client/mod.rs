@@ -60,6 +60,7 @@ mod remote_schema;
 #[cfg(test)]
 mod sdk_server_tests;
 mod server;
+mod tool_name;
 
 pub use catalog::{RemoteTools, SkippedTool};
 pub use connect::ProtocolEra;

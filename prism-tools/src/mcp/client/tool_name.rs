@@ -1,0 +1,19 @@
+//! MCP's rule for a tool's name, which a remote tool's local name and a prefixing server's name
+//! both follow.
+
+/// MCP's tool name rule: 1 to 128 of `A-Z a-z 0-9 _ - .`.
+pub(super) fn check_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{}` is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)",
+            name.chars().take(140).collect::<String>()
+        ))
+    }
+}
