@@ -20,6 +20,10 @@
 //! an encoded form it cannot match, and replacing bytes inside base64 would corrupt the data.
 //! Media types are not searched either.
 //!
+//! A JSON number is text too: one whose digits hold a secret (a card number or a PIN a tool
+//! returns as a number) becomes a string with the secret replaced. Numbers are only looked at when
+//! some secret is made of the characters a number is written with.
+//!
 //! Digests are not redacted either. Effect keys are by default an unsalted SHA-256 of the tool
 //! name and the canonical arguments; when the arguments hold little entropy (a PIN, an account
 //! number, a yes/no), a reader of the effect store can hash every candidate and recover them.
@@ -63,6 +67,9 @@ pub struct SecretRedactor {
     /// The length of the shortest secret: a shorter text cannot hold one, so it is never
     /// searched (most keys and many values of tool arguments are that short).
     shortest: usize,
+    /// Whether a secret could be written inside a JSON number (all its characters are digits,
+    /// signs, points or exponents): only then are numbers searched.
+    numeric: bool,
     /// The secrets as given, so [`with_secrets`](Self::with_secrets) can add to them.
     given: Arc<[String]>,
 }
@@ -93,6 +100,11 @@ impl SecretRedactor {
         }
         let count = secrets.len();
         let shortest = secrets.iter().map(String::len).min().unwrap_or(0);
+        let numeric = secrets.iter().any(|secret| {
+            secret
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || b".eE+-".contains(&byte))
+        });
         let automaton = AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&secrets)
@@ -102,6 +114,7 @@ impl SecretRedactor {
             automaton,
             count,
             shortest,
+            numeric,
             given,
         }
     }

@@ -1,17 +1,18 @@
 //! Finding and redacting secrets inside a JSON value without recursion.
 //!
-//! Strings are looked at where they are found; containers wait on an explicit stack (allocated
+//! Strings (and, when a secret could be written in one, numbers) are looked at where they are
+//! found; containers wait on an explicit stack (allocated
 //! only when they nest), so however deep a value nests, neither the search nor the redacted copy
 //! can overflow the thread's stack.
 
 use aho_corasick::AhoCorasick;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::SecretRedactor;
 
 impl SecretRedactor {
-    /// True when a string or key anywhere in `value` holds a secret (always, when the automaton
-    /// could not be built).
+    /// True when a string, key or number anywhere in `value` holds a secret (always, when the
+    /// automaton could not be built).
     pub(super) fn value_has_secret(&self, value: &Value) -> bool {
         let Some(automaton) = &self.automaton else {
             return true;
@@ -30,7 +31,8 @@ impl SecretRedactor {
                     self.text_has_secret(automaton, key)
                         || self.item_has_secret(automaton, item, &mut pending)
                 }),
-                Value::Null | Value::Bool(_) | Value::Number(_) => false,
+                Value::Number(number) => self.number_has_secret(automaton, number),
+                Value::Null | Value::Bool(_) => false,
             };
             if found {
                 return true;
@@ -48,15 +50,22 @@ impl SecretRedactor {
     ) -> bool {
         match item {
             Value::String(text) => self.text_has_secret(automaton, text),
+            Value::Number(number) => self.number_has_secret(automaton, number),
             Value::Array(_) | Value::Object(_) => {
                 pending.push(item);
                 false
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => false,
+            Value::Null | Value::Bool(_) => false,
         }
     }
 
-    /// A copy of `value` with every string and key redacted. Containers being copied wait on an
+    /// Whether `number`, as JSON writes it, holds a secret.
+    fn number_has_secret(&self, automaton: &AhoCorasick, number: &Number) -> bool {
+        self.numeric && self.text_has_secret(automaton, &number.to_string())
+    }
+
+    /// A copy of `value` with every string and key redacted, and every number that holds a secret
+    /// turned into its redacted text. Containers being copied wait on an
     /// explicit stack, so a deep value cannot overflow the thread's stack.
     pub(super) fn redacted_copy(&self, value: &Value) -> Value {
         /// A container being copied: what is left of the original, and the copy so far.
@@ -77,6 +86,12 @@ impl SecretRedactor {
                 Value::Object(map) => {
                     stack.push(Frame::Object(map.iter(), Map::new(), String::new()));
                     None
+                }
+                Value::Number(number) if self.numeric => {
+                    Some(match self.redact_str(&number.to_string()) {
+                        std::borrow::Cow::Owned(redacted) => Value::String(redacted),
+                        std::borrow::Cow::Borrowed(_) => next.clone(),
+                    })
                 }
                 scalar @ (Value::Null | Value::Bool(_) | Value::Number(_)) => Some(scalar.clone()),
             };
@@ -155,5 +170,27 @@ mod tests {
             .unwrap()
             .join()
             .unwrap();
+    }
+
+    #[test]
+    fn a_number_holding_a_secret_becomes_its_redacted_text() {
+        let redactor = SecretRedactor::new(["4111111111111111"]);
+        let value =
+            json!({"card": 4_111_111_111_111_111_u64, "items": [7, 14_111_111_111_111_111_u64]});
+        let redacted = redactor.redact_value(&value).into_owned();
+        assert_eq!(redacted["card"], json!("[REDACTED]"));
+        assert_eq!(redacted["items"][0], json!(7), "other numbers stay numbers");
+        assert_eq!(
+            redacted["items"][1],
+            json!("1[REDACTED]"),
+            "a secret inside a number"
+        );
+        assert!(!redactor.value_has_secret(&redacted));
+        // A redactor of secrets no number can hold never looks at numbers.
+        let words = SecretRedactor::new(["sk-live-1"]);
+        assert!(matches!(
+            words.redact_value(&value),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }
