@@ -253,3 +253,34 @@ mod json_schema {
         }
     }
 }
+
+/// A tool's error message is cut to 16 KiB only after redaction: a secret that runs across the
+/// cut leaves no part of itself behind.
+#[tokio::test]
+async fn a_long_tool_error_is_redacted_before_it_is_cut() {
+    let secret = SECRETS[0];
+    let message = format!("{}{secret} and more", "x".repeat(16 * 1024 - 10));
+    let tool = ToolDefinition::builder("t")
+        .parameters(json!({"type": "object"}))
+        .run_sync(move |_, _| Err(ToolError::new(message.clone())));
+    let watch = Watch::new();
+    let dispatcher = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([tool])))
+        .redactor(SecretRedactor::new([secret]))
+        .build();
+    let result = dispatcher
+        .dispatch(
+            ToolCall::new("c", "t", json!({})),
+            &ToolExecutionContext::new(),
+        )
+        .await
+        .unwrap();
+    let message = &result.error_info().expect("the tool failed").message;
+    assert!(
+        message.ends_with("[REDACTED]… [cut]"),
+        "{}",
+        &message[message.len() - 40..]
+    );
+    assert!(message.len() <= 16 * 1024 + "… [cut]".len());
+    assert_no_secret(&[secret], &result, &watch);
+}

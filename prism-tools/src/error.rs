@@ -12,7 +12,8 @@ use crate::call::{ErrorCode, ErrorInfo};
 /// `ToolError` deliberately does not implement `Display` itself: that is what lets the blanket
 /// conversion from every `Display` type exist. Read it with [`ToolError::message`].
 ///
-/// The message reaches the model after the dispatcher has redacted every known secret from it.
+/// The message reaches the model after the dispatcher has redacted every known secret from it,
+/// and then cut it to 16 KiB (so a secret that runs across the cut is still found whole).
 ///
 /// ```
 /// use prism::ToolError;

@@ -62,7 +62,11 @@ use observe::Observe;
 /// arguments, after redaction.
 const MESSAGE_LIMIT: usize = 200;
 
-/// Ends a quoted parser message that was cut at [`MESSAGE_LIMIT`].
+/// Bound on a tool's error message, after redaction: a tool (a remote one included) cannot fill
+/// results, events and rows with one.
+const ERROR_MESSAGE_LIMIT: usize = 16 * 1024;
+
+/// Ends a message that was cut at [`MESSAGE_LIMIT`] or [`ERROR_MESSAGE_LIMIT`].
 const CUT_MARKER: &str = "… [cut]";
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].

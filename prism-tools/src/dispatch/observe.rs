@@ -20,7 +20,8 @@ use crate::context::{ProgressListener, ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::span::record_end;
 use crate::dispatch::{
-    MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger, ToolCallRecord, ToolEvent, ToolEventKind,
+    CUT_MARKER, ERROR_MESSAGE_LIMIT, MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger,
+    ToolCallRecord, ToolEvent, ToolEventKind,
 };
 use crate::effects::RecordedOutcome;
 use crate::error::Refusal;
@@ -118,6 +119,10 @@ impl<'a> Observe<'a> {
     #[cold]
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
+        if error.message.len() > ERROR_MESSAGE_LIMIT {
+            truncate_at_char_boundary(&mut error.message, ERROR_MESSAGE_LIMIT);
+            error.message.push_str(CUT_MARKER);
+        }
         self.end(name, ToolOutcome::Error(error), None)
     }
 

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::definition::{ToolAnnotations, ToolDefinition, ToolHandler};
-use crate::filter::CompiledFilters;
 use crate::redact::truncate_at_char_boundary;
 
 use super::remote_schema;
@@ -38,7 +37,8 @@ impl RemoteTools {
     }
 
     /// The tools the bridge refused, each with its reason (a schema over its bound or referring
-    /// outside itself, a name outside MCP's character set, a duplicate, one tool too many).
+    /// outside itself, a name outside MCP's character set, a duplicate, one tool too many, or
+    /// `*` for pages left unread at the bound).
     /// Tools the host's filter left out are not listed here: they were not wanted.
     pub fn skipped(&self) -> &[SkippedTool] {
         &self.skipped
@@ -53,28 +53,28 @@ impl RemoteTools {
 /// A remote tool the bridge did not take, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedTool {
-    /// Its name on the server.
+    /// Its name on the server, or `*` for the tools on pages the listing did not read (it stops
+    /// at the bound of [`RemoteServer::max_tools`](super::RemoteServer::max_tools)).
     pub name: String,
     /// Why it was not taken.
     pub reason: String,
 }
 
-/// Builds the host's definitions from the server's tools. `handler` makes the handler of the
-/// tool with a given remote name.
+/// Builds the host's definitions from the server's tools the host's filters allow (`remote`,
+/// which stops early when `cut`). `handler` makes the handler of the tool with a given remote
+/// name.
 pub(crate) fn build(
     server: &RemoteServer,
     remote: &[rmcp::model::Tool],
+    cut: bool,
     handler: impl Fn(&str) -> Arc<dyn ToolHandler>,
 ) -> (Vec<ToolDefinition>, Vec<SkippedTool>) {
-    let filters = CompiledFilters::new(&server.filters);
     let mut taken = HashSet::new();
     let mut definitions = Vec::new();
     let mut skipped = Vec::new();
+    let mut bound_reached = false;
     for tool in remote {
         let name = tool.name.as_ref();
-        if !filters.allows(name) {
-            continue;
-        }
         let mut skip = |reason: String| {
             skipped.push(SkippedTool {
                 name: name.to_owned(),
@@ -95,6 +95,7 @@ pub(crate) fn build(
             continue;
         }
         if definitions.len() >= server.bounds.max_tools {
+            bound_reached = true;
             skip(format!(
                 "the server offers more than {} tools",
                 server.bounds.max_tools
@@ -129,8 +130,22 @@ pub(crate) fn build(
         }
         definitions.push(builder.handler_arc(handler(name)));
     }
+    // Tools skipped above left room the unread pages might have filled: say they exist.
+    if cut && !bound_reached {
+        skipped.push(SkippedTool {
+            name: UNREAD.to_owned(),
+            reason: format!(
+                "listing stopped after {} tools these filters allow (the bound is {}); the server's later pages were not read",
+                remote.len(),
+                server.bounds.max_tools
+            ),
+        });
+    }
     (definitions, skipped)
 }
+
+/// The name a [`SkippedTool`] has when it stands for the tools on pages never read.
+const UNREAD: &str = "*";
 
 /// The hints a remote tool gets: the host's, or MCP's defaults for a tool nobody vouched for
 /// (not read-only, destructive, not idempotent, open world). The server's own annotations only
@@ -175,7 +190,6 @@ pub(super) fn bounded(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::context::ToolExecutionContext;
-    use crate::filter::ToolFilter;
     use crate::prepared::{NotPrepared, Prepared};
     use serde_json::{Value, json};
 
@@ -206,7 +220,7 @@ mod tests {
                 ..ToolAnnotations::default()
             },
         );
-        let (definitions, skipped) = build(&server, &[claims, honest], |_| Arc::new(Never));
+        let (definitions, skipped) = build(&server, &[claims, honest], false, |_| Arc::new(Never));
         assert!(skipped.is_empty());
         let wipe = &definitions[0];
         assert_eq!(wipe.name(), "fs__wipe");
@@ -226,17 +240,16 @@ mod tests {
     }
 
     #[test]
-    fn filtered_tools_are_left_out_and_bad_ones_skipped_with_a_reason() {
+    fn bad_tools_are_skipped_with_a_reason() {
         let tools = [
             remote(json!({"name": "a", "inputSchema": {"type": "object"}})),
-            remote(json!({"name": "b", "inputSchema": {"type": "object"}})),
             remote(json!({"name": "bad name", "inputSchema": {"type": "object"}})),
             remote(
                 json!({"name": "far", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "http://x.test/s"}}}}),
             ),
         ];
-        let server = RemoteServer::command("s", "true").filter(ToolFilter::deny(["b"]));
-        let (definitions, skipped) = build(&server, &tools, |_| Arc::new(Never));
+        let server = RemoteServer::command("s", "true");
+        let (definitions, skipped) = build(&server, &tools, false, |_| Arc::new(Never));
         let names: Vec<_> = definitions.iter().map(ToolDefinition::name).collect();
         assert_eq!(names, ["a"]);
         let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();
@@ -249,7 +262,7 @@ mod tests {
             json!({"name": "a", "description": "é".repeat(100), "inputSchema": {"type": "object"}}),
         );
         let server = RemoteServer::command("s", "true").max_description_bytes(11);
-        let (definitions, _) = build(&server, &[long], |_| Arc::new(Never));
+        let (definitions, _) = build(&server, &[long], false, |_| Arc::new(Never));
         assert_eq!(
             definitions[0].description(),
             Some("ééééé [cut: 200 bytes in all]")

@@ -1,5 +1,7 @@
 //! Listing a server's tools: every page (a bounded number of them), within the list timeout,
 //! with the server's cache hint kept so the list is asked again only when it may have changed.
+//! Only the tools the host's filters allow are kept, and they are what the bound on tools
+//! counts: a server's many unwanted tools cannot crowd out one the host wants.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -9,14 +11,17 @@ use rmcp::service::{Peer, RoleClient};
 
 use super::error::McpClientError;
 use super::server::RemoteServer;
+use crate::filter::CompiledFilters;
 
 /// The most pages the bridge asks for: a server that keeps handing out cursors is cut off.
 const MAX_PAGES: usize = 100;
 
-/// The server's tools, and until when the server said the list holds.
+/// The server's tools the host's filters allow, and until when the server said the list holds.
 pub(crate) struct Listed {
     pub(crate) tools: Vec<Tool>,
     pub(crate) expires_at: Option<Instant>,
+    /// Whether listing stopped at the bound, with pages left unread.
+    pub(crate) cut: bool,
 }
 
 /// Lists every page of the server's tools.
@@ -40,6 +45,7 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
     let mut seen = HashSet::new();
     let mut expires_at: Option<Instant> = None;
     let mut every_page_has_a_hint = true;
+    let filters = CompiledFilters::new(&server.filters);
     for _ in 0..MAX_PAGES {
         let params = cursor
             .clone()
@@ -62,9 +68,14 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
             }
             None => every_page_has_a_hint = false,
         }
-        tools.extend(page.tools);
+        tools.extend(
+            page.tools
+                .into_iter()
+                .filter(|tool| filters.allows(&tool.name)),
+        );
         // One tool past the bound is enough for the catalog to keep the first ones and say the
         // rest were left out.
+        let cut = tools.len() > server.bounds.max_tools && page.next_cursor.is_some();
         let listed = if tools.len() > server.bounds.max_tools {
             None
         } else {
@@ -84,6 +95,7 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
                 return Ok(Listed {
                     tools,
                     expires_at: expires_at.filter(|_| every_page_has_a_hint),
+                    cut,
                 });
             }
         }

@@ -13,6 +13,7 @@ use crate::call::{CallId, ToolOutput};
 use crate::context::ToolExecutionContext;
 use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
 use crate::error::ToolError;
+use crate::redact::SecretRedactor;
 
 use super::catalog::{self, RemoteTools};
 use super::connect::{self, ProtocolEra, Session};
@@ -65,6 +66,8 @@ type KeptList = (RemoteTools, Option<Instant>);
 
 struct Connection {
     server: RemoteServer,
+    /// The endpoint's credentials, taken out of everything of the server's the bridge passes on.
+    scrubber: SecretRedactor,
     peer: Peer<RoleClient>,
     progress: ProgressRoutes,
     tools_changed: Arc<AtomicBool>,
@@ -94,7 +97,7 @@ impl McpClient {
         era: ProtocolEra,
     ) -> Result<Self, McpClientError> {
         server.check_prefix()?;
-        let (handler, progress, tools_changed) = BridgeHandler::new();
+        let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
         let session = connect::open(&server, era, handler).await?;
         Ok(Self::assemble(server, progress, tools_changed, session))
     }
@@ -110,7 +113,7 @@ impl McpClient {
         E: std::error::Error + Send + Sync + 'static,
     {
         server.check_prefix()?;
-        let (handler, progress, tools_changed) = BridgeHandler::new();
+        let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
         let session = connect::open_over(&server, handler, transport).await?;
         Ok(Self::assemble(server, progress, tools_changed, session))
     }
@@ -125,6 +128,7 @@ impl McpClient {
         let process_id = session.child.as_ref().and_then(tokio::process::Child::id);
         Self {
             connection: Arc::new(Connection {
+                scrubber: progress.scrubber().clone(),
                 server,
                 peer,
                 progress,
@@ -186,12 +190,13 @@ impl McpClient {
             .inspect_err(|_| {
                 connection.tools_changed.fetch_or(changed, Ordering::AcqRel);
             })?;
-        let (definitions, skipped) = catalog::build(&connection.server, &remote.tools, |name| {
-            Arc::new(RemoteToolHandler {
-                connection: Arc::clone(connection),
-                remote_name: Arc::from(name),
-            })
-        });
+        let (definitions, skipped) =
+            catalog::build(&connection.server, &remote.tools, remote.cut, |name| {
+                Arc::new(RemoteToolHandler {
+                    connection: Arc::clone(connection),
+                    remote_name: Arc::from(name),
+                })
+            });
         for tool in &skipped {
             tracing::warn!(
                 target: "prism::mcp",
@@ -321,6 +326,7 @@ impl Connection {
         };
         let site = CallSite {
             server: &self.server,
+            scrubber: &self.scrubber,
             peer: &self.peer,
             progress: &self.progress,
         };
@@ -341,7 +347,7 @@ impl Connection {
             RemoteOutcome::Complete(output) => Ok(output),
             RemoteOutcome::Failed(message) => Err(ToolError::new(message)),
             RemoteOutcome::InputRequired(request) => {
-                let error = request.to_tool_error();
+                let error = request.to_tool_error(&self.scrubber);
                 if let Some(id) = ctx.tool_call_id() {
                     let mut kept = self.kept_input();
                     if kept.len() == KEPT_INPUT_REQUESTS {

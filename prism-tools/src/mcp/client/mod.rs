@@ -17,12 +17,16 @@
 //! - **Schemas are bounded** (size, depth) and must be self-contained: a tool whose schema
 //!   refers outside itself (`$ref` to a URL) is skipped with the reason, and nothing is ever
 //!   fetched. So are tools with names outside MCP's character set, and tools past the bound
-//!   ([`RemoteServer::max_tools`]): the first ones are taken, and listing stops reading there.
+//!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow): the
+//!   first ones are taken, and listing stops reading there (pages left unread are named `*` in
+//!   [`RemoteTools::skipped`]).
 //! - **Results are bounded** (the transport refuses oversized messages before decoding them;
 //!   a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their content
 //!   blocks (text, image, audio, resource links, embedded resources) and are marked untrusted,
 //!   so wire formats fence them as data for the model. A remote `isError` is the call's
-//!   `tool_error`, with the remote text as the message.
+//!   `tool_error`, with the remote text as the message: passed on whole, so that the
+//!   dispatcher's redactor sees every secret in it before the dispatcher cuts the message to its
+//!   bound.
 //! - **Time is bounded.** A call waits [`RemoteServer::call_timeout`] for a result, each
 //!   progress notification starting the wait again, and never longer than
 //!   [`RemoteServer::max_call_timeout`]; on a timeout, on the context's cancellation, or when
@@ -30,8 +34,9 @@
 //!   closes the stream fails its calls with `mcp_connection_lost` at once; one that hangs, with
 //!   `mcp_timeout`. Connecting and listing have timeouts too, and no wait is longer than a day.
 //! - **Credentials stay out of errors.** The HTTP stack quotes the endpoint's URL whole in its
-//!   errors; the bridge takes the URL's user, password and query, and the values of the headers
-//!   given for the server, out of every error it reports.
+//!   errors, and a server may quote back what it was sent; the bridge takes the URL's user,
+//!   password, query and each query value, and the values of the headers given for the server,
+//!   out of every error and progress message it passes on.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
 //!   elicitation of its own; a server that needs input answers `input_required`, which fails
 //!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed
@@ -42,7 +47,8 @@
 //!   the log (`prism::mcp`, debug level); it is killed when the connection ends.
 //!
 //! Progress notifications reach the call's [`ToolExecutionContext`](crate::ToolExecutionContext)
-//! as `{"progress", "total", "message"}` (the message cut to 4 KiB), so the dispatcher's events
+//! as `{"progress", "total", "message"}` (a message over 4 KiB is left out whole, never cut
+//! where a secret could be split), so the dispatcher's events
 //! and ledger rows record them. When a relisting after the server's "the list changed" fails,
 //! the next [`McpClient::tools`] asks again.
 //!

@@ -14,14 +14,22 @@ use rmcp::service::{NotificationContext, RoleClient};
 use serde_json::{Map, Value};
 
 use crate::context::ToolExecutionContext;
+use crate::redact::SecretRedactor;
 
 /// The calls in flight that listen for progress, by the progress token their request carries.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct ProgressRoutes {
     routes: Arc<Mutex<HashMap<ProgressToken, ToolExecutionContext>>>,
+    /// The endpoint's credentials, taken out of progress messages.
+    scrubber: SecretRedactor,
 }
 
 impl ProgressRoutes {
+    /// The redactor of the endpoint's credentials these routes apply.
+    pub(crate) fn scrubber(&self) -> &SecretRedactor {
+        &self.scrubber
+    }
+
     /// Sends progress with `token` to `ctx` until the returned guard is dropped.
     pub(crate) fn register(&self, token: ProgressToken, ctx: ToolExecutionContext) -> RouteGuard {
         self.lock().insert(token.clone(), ctx);
@@ -46,8 +54,16 @@ impl ProgressRoutes {
             update.insert("total".to_owned(), number(total));
         }
         if let Some(message) = params.message {
-            // The server's text, into every event and ledger row of the update: bounded.
-            let message = super::catalog::bounded(&message, PROGRESS_MESSAGE_BYTES);
+            // The server's text, into every event and ledger row of the update: bounded, and
+            // left out whole rather than cut (the dispatcher's redactor must see a secret whole).
+            let message = if message.len() <= PROGRESS_MESSAGE_BYTES {
+                self.scrubber.redact_str(&message).into_owned()
+            } else {
+                format!(
+                    "[a progress message of {} bytes was left out]",
+                    message.len()
+                )
+            };
             update.insert("message".to_owned(), Value::String(message));
         }
         // A full queue drops the update (and counts it): progress never slows the call down.
@@ -88,8 +104,12 @@ pub(crate) struct BridgeHandler {
 impl BridgeHandler {
     /// A handler, and the two things it shares with the client: the progress routes and the
     /// "tools changed" flag.
-    pub(crate) fn new() -> (Self, ProgressRoutes, Arc<AtomicBool>) {
-        let progress = ProgressRoutes::default();
+    /// `scrubber` takes the endpoint's credentials out of progress messages.
+    pub(crate) fn new(scrubber: SecretRedactor) -> (Self, ProgressRoutes, Arc<AtomicBool>) {
+        let progress = ProgressRoutes {
+            routes: Arc::default(),
+            scrubber,
+        };
         let tools_changed = Arc::new(AtomicBool::new(false));
         let handler = Self {
             progress: progress.clone(),
@@ -129,23 +149,32 @@ mod tests {
     use crate::progress::progress_queue;
     use rmcp::model::NumberOrString;
 
-    #[tokio::test]
-    async fn a_progress_message_is_bounded_before_it_reaches_the_call() {
-        let routes = ProgressRoutes::default();
+    /// The message of each of `messages`, as the call's context receives it.
+    async fn delivered(messages: [String; 2]) -> Vec<String> {
+        let (_, routes, _) = BridgeHandler::new(SecretRedactor::new(["sk-endpoint-1"]));
         let (sender, receiver) = progress_queue(&Limits::default());
         let ctx = ToolExecutionContext::new().for_call("c1".into(), Some(sender));
         let token = ProgressToken(NumberOrString::Number(1));
         let _route = routes.register(token.clone(), ctx);
-        let mut params = ProgressNotificationParam::new(token, 1.0);
-        params.message = Some("x".repeat(1 << 20));
-        routes.deliver(params);
-        let update = receiver.recv().await;
-        let message = update.progress["message"].as_str().unwrap();
-        assert!(
-            message.len() < PROGRESS_MESSAGE_BYTES + 100,
-            "{}",
-            message.len()
+        let mut received = Vec::new();
+        for (at, message) in messages.into_iter().enumerate() {
+            let mut params = ProgressNotificationParam::new(token.clone(), at as f64);
+            params.message = Some(message);
+            routes.deliver(params);
+            let update = receiver.recv().await;
+            received.push(update.progress["message"].as_str().unwrap().to_owned());
+        }
+        received
+    }
+
+    #[tokio::test]
+    async fn a_progress_message_is_scrubbed_and_an_overlong_one_left_out_whole() {
+        let received = delivered(["sent with sk-endpoint-1".to_owned(), "x".repeat(1 << 20)]).await;
+        assert_eq!(received[0], "sent with [REDACTED]");
+        // Not cut: a cut could end inside a secret only the dispatcher's redactor knows.
+        assert_eq!(
+            received[1],
+            "[a progress message of 1048576 bytes was left out]"
         );
-        assert!(message.ends_with("[cut: 1048576 bytes in all]"));
     }
 }

@@ -8,11 +8,8 @@ use serde_json::Value;
 use crate::call::{ContentBlock, ToolOutput};
 use crate::error::ToolError;
 
-use super::catalog::bounded;
 use super::error::codes;
-
-/// The most of a remote error's text the bridge passes on as the error message.
-const MAX_ERROR_MESSAGE_BYTES: usize = 8 * 1024;
+use crate::redact::SecretRedactor;
 
 /// What one remote call ended with.
 #[derive(Debug)]
@@ -89,8 +86,9 @@ impl InputRequired {
     }
 
     /// The tool error a dispatcher reports for it: code `mcp_input_required`, and a message
-    /// naming what was asked.
-    pub(crate) fn to_tool_error(&self) -> ToolError {
+    /// naming what was asked, with the endpoint's credentials (`scrubber`) taken out. Not cut:
+    /// the dispatcher cuts it after its own redaction.
+    pub(crate) fn to_tool_error(&self, scrubber: &SecretRedactor) -> ToolError {
         let asked: Vec<String> = self
             .requests
             .iter()
@@ -104,20 +102,24 @@ impl InputRequired {
         } else {
             asked.join("; ")
         };
+        let message = format!(
+            "MCP server `{}` needs input before `{}` can finish: {asked}",
+            self.server, self.tool
+        );
         ToolError::with_code(
             codes::INPUT_REQUIRED,
-            cut(format!(
-                "MCP server `{}` needs input before `{}` can finish: {asked}",
-                self.server, self.tool
-            )),
+            scrubber.redact_str(&message).into_owned(),
         )
     }
 }
 
-/// The outcome of a completed call, checked against `max_bytes`.
+/// The outcome of a completed call, checked against `max_bytes`. A remote error's text is
+/// passed on whole (within `max_bytes`) with the endpoint's credentials (`scrubber`) taken out:
+/// the dispatcher redacts it, then cuts it to its bound.
 pub(crate) fn complete(
     result: CallToolResult,
     max_bytes: usize,
+    scrubber: &SecretRedactor,
 ) -> Result<RemoteOutcome, ToolError> {
     let content_bytes = serde_json::to_vec(&result.content).map_or(usize::MAX, |json| json.len());
     let value_bytes = result.structured_content.as_ref().map_or(0, |value| {
@@ -138,7 +140,7 @@ pub(crate) fn complete(
         let message = if text.is_empty() {
             "the remote tool reported an error without a message".to_owned()
         } else {
-            cut(text.join("\n"))
+            scrubber.redact_str(&text.join("\n")).into_owned()
         };
         return Ok(RemoteOutcome::Failed(message));
     }
@@ -159,11 +161,6 @@ fn block(remote: &rmcp::model::ContentBlock) -> ContentBlock {
             "[a content block of kind `{kind}` from the MCP server was left out: this host does not read that kind]"
         ))
     })
-}
-
-/// `text` cut to the error message bound, saying so.
-fn cut(text: String) -> String {
-    bounded(&text, MAX_ERROR_MESSAGE_BYTES)
 }
 
 #[cfg(test)]
@@ -187,7 +184,9 @@ mod tests {
             ],
             "structuredContent": {"n": 1}
         }));
-        let RemoteOutcome::Complete(output) = complete(result, 10_000).unwrap() else {
+        let RemoteOutcome::Complete(output) =
+            complete(result, 10_000, &SecretRedactor::default()).unwrap()
+        else {
             panic!("a complete result");
         };
         assert_eq!(output.value, json!({"n": 1}));
@@ -200,7 +199,7 @@ mod tests {
         let failed = wire_result(
             json!({"content": [{"type": "text", "text": "no such zone"}], "isError": true}),
         );
-        match complete(failed, 10_000).unwrap() {
+        match complete(failed, 10_000, &SecretRedactor::default()).unwrap() {
             RemoteOutcome::Failed(message) => assert_eq!(message, "no such zone"),
             other => panic!("expected a failure, got {other:?}"),
         }
@@ -209,20 +208,12 @@ mod tests {
     #[test]
     fn a_result_over_the_bound_is_refused_with_its_size() {
         let result = wire_result(json!({"content": [{"type": "text", "text": "x".repeat(500)}]}));
-        let error = complete(result, 100).unwrap_err();
+        let error = complete(result, 100, &SecretRedactor::default()).unwrap_err();
         assert_eq!(error.code().as_str(), "output_too_large");
         assert!(
             error.message().contains("over the bound of 100"),
             "{}",
             error.message()
         );
-    }
-
-    #[test]
-    fn long_error_text_is_cut_at_a_char_boundary() {
-        let text = "é".repeat(MAX_ERROR_MESSAGE_BYTES);
-        let cut = cut(text);
-        assert!(cut.ends_with(" [cut: 16384 bytes in all]"), "{cut}");
-        assert!(cut.starts_with("é"));
     }
 }

@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 
 use crate::context::ToolExecutionContext;
 use crate::error::ToolError;
+use crate::redact::SecretRedactor;
 
-use super::catalog::bounded;
 use super::error::codes;
 use super::notifications::ProgressRoutes;
 use super::outcome::{self, InputRequired, RemoteOutcome};
@@ -28,6 +28,8 @@ const BACKSTOP: Duration = Duration::from_secs(5);
 /// What a call needs of its connection.
 pub(crate) struct CallSite<'a> {
     pub(crate) server: &'a RemoteServer,
+    /// The endpoint's credentials, taken out of the server's text.
+    pub(crate) scrubber: &'a SecretRedactor,
     pub(crate) peer: &'a Peer<RoleClient>,
     pub(crate) progress: &'a ProgressRoutes,
 }
@@ -64,7 +66,7 @@ pub(crate) async fn call(
     let sending = site.peer.send_cancellable_request(request, options);
     let handle = match tokio::time::timeout(bounds.max_call_timeout, sending).await {
         Ok(Ok(handle)) => handle,
-        Ok(Err(error)) => return Err(service_error(site.server, tool, error)),
+        Ok(Err(error)) => return Err(service_error(&site, tool, error)),
         Err(_) => return Err(timed_out(site.server, tool, bounds.max_call_timeout)),
     };
     let _route = site
@@ -91,7 +93,7 @@ pub(crate) async fn call(
     cancel.peer = None;
     match response {
         Ok(ServerResult::CallToolResult(result)) => {
-            outcome::complete(result, bounds.max_result_bytes)
+            outcome::complete(result, bounds.max_result_bytes, site.scrubber)
         }
         Ok(ServerResult::EmptyResult(_)) => Ok(RemoteOutcome::Complete(Value::Null.into())),
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
@@ -111,7 +113,7 @@ pub(crate) async fn call(
                 site.server.name
             ),
         )),
-        Err(error) => Err(service_error(site.server, tool, error)),
+        Err(error) => Err(service_error(&site, tool, error)),
     }
 }
 
@@ -126,7 +128,11 @@ fn timed_out(server: &RemoteServer, tool: &str, waited: Duration) -> ToolError {
     )
 }
 
-fn service_error(server: &RemoteServer, tool: &str, error: ServiceError) -> ToolError {
+/// The error a failed request ends the call with. The server's text is passed on whole (the
+/// endpoint's credentials taken out): the dispatcher redacts it, then cuts it to its bound, so a
+/// secret is never cut before it is found.
+fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolError {
+    let server = site.server;
     match error {
         ServiceError::Timeout { timeout } => timed_out(server, tool, timeout),
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => ToolError::with_code(
@@ -142,7 +148,7 @@ fn service_error(server: &RemoteServer, tool: &str, error: ServiceError) -> Tool
                 "MCP server `{}` refused `{tool}` (JSON-RPC {}): {}",
                 server.name,
                 data.code.0,
-                bounded(&server.scrub(&data.message), 2048)
+                site.scrubber.redact_str(&data.message)
             ),
         ),
         other => ToolError::with_code(
@@ -150,7 +156,7 @@ fn service_error(server: &RemoteServer, tool: &str, error: ServiceError) -> Tool
             format!(
                 "MCP server `{}`: `{tool}` failed: {}",
                 server.name,
-                server.scrub(&other.to_string())
+                site.scrubber.redact_str(&other.to_string())
             ),
         ),
     }

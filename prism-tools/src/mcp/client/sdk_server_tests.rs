@@ -17,6 +17,8 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::json;
 
 use crate::call::ErrorCode;
+use crate::dispatch::InMemoryLedger;
+use crate::redact::SecretRedactor;
 use crate::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
 
 use super::codes;
@@ -152,13 +154,16 @@ async fn input_required_reaches_the_host_typed_and_its_answer_reaches_the_server
     server.abort();
 }
 
-/// Lists five tools over three pages, each page with a cache hint; with `endless`, every page
-/// hands out a new cursor.
+/// Lists `pages` (by default five tools over three), each page with a cache hint; with
+/// `endless`, every page hands out a new cursor.
 struct PagedServer {
     ttl_ms: u64,
     endless: bool,
     lists: Arc<AtomicUsize>,
+    pages: &'static [&'static [&'static str]],
 }
+
+const FIVE_TOOLS: &[&[&str]] = &[&["a", "b"], &["c", "d"], &["e"]];
 
 impl ServerHandler for PagedServer {
     fn get_info(&self) -> ServerConfig {
@@ -175,12 +180,7 @@ impl ServerHandler for PagedServer {
             .and_then(|request| request.cursor)
             .map_or(Ok(0), |cursor| cursor.parse())
             .map_err(|_| ErrorData::invalid_params("bad cursor", None))?;
-        let names: &[&str] = match page {
-            0 => &["a", "b"],
-            1 => &["c", "d"],
-            2 => &["e"],
-            _ => &[],
-        };
+        let names = self.pages.get(page).copied().unwrap_or_default();
         let schema = match json!({"type": "object"}) {
             serde_json::Value::Object(schema) => schema,
             _ => unreachable!("an object"),
@@ -192,7 +192,7 @@ impl ServerHandler for PagedServer {
                 .collect(),
         );
         result.ttl_ms = Some(self.ttl_ms);
-        if page < 2 || self.endless {
+        if page + 1 < self.pages.len() || self.endless {
             result.next_cursor = Some((page + 1).to_string());
         }
         Ok(result)
@@ -205,6 +205,7 @@ async fn paged(ttl_ms: u64, endless: bool) -> (McpClient, Arc<AtomicUsize>) {
         ttl_ms,
         endless,
         lists: Arc::clone(&lists),
+        pages: FIVE_TOOLS,
     };
     let client = connected(server, RemoteServer::command("paged", "unused")).await;
     (client, lists)
@@ -320,6 +321,7 @@ async fn a_server_with_more_tools_than_the_bound_gives_the_first_ones() {
         ttl_ms: 0,
         endless: false,
         lists: Arc::default(),
+        pages: FIVE_TOOLS,
     };
     let client = connected(
         server,
@@ -461,4 +463,164 @@ async fn an_error_never_carries_the_endpoints_credentials() {
         error.contains("127.0.0.1"),
         "the rest of the message stays: {error}"
     );
+}
+
+/// The bound counts the tools the host wants: one it allows on the last page is taken, however
+/// many it does not want come first.
+#[tokio::test]
+async fn the_bound_on_tools_counts_only_the_tools_the_filters_allow() {
+    let server = PagedServer {
+        ttl_ms: 0,
+        endless: false,
+        lists: Arc::default(),
+        pages: FIVE_TOOLS,
+    };
+    let remote = RemoteServer::command("paged", "unused")
+        .max_tools(2)
+        .filter(crate::filter::ToolFilter::allow(["e"]));
+    let tools = connected(server, remote).await.tools().await.unwrap();
+    let names: Vec<_> = tools.definitions().iter().map(|tool| tool.name()).collect();
+    assert_eq!(names, ["e"]);
+    assert!(tools.skipped().is_empty(), "{:?}", tools.skipped());
+}
+
+/// When tools skipped for bad names leave room under the bound, the pages listing never read
+/// are named in `skipped()` rather than silently missing.
+#[tokio::test]
+async fn pages_left_unread_at_the_bound_are_reported() {
+    let server = PagedServer {
+        ttl_ms: 0,
+        endless: false,
+        lists: Arc::default(),
+        pages: &[&["bad name", "b"], &["c d", "d"], &["e"]],
+    };
+    let remote = RemoteServer::command("paged", "unused").max_tools(2);
+    let tools = connected(server, remote).await.tools().await.unwrap();
+    let names: Vec<_> = tools.definitions().iter().map(|tool| tool.name()).collect();
+    assert_eq!(names, ["b", "d"]);
+    let unread = tools.skipped().last().unwrap();
+    assert_eq!(unread.name, "*");
+    assert!(
+        unread.reason.contains("later pages were not read"),
+        "{}",
+        unread.reason
+    );
+}
+
+/// Answers `fail` with `isError: true` and `refuse` with a JSON-RPC error, each carrying the
+/// `text` argument as the server's message, with `HEADER` and `KEY` spelled out as the
+/// credentials of the tests' endpoint (a server quoting back what it was sent).
+struct EchoingServer;
+
+impl ServerHandler for EchoingServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!("an object")
+        };
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("fail", "Fails with the text.", schema.clone()),
+            Tool::new("refuse", "Refuses with the text.", schema),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let text = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("text"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .replace("HEADER", "sk-HEADER-456")
+            .replace("KEY", "sk-SECRET-123");
+        match request.name.as_ref() {
+            "fail" => Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into()),
+            _ => Err(ErrorData::invalid_params(text, None)),
+        }
+    }
+}
+
+/// A dispatcher over the echoing server's tools, with a ledger and the host's `secrets`.
+async fn echoing(remote: RemoteServer, secrets: &[&str]) -> (Dispatcher, InMemoryLedger) {
+    let client = connected(EchoingServer, remote).await;
+    let registry = ToolRegistry::from_iter(client.tools().await.unwrap().into_definitions());
+    let ledger = InMemoryLedger::default();
+    let dispatcher = Dispatcher::builder(registry)
+        .ledger(ledger.clone())
+        .redactor(SecretRedactor::new(secrets))
+        .build();
+    (dispatcher, ledger)
+}
+
+/// The error message of `tool` called with `text`, and every ledger row as JSON.
+async fn echoed(
+    dispatcher: &Dispatcher,
+    ledger: &InMemoryLedger,
+    tool: &str,
+    text: &str,
+) -> (String, String) {
+    let call = ToolCall::new(format!("c-{tool}"), tool, json!({"text": text}));
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    let message = result.error_info().expect("an error").message.clone();
+    (message, serde_json::to_string(&ledger.records()).unwrap())
+}
+
+/// The endpoint's credentials (a header value, a query parameter's value on its own) are taken
+/// out of whatever the server says back: a remote `isError` and a JSON-RPC error alike.
+#[tokio::test]
+async fn the_servers_text_never_carries_the_endpoints_credentials() {
+    let remote = RemoteServer::http("h", "http://127.0.0.1:1/mcp?key=sk-SECRET-123&v=2")
+        .header("Authorization", "Bearer sk-HEADER-456");
+    let (dispatcher, ledger) = echoing(remote, &[]).await;
+    let text = "the credential Bearer HEADER and the key KEY are refused";
+    for tool in ["fail", "refuse"] {
+        let (message, rows) = echoed(&dispatcher, &ledger, tool, text).await;
+        for secret in ["sk-HEADER-456", "sk-SECRET-123"] {
+            assert!(!message.contains(secret), "{tool}: {message}");
+            assert!(
+                !rows.contains(secret),
+                "{tool}: a ledger row holds {secret}"
+            );
+        }
+        assert!(message.contains("are refused"), "the rest stays: {message}");
+    }
+}
+
+/// A secret the host's redactor knows is found whole before any cut: the bridge passes the
+/// server's text on uncut, and the dispatcher cuts only after redacting.
+#[tokio::test]
+async fn a_known_secret_is_never_cut_before_it_is_redacted() {
+    let secret = "sk-HOST-SECRET-0123456789";
+    let (dispatcher, ledger) = echoing(RemoteServer::command("e", "unused"), &[secret]).await;
+    for before in [8 * 1024 - 12, 16 * 1024 - 12] {
+        let text = format!("{}{secret}", "x".repeat(before));
+        for tool in ["fail", "refuse"] {
+            let (message, rows) = echoed(&dispatcher, &ledger, tool, &text).await;
+            let kept = &secret[..12];
+            assert!(
+                !message.contains(kept),
+                "{tool}: …{}",
+                &message[message.len() - 60..]
+            );
+            assert!(
+                !rows.contains(kept),
+                "{tool}: a cut secret reached a ledger row"
+            );
+        }
+    }
 }

@@ -200,21 +200,30 @@ impl RemoteServer {
     }
 
     /// `text` (an error of the HTTP stack or the SDK, which quote the endpoint's URL whole) with
-    /// the endpoint's credentials taken out: the URL's user, password and query, and the values
-    /// of the headers given for it. The host's redactor may not know them.
+    /// the endpoint's credentials taken out (see [`scrubber`](Self::scrubber)).
     pub(crate) fn scrub(&self, text: &str) -> String {
+        self.scrubber().redact_str(text).into_owned()
+    }
+
+    /// A redactor of the endpoint's credentials, which the host's redactor may not know: the
+    /// URL's user and password, its query and each value in it (as written and decoded), and the
+    /// values of the headers given for it. A server may quote any of them back.
+    pub(crate) fn scrubber(&self) -> SecretRedactor {
         let Endpoint::Http { url, headers } = &self.endpoint else {
-            return text.to_owned();
+            return SecretRedactor::default();
         };
-        let parsed = url::Url::parse(url).ok();
-        let from_url = parsed
-            .iter()
-            .flat_map(|parsed| [Some(parsed.username()), parsed.password(), parsed.query()]);
-        let secrets = from_url
-            .flatten()
-            .chain(headers.iter().map(|(_, value)| value.as_str()))
-            .filter(|secret| !secret.is_empty());
-        SecretRedactor::new(secrets).redact_str(text).into_owned()
+        let mut secrets: Vec<String> = headers.iter().map(|(_, value)| value.clone()).collect();
+        if let Ok(parsed) = url::Url::parse(url) {
+            secrets.push(parsed.username().to_owned());
+            secrets.extend(parsed.password().map(str::to_owned));
+            if let Some(query) = parsed.query() {
+                secrets.push(query.to_owned());
+                let written = query.split('&').filter_map(|pair| pair.split_once('='));
+                secrets.extend(written.map(|(_, value)| value.to_owned()));
+                secrets.extend(parsed.query_pairs().map(|(_, value)| value.into_owned()));
+            }
+        }
+        SecretRedactor::new(secrets)
     }
 
     /// Refuses a name that cannot prefix tools unambiguously: a tool name itself, with no `__`
