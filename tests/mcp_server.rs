@@ -26,12 +26,22 @@ async fn connect(server: &prism::mcp::McpServer, client: TestClient) -> Client {
 
 /// The call re-issued with the sealed `state` it was asked about and a person's "yes".
 fn approved_call(name: &str, arguments: Value, state: &str) -> CallToolRequestParams {
+    answered_call(name, arguments, state, true)
+}
+
+/// The call re-issued with the sealed `state` and the person's answer `approve`.
+fn answered_call(
+    name: &str,
+    arguments: Value,
+    state: &str,
+    approve: bool,
+) -> CallToolRequestParams {
     let mut params = call(name, arguments);
     params.request_state = Some(state.to_owned());
     params.input_responses = Some(
         [(
             "approval".to_owned(),
-            json!({"action": "accept", "content": {"approve": true}}),
+            json!({"action": "accept", "content": {"approve": approve}}),
         )]
         .into(),
     );
@@ -451,4 +461,238 @@ async fn an_approval_that_never_expires_still_runs_each_approved_call_once() {
         assert_eq!(first_text(&done), format!("wiped {path}"));
     }
     assert_eq!(fixture.wiped.load(Ordering::SeqCst), 2);
+}
+
+/// Every `tools/call` gets exactly one answer: a panic in the host's `authorize` hook refuses
+/// the call (it grants nothing) instead of ending rmcp's handler task without an answer.
+#[tokio::test]
+async fn a_panicking_authorize_hook_still_answers_the_call() {
+    let fixture = fixture_with(|builder| {
+        builder.authorize(|_| -> Option<prism::registry::ToolScope> {
+            panic!("the host's authorisation backend failed")
+        })
+    });
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let answered = tokio::time::timeout(
+        Duration::from_secs(5),
+        client.call_tool(call("add", json!({"a": 1, "b": 2}))),
+    )
+    .await;
+    let answered = answered
+        .expect("tools/call gets an answer")
+        .expect("a result");
+    assert_eq!(answered.is_error, Some(true), "{}", first_text(&answered));
+}
+
+/// Same for `tools/list`, which then lists no tool.
+#[tokio::test]
+async fn a_panicking_authorize_hook_still_answers_the_list() {
+    let fixture = fixture_with(|builder| {
+        builder.authorize(|_| -> Option<prism::registry::ToolScope> {
+            panic!("the host's authorisation backend failed")
+        })
+    });
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let answered = tokio::time::timeout(Duration::from_secs(5), client.list_tools(None)).await;
+    let listed = answered
+        .expect("tools/list gets an answer")
+        .expect("a list");
+    assert!(listed.tools.is_empty(), "{:?}", listed.tools);
+}
+
+/// A sealed `requestState` is used up by its first answer: one answered "no" cannot be sent
+/// again with "yes".
+#[tokio::test]
+async fn a_state_answered_no_cannot_be_replayed_with_yes() {
+    let fixture = fixture();
+    let client = connect(&fixture.server, TestClient::current()).await;
+    let args = json!({"path": "/"});
+    let asked = client
+        .call_tool_once(call("wipe", args.clone()))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(required) = asked else {
+        panic!("a call needing approval asks first, got {asked:?}");
+    };
+    let state = required.request_state.clone().unwrap();
+
+    let refused = client
+        .call_tool_once(answered_call("wipe", args.clone(), &state, false))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(refused) = refused else {
+        panic!("no second question")
+    };
+    assert_eq!(refused.is_error, Some(true), "{}", first_text(&refused));
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 0);
+
+    // The same state, replayed with the other answer.
+    let replayed = client
+        .call_tool_once(answered_call("wipe", args, &state, true))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(replayed) = replayed else {
+        panic!("no second question")
+    };
+    assert!(
+        first_text(&replayed).contains("already used"),
+        "{}",
+        first_text(&replayed)
+    );
+    assert_eq!(
+        fixture.wiped.load(Ordering::SeqCst),
+        0,
+        "a state answered \"no\" was replayed with \"yes\" and ran the call: {}",
+        first_text(&replayed)
+    );
+}
+
+/// A 2026-07-28 client whose elicitation capability is URL mode only: it cannot fill a form.
+#[derive(Clone)]
+struct UrlOnlyClient;
+
+impl rmcp::ClientHandler for UrlOnlyClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        use rmcp::model::{
+            ClientCapabilities, ClientConfig, ElicitationCapability, Implementation,
+            UrlElicitationCapability,
+        };
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_url(UrlElicitationCapability::new()));
+        ClientConfig::new(capabilities, Implementation::new("url-only", "0.0.0"))
+            .with_protocol_version(rmcp::model::ProtocolVersion::V_2026_07_28)
+    }
+}
+
+/// Approvals are asked with an elicitation form: a 2026-07-28 client that declared only URL
+/// elicitation gets the `isError` result naming the pending approval, not a form it cannot show.
+#[tokio::test]
+async fn a_current_client_with_url_only_elicitation_is_told_the_approval_is_pending() {
+    let fixture = fixture();
+    let client = rmcp::service::serve_client_with_lifecycle(
+        UrlOnlyClient,
+        mcp_server_support::serve_in_memory(&fixture.server, 64 * 1024),
+        rmcp::service::ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("the client starts");
+    let answer = client
+        .call_tool_once(call("wipe", json!({"path": "/"})))
+        .await
+        .unwrap();
+    match answer {
+        CallToolResponse::Complete(result) => {
+            assert_eq!(result.is_error, Some(true));
+            assert!(
+                first_text(&result).starts_with("Approval pending: wipe"),
+                "{}",
+                first_text(&result)
+            );
+        }
+        other => panic!("a client that cannot show a form was sent a form elicitation: {other:?}"),
+    }
+}
+
+/// A sealed approval binds the exact arguments, integers past 2^53 included (RFC 8785 alone
+/// writes 2^53 and 2^53 + 1 alike).
+#[tokio::test]
+async fn an_approval_for_one_large_integer_does_not_run_another() {
+    use prism::{Dispatcher, ToolDefinition, ToolRegistry};
+    use std::sync::{Arc, Mutex};
+    let ran = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let seen = Arc::clone(&ran);
+    let transfer = ToolDefinition::builder("transfer")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"amount": {"type": "integer"}},
+            "required": ["amount"]
+        }))
+        .requires_approval(true)
+        .run_sync(move |args: &Value, _| {
+            seen.lock().unwrap().push(args["amount"].clone());
+            Ok(json!("transferred"))
+        });
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([transfer])).build();
+    let server = prism::mcp::McpServer::builder(dispatcher).build().unwrap();
+    let client = connect(&server, TestClient::current()).await;
+
+    let approved_amount: u64 = 1 << 53; // 9007199254740992
+    let asked = client
+        .call_tool_once(call("transfer", json!({"amount": approved_amount})))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(required) = asked else {
+        panic!("a call needing approval asks first, got {asked:?}");
+    };
+    let state = required.request_state.clone().unwrap();
+    let other_amount = approved_amount + 1; // 9007199254740993
+    let changed = client
+        .call_tool_once(answered_call(
+            "transfer",
+            json!({"amount": other_amount}),
+            &state,
+            true,
+        ))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(changed) = changed else {
+        panic!("no second question")
+    };
+    assert_eq!(
+        *ran.lock().unwrap(),
+        Vec::<Value>::new(),
+        "the approval for {approved_amount} ran a call with other arguments: {}",
+        first_text(&changed)
+    );
+}
+
+/// Two different calls of a tool with an effect policy are two effects, even when their amounts
+/// differ only past 2^53.
+#[tokio::test]
+async fn two_payments_of_different_large_amounts_both_run() {
+    let fixture = fixture();
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let first: u64 = 1 << 53;
+    let one = client
+        .call_tool(call("pay", json!({"cents": first})))
+        .await
+        .unwrap();
+    let two = client
+        .call_tool(call("pay", json!({"cents": first + 1})))
+        .await
+        .unwrap();
+    assert_eq!(
+        fixture.paid.load(Ordering::SeqCst),
+        2,
+        "the second payment was answered with the first's outcome: {} / {}",
+        first_text(&one),
+        first_text(&two)
+    );
+}
+
+/// No secret known to the redactor reaches an MCP answer, not even one made of digits that a
+/// tool returns as a JSON number (a card number): it leaves neither the text nor
+/// `structuredContent`.
+#[tokio::test]
+async fn a_secret_returned_as_a_number_is_redacted_in_the_answer() {
+    use prism::dispatch::SecretRedactor;
+    use prism::{Dispatcher, ToolDefinition, ToolRegistry};
+    const CARD: &str = "4111111111111111";
+    let card = ToolDefinition::builder("card")
+        .parameters(json!({"type": "object"}))
+        .run_sync(|_, _| Ok(json!({"card": 4_111_111_111_111_111_u64})));
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([card]))
+        .redactor(SecretRedactor::new([CARD]))
+        .build();
+    let server = prism::mcp::McpServer::builder(dispatcher).build().unwrap();
+    let client = connect(&server, TestClient::handshake_era()).await;
+    let answer = client.call_tool(call("card", json!({}))).await.unwrap();
+    let wire = serde_json::to_string(&answer).unwrap();
+    assert!(
+        !wire.contains(CARD),
+        "the secret reached the answer: {wire}"
+    );
 }

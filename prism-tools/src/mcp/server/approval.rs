@@ -19,12 +19,13 @@
 //! - A client that cannot elicit (or a server that has no key to seal with) gets an `isError`
 //!   result naming the pending approval.
 //!
-//! Nonces are remembered in this process until they expire. An approved call re-issued with the
-//! same state (a client whose stream dropped before it read the answer) is refused as used,
-//! unless its tool has an effect policy and the dispatcher an effect store: then it goes on to
-//! its claim, and gets the outcome the store recorded (or hears the first call still runs)
-//! instead of a second run. Behind several server processes, give such tools an effect policy
-//! too, so the shared effect store runs their effect once.
+//! Nonces are remembered in this process until they expire, with the answer they came back
+//! with: a state is used up by its first answer, "no" as much as "yes". An approved call
+//! re-issued with the same state (a client whose stream dropped before it read the answer) is
+//! refused as used, unless its tool has an effect policy and the dispatcher an effect store: then
+//! it goes on to its claim, and gets the outcome the store recorded (or hears the first call
+//! still runs) instead of a second run. Behind several server processes, give such tools an
+//! effect policy too, so the shared effect store runs their effect once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -65,7 +66,8 @@ pub(crate) struct Approvals {
     /// no `requestState` opens.
     codec: Option<RequestStateCodec>,
     ttl: Duration,
-    redeemed: Mutex<HashMap<String, Instant>>,
+    /// Each nonce used, when, and whether its first answer approved.
+    redeemed: Mutex<HashMap<String, (Instant, bool)>>,
     /// Whether the dispatcher has an effect store, which answers a re-issued approved call of a
     /// tool with an effect policy with its recorded outcome.
     replays_effects: bool,
@@ -138,17 +140,29 @@ impl Approvals {
         Ok(Answered { asked, approved })
     }
 
-    /// Marks `nonce` used; false when it already was.
-    fn redeem(&self, nonce: &str) -> bool {
+    /// Marks `nonce` used with this answer: `None` the first time, else whether the first
+    /// answer approved.
+    fn redeem(&self, nonce: &str, approved: bool) -> Option<bool> {
         let now = Instant::now();
         let mut redeemed = self
             .redeemed
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        // A nonce outlives its state's expiry here, so an expired state can never be replayed.
-        let kept = self.ttl.saturating_mul(2);
-        redeemed.retain(|_, used| now.duration_since(*used) < kept);
-        redeemed.insert(nonce.to_owned(), now).is_none()
+        // A nonce outlives its state's expiry here (by a minute more than the TTL, since a sealed
+        // expiry is read from the wall clock in whole seconds), so an expired state can never be
+        // replayed, even with a TTL of zero.
+        let kept = self
+            .ttl
+            .saturating_mul(2)
+            .saturating_add(Duration::from_secs(60));
+        redeemed.retain(|_, (used, _)| now.duration_since(*used) < kept);
+        match redeemed.get(nonce) {
+            Some(&(_, first)) => Some(first),
+            None => {
+                redeemed.insert(nonce.to_owned(), (now, approved));
+                None
+            }
+        }
     }
 }
 
@@ -275,24 +289,26 @@ impl ApprovalGate<Interrupted> for Gate {
                         "The approval sent with this call of {} was given for another call",
                         tool.name()
                     )))
-                } else if !answered.approved {
-                    Approval::Refuse(Refusal::new(format!(
-                        "A person refused to let {} run with these arguments",
-                        tool.name()
-                    )))
-                } else if !approvals.redeem(&asked.nonce) {
-                    // Re-issued, say after a dropped stream. A tool with an effect policy goes on
-                    // to its claim, where the effect store answers with the recorded outcome (or
-                    // says the first call is still running) instead of running it again.
-                    if approvals.replays_effects && tool.effect().is_some() {
-                        return Approval::Proceed;
-                    }
-                    Approval::Refuse(Refusal::new(format!(
-                        "This approval of {} was already used: an approval runs its call once",
-                        tool.name()
-                    )))
                 } else {
-                    Approval::Proceed
+                    // The first answer uses the state up, whatever it was.
+                    match approvals.redeem(&asked.nonce, answered.approved) {
+                        _ if !answered.approved => Approval::Refuse(Refusal::new(format!(
+                            "A person refused to let {} run with these arguments",
+                            tool.name()
+                        ))),
+                        None => Approval::Proceed,
+                        // Re-issued after it was approved, say after a dropped stream. A tool with
+                        // an effect policy goes on to its claim, where the effect store answers
+                        // with the recorded outcome (or says the first call is still running)
+                        // instead of running it again.
+                        Some(true) if approvals.replays_effects && tool.effect().is_some() => {
+                            Approval::Proceed
+                        }
+                        Some(_) => Approval::Refuse(Refusal::new(format!(
+                            "This approval of {} was already used: an approval runs its call once",
+                            tool.name()
+                        ))),
+                    }
                 }
             }
         }
@@ -323,8 +339,25 @@ mod tests {
     fn a_ttl_that_never_ends_still_redeems() {
         let codec = RequestStateCodec::new_unchecked(vec![7; 32]);
         let approvals = Approvals::new(Some(codec), Duration::MAX, false);
-        assert!(approvals.redeem("a"));
-        assert!(approvals.redeem("b"));
-        assert!(!approvals.redeem("a"), "a nonce is used once");
+        assert_eq!(approvals.redeem("a", true), None);
+        assert_eq!(approvals.redeem("b", false), None);
+        assert_eq!(
+            approvals.redeem("a", true),
+            Some(true),
+            "a nonce is used once"
+        );
+        assert_eq!(
+            approvals.redeem("b", true),
+            Some(false),
+            "the first answer stays"
+        );
+    }
+
+    #[test]
+    fn a_ttl_of_zero_still_remembers_used_nonces() {
+        let codec = RequestStateCodec::new_unchecked(vec![7; 32]);
+        let approvals = Approvals::new(Some(codec), Duration::ZERO, false);
+        assert_eq!(approvals.redeem("a", true), None);
+        assert_eq!(approvals.redeem("a", true), Some(true));
     }
 }

@@ -10,9 +10,10 @@ use futures_util::FutureExt;
 use futures_util::future::{Either, Fuse, FusedFuture};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ProgressNotificationParam, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, ElicitationCapability, ProgressNotificationParam,
+    ProtocolVersion,
 };
-use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::McpServer;
@@ -24,6 +25,7 @@ use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, Tool
 use crate::context::{CancellationToken, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
+use crate::redact::truncate_at_char_boundary;
 
 impl McpServer {
     /// Answers one `tools/call`.
@@ -205,22 +207,23 @@ impl McpServer {
         let current = context
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let mut unasked = "this client cannot be asked (it does not support elicitation)";
+        let mut unasked = "this client cannot be asked (it does not support elicitation forms)";
         if current {
-            let can_elicit = context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.elicitation.is_some());
+            let can_elicit = context.client_capabilities().is_some_and(|capabilities| {
+                capabilities.elicitation.as_ref().is_some_and(shows_forms)
+            });
             if can_elicit {
                 match shared.approvals.ask(&held, redactor) {
                     Some(asked) => return Ok(CallToolResponse::InputRequired(asked)),
                     None => unasked = "this server has no key to seal the question with",
                 }
             }
-        } else if context
-            .peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Form)
-        {
+        } else if context.peer.peer_info().is_some_and(|info| {
+            info.capabilities
+                .elicitation
+                .as_ref()
+                .is_some_and(shows_forms)
+        }) {
             let ttl = shared.approvals.ttl();
             // The person has as long as a sealed question lives; a client that cancels the call
             // meanwhile (or goes away) stops it from running.
@@ -266,7 +269,13 @@ impl McpServer {
                     held.name
                 ),
                 Some(Ok(Err(error))) => {
-                    format!("The approval for {} could not be asked: {error}", held.name)
+                    // The client's text, of any length: redacted, then cut.
+                    let mut why = redactor.redact_str(&error.to_string()).into_owned();
+                    if why.len() > QUOTED_ERROR_BYTES {
+                        truncate_at_char_boundary(&mut why, QUOTED_ERROR_BYTES);
+                        why.push_str("… [cut]");
+                    }
+                    format!("The approval for {} could not be asked: {why}", held.name)
                 }
             };
             return answer(
@@ -285,6 +294,15 @@ impl McpServer {
                 .settle_refused(&held, pending, &shared.context),
         )
     }
+}
+
+/// How much of a client's error the refusal of an approval it could not be asked quotes.
+const QUOTED_ERROR_BYTES: usize = 200;
+
+/// Whether a client with this elicitation capability can show a form: it says `form`, or, as
+/// clients did before URL elicitation, names no mode at all.
+fn shows_forms(elicitation: &ElicitationCapability) -> bool {
+    elicitation.form.is_some() || elicitation.url.is_none()
 }
 
 /// One call, made from its request and ready to run.

@@ -56,6 +56,8 @@ use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, RoleSe
 
 use crate::context::ToolExecutionContext;
 use crate::dispatch::Dispatcher;
+use crate::grant::ToolGrant;
+use crate::panic::guarded;
 use crate::schema::LoweringCache;
 use crate::scope::ToolScope;
 
@@ -159,9 +161,19 @@ impl McpServer {
 
     /// The scope the host's [`authorize`](McpServerBuilder::authorize) gives this request,
     /// within the server's own (that of its [`context`](McpServerBuilder::context)).
+    ///
+    /// A hook that panics grants nothing (fail closed), so the request still gets its answer.
     fn scope_for(&self, context: &RequestContext<RoleServer>) -> Option<ToolScope> {
         let authorize = self.shared.authorize.as_ref()?;
-        let own = authorize(context.extensions.get::<::http::request::Parts>())?;
+        let parts = context.extensions.get::<::http::request::Parts>();
+        let own = match guarded(|| authorize(parts)) {
+            Ok(scope) => scope?,
+            Err(_) => {
+                // Not the panic's text: it could quote anything the hook read, a secret included.
+                tracing::error!(target: "prism_tools", "the MCP server's authorize hook panicked; the request may see and call no tool");
+                ToolScope::new(ToolGrant::none())
+            }
+        };
         Some(match self.shared.context.scope() {
             Some(base) => own.within(base),
             None => own,
@@ -235,7 +247,8 @@ impl McpServerBuilder {
 
     /// Decides per request which tools it may see and call, from its HTTP request (headers,
     /// say; `None` over stdio). The scope narrows what the dispatcher's filters allow, for
-    /// `tools/list` and `tools/call` alike; `None` narrows nothing.
+    /// `tools/list` and `tools/call` alike; `None` narrows nothing. A hook that panics grants
+    /// nothing to that request.
     ///
     /// ```
     /// use prism::mcp::McpServer;
