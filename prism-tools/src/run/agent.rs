@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::dispatch::Dispatcher;
+use crate::panic::guarded;
 use crate::run::search_cache::SearchCache;
 use crate::run::{
-    AgentConfig, ApprovalPolicy, ApprovalStore, Provider, RunEvent, RunEventSink, Session,
-    SessionState,
+    AgentConfig, ApprovalPolicy, ApprovalStore, Provider, ProviderError, RunEvent, RunEventSink,
+    Session, SessionState,
 };
 
 /// A dispatcher, a provider and the defaults of every run.
@@ -66,18 +67,26 @@ impl Agent {
             secure: false,
             search_cache: SearchCache::default(),
         };
-        agent.learn_provider_secrets();
+        // A panic here is met again after the first provider turn, which it then fails.
+        let _ = agent.learn_provider_secrets();
         agent
     }
 
     /// Adds the provider's secrets that the dispatcher's redactor does not know yet.
-    pub(crate) fn learn_provider_secrets(&mut self) {
+    ///
+    /// # Errors
+    ///
+    /// When the provider's `secrets` panicked: what it would have named stays unknown.
+    pub(crate) fn learn_provider_secrets(&mut self) -> Result<(), ProviderError> {
         let redactor = self.dispatcher.redactor();
-        let mut secrets = self.provider.secrets();
+        // Not the panic's text: it could quote the very secret that is not known yet.
+        let mut secrets = guarded(|| self.provider.secrets())
+            .map_err(|_| ProviderError::new("the provider panicked while naming its secrets"))?;
         secrets.retain(|secret| !redactor.knows(secret));
         if !secrets.is_empty() {
             self.dispatcher = self.dispatcher.with_secrets(&secrets);
         }
+        Ok(())
     }
 
     /// Keeps pending approvals and decisions in `store`. Without a store, a call that needs

@@ -3,7 +3,10 @@
 //! The dispatcher asks it about each call once trust, permission, validation and `before_execute`
 //! let the call through, right before the effect claim. A call whose tool or the agent's
 //! [`ApprovalPolicy`](crate::run::ApprovalPolicy) asks for a decision then waits, unless a person
-//! approved exactly this call (same id, tool and arguments) before the run resumed.
+//! approved exactly this call (same id, tool and arguments) before the run resumed. An approval
+//! lets one call through: a second call the model sent under the same id is refused.
+
+use std::sync::Mutex;
 
 use serde_json::Value;
 
@@ -22,8 +25,9 @@ pub(crate) struct RunApprovals<'a> {
     /// The run's own tool this turn (search mode's `search_tools`): it reads the index and
     /// activates names, which grants nothing, so it never waits.
     run_tool: Option<&'a str>,
-    /// Calls a person approved, consumed from the store before the run resumed.
-    approved: Vec<ApprovalKey>,
+    /// Calls a person approved, consumed from the store before the run resumed, each with
+    /// whether a call already went through on it.
+    approved: Mutex<Vec<(ApprovalKey, bool)>>,
 }
 
 impl<'a> RunApprovals<'a> {
@@ -32,21 +36,31 @@ impl<'a> RunApprovals<'a> {
             agent,
             session_id,
             run_tool,
-            approved: Vec::new(),
+            approved: Mutex::default(),
         }
     }
 
-    /// Lets the call with exactly `key` through.
-    pub(crate) fn approved(mut self, approved: Vec<ApprovalKey>) -> Self {
-        self.approved = approved;
-        self
+    /// Lets the call with exactly `key` through, once.
+    pub(crate) fn approved(self, approved: Vec<ApprovalKey>) -> Self {
+        let approved = approved.into_iter().map(|key| (key, false)).collect();
+        Self {
+            approved: Mutex::new(approved),
+            ..self
+        }
     }
 
-    fn is_approved(&self, id: &CallId, tool: &ToolDefinition, arguments: &Value) -> bool {
-        self.approved.iter().any(|key| {
+    /// Whether a person approved this call: `Some(true)` the first time it asks, `Some(false)`
+    /// when a call went through on the approval already, `None` when there is none.
+    fn take_approval(&self, id: &CallId, tool: &ToolDefinition, arguments: &Value) -> Option<bool> {
+        let mut approved = self
+            .approved
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let (_, used) = approved.iter_mut().find(|(key, _)| {
             key.call_id == *id
                 && *key == ApprovalKey::new(self.session_id, id.clone(), tool.name(), arguments)
-        })
+        })?;
+        Some(!std::mem::replace(used, true))
     }
 }
 
@@ -61,9 +75,19 @@ impl ApprovalGate<Halt> for RunApprovals<'_> {
                 // A panicking policy asks for approval: fail closed.
                 guarded(|| policy.requires_approval(tool, arguments)).unwrap_or(true)
             });
-        if !asked || self.is_approved(id, tool, arguments) {
-            Approval::Proceed
-        } else if agent.approvals.is_some() {
+        if !asked {
+            return Approval::Proceed;
+        }
+        match self.take_approval(id, tool, arguments) {
+            Some(true) => return Approval::Proceed,
+            Some(false) => {
+                return Approval::Refuse(Refusal::new(format!(
+                    "The approval of call {id} was used by an earlier call with the same id; this one is not approved"
+                )));
+            }
+            None => {}
+        }
+        if agent.approvals.is_some() {
             Approval::Wait
         } else {
             Approval::Refuse(Refusal::new(format!(

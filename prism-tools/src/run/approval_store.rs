@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::call::CallId;
 use crate::effects::BoxFuture;
+use crate::panic::guarded_future;
 use crate::run::{ApprovalDecision, ApprovalKey, ApprovalVerdict, PendingApproval};
 
 /// Where an approval stands.
@@ -65,6 +66,18 @@ pub enum ApprovalStoreError {
     AlreadyConsumed,
     /// The backend failed.
     Backend(String),
+}
+
+/// `call`'s answer, a panic while the store makes or runs it taken as a backend failure (its text
+/// is not kept: it could quote anything the store held).
+pub(crate) async fn guarded_store<'a, T>(
+    call: impl FnOnce() -> BoxFuture<'a, Result<T, ApprovalStoreError>>,
+) -> Result<T, ApprovalStoreError> {
+    guarded_future(call).await.unwrap_or_else(|_| {
+        Err(ApprovalStoreError::Backend(
+            "the approval store panicked".into(),
+        ))
+    })
 }
 
 impl fmt::Display for ApprovalStoreError {

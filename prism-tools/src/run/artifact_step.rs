@@ -22,7 +22,7 @@ impl RunDriver<'_> {
             match artifact.tool_calls {
                 ArtifactToolCalls::Inert => self.answer_inert(&calls),
                 ArtifactToolCalls::Bounded => {
-                    return match self.run_tool_round(calls, turn_tools, 1).await {
+                    return match self.run_tool_round(calls, turn_tools).await {
                         Ok(end) => Ok(self.round_outcome(end)),
                         Err(RunError::ToolRoundLimit { .. }) => {
                             Err(self.artifact_failed(ArtifactFailure::ToolRoundLimit))

@@ -3,8 +3,9 @@
 //! Decisions are recorded in the agent's [`ApprovalStore`](crate::run::ApprovalStore) first; a
 //! decision whose key does not match a pending call exactly (another tool, other arguments, an
 //! unknown call) is refused there and nothing runs. Until every pending call has a decision the
-//! run stays suspended. Then each decision is consumed (so it acts once) and the held batch goes
-//! on with the suspended turn's scope: refused calls get a `permission_denied` row, and the
+//! run stays suspended (a request the store lost can never be decided, and its call is refused).
+//! Then each decision is consumed (so it acts once) and the held batch goes on with the suspended
+//! turn's scope: refused calls get a `permission_denied` row, and the
 //! approved calls and the calls that never started go through the whole pipeline again, in call
 //! order (every guard checks them anew; an approval only answers the approval gate). A call
 //! further on may wait for approval in turn, which suspends the run again; otherwise the held
@@ -15,12 +16,13 @@ use std::sync::Arc;
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
 use crate::run::approval_gate::RunApprovals;
+use crate::run::approval_store::guarded_store;
 use crate::run::batch::Answer;
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::HeldCall;
 use crate::run::{
-    ApprovalDecision, ApprovalState, ApprovalStoreError, ApprovalVerdict, BatchExecutor, Message,
-    RunEnd, RunError, RunEventKind, RunOptions, RunOutcome, Session, SuspendedRun,
+    ApprovalDecision, ApprovalState, ApprovalVerdict, BatchExecutor, Message, RunEnd, RunError,
+    RunEventKind, RunOptions, RunOutcome, Session, SuspendedRun,
 };
 use crate::search::SEARCH_TOOLS_NAME;
 
@@ -47,17 +49,19 @@ impl Session {
             return Err(RunError::NoApprovalStore);
         };
         for decision in decisions {
-            store.decide(&decision).await.map_err(RunError::Approval)?;
+            guarded_store(|| store.decide(&decision))
+                .await
+                .map_err(RunError::Approval)?;
         }
         let mut waiting = Vec::new();
         for approval in suspended.pending() {
-            match store.get(&approval.key).await.map_err(RunError::Approval)? {
-                Some(record) if record.state == ApprovalState::Pending => {
-                    waiting.push(approval.clone())
-                }
-                Some(_) => {}
-                // The store lost the request: nothing can approve the call any more.
-                None => return Err(RunError::Approval(ApprovalStoreError::NotFound)),
+            let record = guarded_store(|| store.get(&approval.key))
+                .await
+                .map_err(RunError::Approval)?;
+            // A request the store lost can never be decided: its call is refused below, when
+            // its decision cannot be consumed, rather than holding the run forever.
+            if record.is_some_and(|record| record.state == ApprovalState::Pending) {
+                waiting.push(approval.clone());
             }
         }
 
@@ -86,7 +90,7 @@ impl Session {
                     middleware_failure,
                 }),
                 HeldCall::Pending { call, approval } => {
-                    let refusal = match store.consume(&approval.key).await {
+                    let refusal = match guarded_store(|| store.consume(&approval.key)).await {
                         Ok(ApprovalVerdict::Approved) => None,
                         Ok(ApprovalVerdict::Refused { reason }) => Some(match reason {
                             Some(reason) => format!("The call was not approved: {reason}"),
@@ -118,7 +122,7 @@ impl Session {
         let session_id = Arc::clone(&driver.session.id);
         let run_tool = search_tool.as_ref().map(ToolDefinition::name);
         let gate = RunApprovals::new(&agent, &session_id, run_tool).approved(keys);
-        let executor = BatchExecutor::new(driver.settings.tool_concurrency);
+        let executor = BatchExecutor::new(driver.round_concurrency());
         match driver
             .run_batch(batch, &gate, &visible, &ctx, executor)
             .await

@@ -128,9 +128,14 @@ impl<'s> RunDriver<'s> {
                 Ok(turn_tools) => turn_tools,
                 Err(error) => return Err(self.fail(error)),
             };
-            let answer = self.ask_provider(&turn_tools).await;
+            let mut answer = self.ask_provider(&turn_tools).await;
             // A host secret source's key is known only once a turn has fetched it.
-            self.session.agent.learn_provider_secrets();
+            if let Err(error) = self.session.agent.learn_provider_secrets() {
+                answer = Err(RunError::Provider {
+                    turn: self.turn,
+                    error,
+                });
+            }
             let response = match answer {
                 Ok(response) => response,
                 Err(error) => return Err(self.fail(error)),
@@ -165,8 +170,7 @@ impl<'s> RunDriver<'s> {
         if calls.is_empty() {
             return Ok(Some(self.finish(None)));
         }
-        let concurrency = self.settings.tool_concurrency;
-        let end = self.run_tool_round(calls, turn_tools, concurrency).await?;
+        let end = self.run_tool_round(calls, turn_tools).await?;
         Ok(self.round_outcome(end))
     }
 

@@ -21,13 +21,14 @@ use crate::error::Refusal;
 use crate::grant::ToolGrant;
 use crate::panic::guarded;
 use crate::run::approval_gate::RunApprovals;
+use crate::run::approval_store::guarded_store;
 use crate::run::batch::{Answer, not_dispatched};
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::{HeldCall, stored_visible};
 use crate::run::turn::TurnTools;
 use crate::run::{
-    ApprovalKey, BatchExecutor, BatchStop, Message, PendingApproval, RoundCharge, RunEnd, RunError,
-    RunEventKind, RunOutcome, SuspendedRun,
+    ApprovalKey, BatchExecutor, BatchStop, LoopStrategy, Message, PendingApproval, RoundCharge,
+    RunEnd, RunError, RunEventKind, RunOutcome, SuspendedRun,
 };
 use crate::scope::ToolScope;
 
@@ -51,12 +52,21 @@ impl RunDriver<'_> {
         }
     }
 
+    /// How many calls of a round run at once: the run's setting, or one at a time in the
+    /// generate-validate-revise loop, whose tool calls run in order. A resumed round keeps it.
+    pub(crate) fn round_concurrency(&self) -> usize {
+        match self.settings.strategy {
+            LoopStrategy::SingleShot => self.settings.tool_concurrency,
+            LoopStrategy::GenerateValidateRevise(_) => 1,
+        }
+    }
+
     pub(crate) async fn run_tool_round(
         &mut self,
         calls: Vec<ToolCall>,
         turn_tools: &TurnTools,
-        concurrency: usize,
     ) -> Result<RoundEnd, RunError> {
+        let concurrency = self.round_concurrency();
         let dispatcher = self.session.agent.dispatcher.clone();
         self.rounds += 1;
         if self.rounds > self.settings.max_tool_rounds {
@@ -190,7 +200,7 @@ impl RunDriver<'_> {
             return Err(RunError::NoApprovalStore);
         };
         for approval in &pending {
-            if let Err(error) = store.request(approval).await {
+            if let Err(error) = guarded_store(|| store.request(approval)).await {
                 // Without a durable record there is no approval to wait for: refuse every
                 // waiting call, write the whole batch, and fail.
                 self.write_held_refused(dispatcher, calls, ctx, &error.to_string());

@@ -1,0 +1,377 @@
+//! The run layer against failing parts: approval stores and providers that panic, a store that
+//! lost a request, a model that repeats a call id. Every call still gets one row, no panic
+//! reaches the host, and an approval runs one call once.
+
+mod run_support;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use futures_util::FutureExt;
+use prism::definition::ToolAnnotations;
+use prism::effects::BoxFuture;
+use prism::run::{
+    AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
+    ApprovalVerdict, ArtifactLoop, ArtifactVerdict, InMemoryApprovalStore, LoopStrategy,
+    PendingApproval, ScriptedProvider, SessionState, approval_fn, artifact_validator_fn,
+};
+use prism::{
+    Agent, Dispatcher, Message, Provider, ProviderError, ProviderRequest, ProviderResponse,
+    RunOptions, ToolCall, ToolDefinition, ToolRegistry,
+};
+use run_support::{named, summary, tool_rows};
+use serde_json::{Value, json};
+
+/// A destructive `wipe` tool that counts its runs.
+fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
+    let runs = Arc::clone(runs);
+    ToolDefinition::builder("wipe")
+        .description("Deletes a path.")
+        .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
+        .annotations(ToolAnnotations {
+            destructive: Some(true),
+            ..ToolAnnotations::default()
+        })
+        .run_sync(move |args: &Value, _| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok(json!({ "wiped": args["path"] }))
+        })
+}
+
+fn wipe_call(id: &str, path: &str) -> ToolCall {
+    ToolCall::new(id, "wipe", json!({ "path": path }))
+}
+
+fn agent_with(registry: ToolRegistry, provider: impl Provider, store: impl ApprovalStore) -> Agent {
+    Agent::new(Dispatcher::builder(registry).build(), provider)
+        .with_approvals(store)
+        .with_approval_policy(approval_fn(|tool, _| {
+            tool.annotations().destructive == Some(true)
+        }))
+}
+
+/// The ids of the calls in the transcript's assistant rows, in order.
+fn call_ids(transcript: &[Message]) -> Vec<String> {
+    transcript
+        .iter()
+        .flat_map(|row| match row {
+            Message::Assistant { tool_calls, .. } => tool_calls
+                .iter()
+                .map(|call| call.id.to_string())
+                .collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+fn row_ids(transcript: &[Message]) -> Vec<String> {
+    tool_rows(transcript)
+        .iter()
+        .map(|row| row.tool_call_id.to_string())
+        .collect()
+}
+
+/// An in-memory store whose chosen method panics.
+#[derive(Clone, Default)]
+struct PanickyStore {
+    inner: InMemoryApprovalStore,
+    panic_on_request: bool,
+    panic_on_consume: bool,
+}
+
+impl ApprovalStore for PanickyStore {
+    fn request<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        if self.panic_on_request {
+            panic!("approval store request exploded");
+        }
+        self.inner.request(pending)
+    }
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        self.inner.decide(decision)
+    }
+    fn get<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
+        self.inner.get(key)
+    }
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
+        self.inner.pending(session_id)
+    }
+    fn consume<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>> {
+        if self.panic_on_consume {
+            panic!("approval store consume exploded");
+        }
+        self.inner.consume(key)
+    }
+}
+
+/// A panic in the approval store while the run suspends must not reach the host, and every call
+/// of the batch must still get its row.
+#[tokio::test]
+async fn a_panicking_approval_store_request_does_not_reach_the_host() {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            wipe_call("c2", "/tmp"),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let store = PanickyStore {
+        panic_on_request: true,
+        ..PanickyStore::default()
+    };
+    let mut session = agent_with(registry, provider, store).session("s1");
+    let outcome = AssertUnwindSafe(session.run("go", RunOptions::new()))
+        .catch_unwind()
+        .await;
+    assert!(
+        outcome.is_ok(),
+        "a panic in ApprovalStore::request reached the host"
+    );
+    assert_eq!(
+        row_ids(session.transcript()),
+        call_ids(session.transcript())
+    );
+    assert_eq!(wipes.load(Ordering::SeqCst), 0);
+}
+
+/// A panic in the approval store while the run resumes must not reach the host, nor leave the
+/// session neither suspended nor answered.
+#[tokio::test]
+async fn a_panicking_approval_store_consume_does_not_reach_the_host_nor_lose_the_batch() {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            wipe_call("c2", "/tmp"),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let store = PanickyStore {
+        panic_on_consume: true,
+        ..PanickyStore::default()
+    };
+    let mut session = agent_with(registry, provider, store).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+
+    let resumed = AssertUnwindSafe(session.resume([ApprovalDecision::approve(&key)]))
+        .catch_unwind()
+        .await;
+    assert!(
+        resumed.is_ok(),
+        "a panic in ApprovalStore::consume reached the host"
+    );
+    // A decision that cannot be confirmed runs nothing, and the batch keeps every row.
+    assert!(session.suspended().is_none());
+    assert_eq!(
+        row_ids(session.transcript()),
+        call_ids(session.transcript())
+    );
+    assert_eq!(wipes.load(Ordering::SeqCst), 0);
+}
+
+/// One approval is one execution: a second call carrying the same id, tool and arguments (the
+/// model repeated itself) must not run on the strength of the first call's approval.
+#[tokio::test]
+async fn one_approval_runs_a_call_once_even_when_the_model_repeats_its_id() {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/data"), wipe_call("c1", "/data")]),
+        ProviderResponse::text("done"),
+        ProviderResponse::text("done"),
+    ]);
+    let store = InMemoryApprovalStore::new();
+    let mut session = agent_with(registry, provider, store.clone()).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let pending = outcome.pending_approvals().to_vec();
+    assert_eq!(
+        pending.len(),
+        1,
+        "the sequential batch holds the first call"
+    );
+
+    let _ = session
+        .resume([ApprovalDecision::approve(&pending[0].key)])
+        .await;
+    assert_eq!(
+        wipes.load(Ordering::SeqCst),
+        1,
+        "one approval (one decision, consumed once) executed the destructive call {} times",
+        wipes.load(Ordering::SeqCst)
+    );
+}
+
+/// A provider whose `secrets` panics once a turn has run (a host secret source failing).
+struct SecretsPanic {
+    inner: ScriptedProvider,
+    turned: AtomicBool,
+}
+
+impl Provider for SecretsPanic {
+    fn complete<'a>(
+        &'a self,
+        request: ProviderRequest<'a>,
+    ) -> BoxFuture<'a, Result<prism::ProviderResponse, ProviderError>> {
+        self.turned.store(true, Ordering::SeqCst);
+        self.inner.complete(request)
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        if self.turned.load(Ordering::SeqCst) {
+            panic!("the secret source is down");
+        }
+        Vec::new()
+    }
+}
+
+#[tokio::test]
+async fn a_provider_whose_secrets_panic_does_not_reach_the_host() {
+    let provider = SecretsPanic {
+        inner: ScriptedProvider::new([ProviderResponse::text("hi")]),
+        turned: AtomicBool::new(false),
+    };
+    let agent = Agent::new(
+        Dispatcher::builder(ToolRegistry::from_iter([named("read")])).build(),
+        provider,
+    );
+    let mut session = agent.session("s1");
+    let outcome = AssertUnwindSafe(session.run("hello", RunOptions::new()))
+        .catch_unwind()
+        .await;
+    assert!(
+        outcome.is_ok(),
+        "a panic in Provider::secrets reached the host"
+    );
+}
+
+/// The approval store of the process that resumes no longer holds the request. The run cannot
+/// be approved any more; it must end with every call answered, not stay suspended forever.
+#[tokio::test]
+async fn a_lost_approval_request_refuses_its_call_instead_of_holding_the_run() {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            wipe_call("c2", "/tmp"),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = agent_with(
+        registry.clone(),
+        provider.clone(),
+        InMemoryApprovalStore::new(),
+    )
+    .session("s1");
+    session.run("go", RunOptions::new()).await.unwrap();
+    let state: SessionState =
+        serde_json::from_str(&serde_json::to_string(&session.state()).unwrap()).unwrap();
+
+    // Restored where the store is empty.
+    let mut restored = agent_with(registry, provider, InMemoryApprovalStore::new()).restore(state);
+    let resumed = restored.resume([]).await;
+    assert!(resumed.is_ok(), "{resumed:?}");
+    assert!(restored.suspended().is_none());
+    assert_eq!(
+        row_ids(restored.transcript()),
+        call_ids(restored.transcript())
+    );
+    let refused = tool_rows(restored.transcript())
+        .into_iter()
+        .find(|row| row.tool_call_id.as_str() == "c2")
+        .and_then(|row| row.error_info().cloned())
+        .expect("the call whose request was lost is refused");
+    assert!(
+        refused.message.contains("could not be confirmed"),
+        "{}",
+        refused.message
+    );
+    assert_eq!(wipes.load(Ordering::SeqCst), 0);
+}
+
+/// In the artifact loop, bounded tool calls run one at a time; the calls of a batch resumed
+/// after an approval must too.
+#[tokio::test]
+async fn a_resumed_artifact_tool_batch_still_runs_one_call_at_a_time() {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let slow = {
+        let (in_flight, most) = (Arc::clone(&in_flight), Arc::clone(&most));
+        ToolDefinition::builder("slow")
+            .parameters(json!({"type": "object"}))
+            .run(move |_args: Value, _ctx| {
+                let (in_flight, most) = (Arc::clone(&in_flight), Arc::clone(&most));
+                async move {
+                    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    for _ in 0..8 {
+                        tokio::task::yield_now().await;
+                    }
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                    Ok(json!({"slow": true}))
+                }
+            })
+    };
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([slow, wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            wipe_call("c1", "/a"),
+            ToolCall::new("c2", "slow", json!({})),
+            ToolCall::new("c3", "slow", json!({})),
+        ]),
+        ProviderResponse::text("{\"ok\": true}"),
+    ]);
+    let agent = agent_with(registry, provider, InMemoryApprovalStore::new()).with_config(
+        AgentConfig::new()
+            .tool_concurrency(4)
+            .loop_strategy(LoopStrategy::GenerateValidateRevise(
+                ArtifactLoop::new(1).with_bounded_tools(),
+            ))
+            .artifact_validator(artifact_validator_fn(|text| {
+                match serde_json::from_str::<Value>(text) {
+                    Ok(value) => ArtifactVerdict::Accept(value),
+                    Err(_) => ArtifactVerdict::Revise("JSON please".into()),
+                }
+            })),
+    );
+    let mut session = agent.session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(
+        summary(&tool_rows(session.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "ok".to_owned()),
+            ("c3".to_owned(), "ok".to_owned()),
+        ]
+    );
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        1,
+        "the resumed artifact batch ran its calls concurrently"
+    );
+}
