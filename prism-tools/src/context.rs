@@ -73,6 +73,7 @@ impl CancellationToken {
     }
 
     /// True when `other` is a clone of this token (not merely a child of the same parent).
+    #[cfg(feature = "mcp")]
     pub(crate) fn same_as(&self, other: &CancellationToken) -> bool {
         Arc::ptr_eq(&self.node, &other.node)
     }

@@ -586,6 +586,7 @@ impl Dispatcher {
 
     /// Whether calls of tools with an effect policy claim their effect in a store (and a repeated
     /// call gets the recorded outcome).
+    #[cfg(feature = "mcp")]
     pub(crate) fn stores_effects(&self) -> bool {
         self.pipeline.effects.is_some()
     }
