@@ -5,6 +5,7 @@
 //! other call passes without polling a future or allocating.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -18,11 +19,21 @@ use crate::panic::guarded_future;
 /// What the effect gate decided.
 pub(super) enum EffectGate {
     /// Run the tool; `Some` when a claim was taken and its outcome must be recorded.
-    Run(Option<EffectKey>),
+    Run(Option<Claimed>),
     /// The effect already happened: answer with its recorded outcome.
     Replay(RecordedOutcome),
     /// Do not run the tool.
     Refuse(ErrorInfo),
+}
+
+/// A claim taken: its key, and the owner id it was taken under.
+///
+/// The owner is the dispatcher's id and a number of the claim's own. A claim whose lease ran out
+/// can be released and taken again through the same dispatcher; the first call's late outcome
+/// must then find itself no longer the owner, not close the newer claim.
+pub(super) struct Claimed {
+    key: EffectKey,
+    owner: String,
 }
 
 /// The claim of a tool with an effect policy on a dispatcher with an effect store; `None` (and
@@ -50,9 +61,15 @@ async fn claim(
         Some(secret) => EffectKey::keyed(tool, policy, arguments, secret),
         None => EffectKey::new(tool, policy, arguments),
     };
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let owner = format!(
+        "{}#{}",
+        p.effect_owner,
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
     let request = ClaimRequest {
         key: &key,
-        owner: &p.effect_owner,
+        owner: &owner,
         now: p.now(),
         lease: policy.lease,
     };
@@ -63,7 +80,7 @@ async fn claim(
         ))),
     };
     match claim {
-        Ok(Claim::Acquired) => EffectGate::Run(Some(key)),
+        Ok(Claim::Acquired) => EffectGate::Run(Some(Claimed { key, owner })),
         Ok(Claim::Recorded(outcome)) => EffectGate::Replay(outcome),
         Ok(Claim::InFlight { .. }) => EffectGate::Refuse(ErrorInfo::new(
             ErrorCode::EffectInFlight,
@@ -84,22 +101,18 @@ async fn claim(
 
 /// Records what the model was told, so a replay tells it the same. Panics and cancellations are
 /// never recorded: whether their effect happened is unknown.
-pub(super) async fn record_effect(p: &Pipeline, key: EffectKey, result: &ToolResult) {
+pub(super) async fn record_effect(p: &Pipeline, claimed: Claimed, result: &ToolResult) {
     let Some(store) = &p.effects else {
         return;
     };
     // Boxed so that calls without an effect carry none of this in their future.
-    Box::pin(complete_effect(p, store, key, result)).await;
+    Box::pin(complete_effect(store, claimed, result)).await;
 }
 
-async fn complete_effect(
-    p: &Pipeline,
-    store: &Arc<dyn EffectStore>,
-    key: EffectKey,
-    result: &ToolResult,
-) {
+async fn complete_effect(store: &Arc<dyn EffectStore>, claimed: Claimed, result: &ToolResult) {
+    let Claimed { key, owner } = claimed;
     let outcome = RecordedOutcome::of(&result.outcome, result.content());
-    let completed = guarded_future(|| store.complete(&key, &p.effect_owner, outcome)).await;
+    let completed = guarded_future(|| store.complete(&key, &owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}
         Ok(Err(error)) => {

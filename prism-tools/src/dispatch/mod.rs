@@ -488,7 +488,7 @@ impl Dispatcher {
             let executed = execute(body, ctx, progress_rx, &mut observe, &name).await;
             // Steps 11 to 14 end with a result whose effect is recorded (a panicked or cancelled
             // call's is not: whether its effect happened is unknown), and whether a guardrail
-            // tripped.
+            // tripped. Each such result carries the tool's untrusted mark, as its replay will.
             let (result, tripwire) = 'ended: {
                 let (mut value, mut content) = match executed {
                     Executed::Returned(Ok(output)) => output.into_raw(),
@@ -524,7 +524,7 @@ impl Dispatcher {
                         }
                     };
                     let error = ErrorInfo::new(ErrorCode::OutputTooLarge, message);
-                    break 'ended (observe.error(name, error), false);
+                    break 'ended (observe.marked(untrusted).error(name, error), false);
                 }
 
                 // 12. Output guardrails, on the raw value, then on the text of its content.
@@ -536,8 +536,11 @@ impl Dispatcher {
                         decision => decision,
                     }
                 }) {
-                    let result =
-                        observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
+                    let result = observe.marked(untrusted).blocked(
+                        name,
+                        BlockReason::GuardrailBlocked,
+                        message.into(),
+                    );
                     break 'ended (result, tripwire);
                 }
 
@@ -551,7 +554,7 @@ impl Dispatcher {
                     };
                     if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
                         let error = panicked("tool_result middleware", &panic, p);
-                        break 'ended (observe.error(name, error), false);
+                        break 'ended (observe.marked(untrusted).error(name, error), false);
                     }
                 }
 
@@ -561,8 +564,8 @@ impl Dispatcher {
                     false,
                 )
             };
-            if let Some(key) = effect {
-                record_effect(p, key, &result).await;
+            if let Some(claimed) = effect {
+                record_effect(p, claimed, &result).await;
             }
             settle(result, tripwire)
         }

@@ -116,7 +116,8 @@ impl RecordedOutcome {
 pub struct ClaimRequest<'a> {
     /// The effect.
     pub key: &'a EffectKey,
-    /// Who claims it (one id per dispatcher).
+    /// Who claims it: one id per claim (the dispatcher's id and the claim's number), so that
+    /// only this claim's call can complete it.
     pub owner: &'a str,
     /// The current time.
     pub now: Millis,
