@@ -167,7 +167,8 @@ impl LedgerSink for JsonlSink {
     fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
         let file = File::open(&self.path).map_err(|error| self.io_error("read", error))?;
         let mut rows = Vec::new();
-        for (index, line) in BufReader::new(file).lines().enumerate() {
+        // Lines as bytes: one that is not UTF-8 is left out by `decode_row`, not the whole read.
+        for (index, line) in BufReader::new(file).split(b'\n').enumerate() {
             let line = line.map_err(|error| self.io_error("read", error))?;
             let place = format_args!("line {} of {}", index + 1, self.path.display());
             let Some(row) = decode_row(place, &line) else {

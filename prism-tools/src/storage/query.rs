@@ -118,10 +118,11 @@ pub trait LedgerReader: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Vec<ToolCallRecord>, LedgerError>>;
 }
 
-/// Decodes one stored row from its JSON text, or leaves it out: a row that cannot be decoded is
-/// logged with its `place` (e.g. `row 12`) and why, and the read goes on without it.
-pub(crate) fn decode_row(place: impl fmt::Display, text: &str) -> Option<ToolCallRecord> {
-    match serde_json::from_str(text) {
+/// Decodes one stored row from its JSON text, or leaves it out: a row that cannot be decoded
+/// (not UTF-8 included) is logged with its `place` (e.g. `row 12`) and why, and the read goes
+/// on without it.
+pub(crate) fn decode_row(place: impl fmt::Display, text: &[u8]) -> Option<ToolCallRecord> {
+    match serde_json::from_slice(text) {
         Ok(row) => Some(row),
         Err(error) => {
             tracing::error!(

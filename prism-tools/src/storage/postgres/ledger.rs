@@ -186,7 +186,7 @@ impl LedgerSink for PostgresSink {
             .iter()
             .filter_map(|row| {
                 let seq: i64 = row.get(0);
-                decode_row(format_args!("row {seq}"), row.get(1))
+                decode_row(format_args!("row {seq}"), row.get::<_, &str>(1).as_bytes())
             })
             .collect())
     }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
@@ -136,8 +137,13 @@ impl LedgerSink for SqliteSink {
         let mut records = Vec::new();
         while let Some(row) = rows.next().map_err(sqlite_error)? {
             let seq: i64 = row.get(0).map_err(sqlite_error)?;
-            let record: String = row.get(1).map_err(sqlite_error)?;
-            records.extend(decode_row(format_args!("row {seq}"), &record));
+            // Bytes, whatever the column holds: a record that is not text is left out by
+            // `decode_row`, not the whole read.
+            let record = match row.get_ref(1).map_err(sqlite_error)? {
+                ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes,
+                ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => b"",
+            };
+            records.extend(decode_row(format_args!("row {seq}"), record));
         }
         Ok(records)
     }
@@ -145,4 +151,43 @@ impl LedgerSink for SqliteSink {
 
 fn sqlite_error(error: rusqlite::Error) -> LedgerError {
     LedgerError(format!("SQLite: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::RecordStatus;
+
+    /// A stored record that is not UTF-8 text (edited by hand) is left out and hides no other
+    /// row.
+    #[test]
+    fn a_record_that_is_not_text_is_left_out_and_hides_no_other_row() {
+        let dir = std::env::temp_dir().join(format!("prism-review-sqlite-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ledger.sqlite3");
+        let ledger = SqliteLedger::open(&path).unwrap();
+        for id in ["c1", "c2", "c3"] {
+            let mut row = ToolCallRecord::new(id.into(), "echo".into(), RecordStatus::Finished);
+            row.run_id = Some("run-1".into());
+            ledger.append(&row);
+        }
+        ledger.flush().unwrap();
+        // A hand edit leaves one row whose record is not UTF-8.
+        Connection::open(&path)
+            .unwrap()
+            .execute(
+                "UPDATE prism_tool_calls SET record = CAST(X'7BFF7D' AS TEXT) WHERE tool_call_id = 'c2'",
+                [],
+            )
+            .unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let rows = runtime
+            .block_on(ledger.read(&RecordQuery::run("run-1")))
+            .expect("one undecodable row must not make the whole ledger unreadable");
+        let ids: Vec<&str> = rows.iter().map(|row| row.tool_call_id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c3"]);
+    }
 }
