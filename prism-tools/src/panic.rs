@@ -36,9 +36,11 @@ pub(crate) fn drop_guarded<T>(value: T) {
     log_drop_panic(guarded(move || drop(value)));
 }
 
+/// Logs that a destructor panicked, without its message: nothing redacts this log, and the
+/// message could quote a secret (the panic hook has printed it already, see the module docs).
 fn log_drop_panic(dropped: Result<(), String>) {
-    if let Err(message) = dropped {
-        tracing::error!(target: "prism_tools", panic = %message, "a value panicked while being dropped");
+    if dropped.is_err() {
+        tracing::error!(target: "prism_tools", "a value panicked while being dropped");
     }
 }
 

@@ -127,8 +127,9 @@ impl RunDisclosure {
                             .collect();
                         Described::plain(described)
                     }
-                    Err(panic) => {
-                        tracing::error!(target: "prism_tools", %panic, "the disclosure step panicked; describing every visible tool");
+                    // The panic's text is not logged: nothing redacts this log.
+                    Err(_) => {
+                        tracing::error!(target: "prism_tools", "the disclosure step panicked; describing every visible tool");
                         Described::plain(visible.to_vec())
                     }
                 }

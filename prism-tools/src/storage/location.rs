@@ -90,11 +90,16 @@ impl fmt::Display for LedgerLocation {
         match self {
             Self::Sqlite(path) => write!(f, "SQLite file {}", path.display()),
             Self::Postgres(url) => {
-                let database = url
-                    .rsplit_once('/')
-                    .map(|(_, tail)| tail.split('?').next().unwrap_or(""))
-                    .filter(|name| !name.is_empty() && !name.contains('@'))
-                    .unwrap_or("(default)");
+                // The path of a URL (never its query, which may hold `password=`), or the
+                // `dbname` of a keyword string.
+                let database = match url.split('?').next().unwrap_or("").split_once("://") {
+                    Some((_, rest)) => rest.split_once('/').map(|(_, path)| path),
+                    None => url
+                        .split_whitespace()
+                        .find_map(|pair| pair.strip_prefix("dbname=")),
+                }
+                .filter(|name| !name.is_empty() && !name.contains(['@', '=']))
+                .unwrap_or("(default)");
                 write!(f, "PostgreSQL database {database}")
             }
         }
@@ -146,6 +151,35 @@ impl LedgerReader for DurableLedger {
             Self::Sqlite(ledger) => ledger.read(query),
             #[cfg(feature = "postgres")]
             Self::Postgres(ledger) => ledger.read(query),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LedgerLocation;
+
+    #[test]
+    fn a_postgres_location_never_shows_a_password_wherever_the_url_holds_it() {
+        for (url, database) in [
+            ("postgres://agent:s3cret@db.internal/agents", "agents"),
+            (
+                "postgres://agent@/agents?host=/var/run/postgresql&password=s3cret",
+                "agents",
+            ),
+            (
+                "postgresql://agent:s3cret@db.internal?host=/x/s3cret",
+                "(default)",
+            ),
+            ("host=/var/run dbname=agents password=s3cret", "agents"),
+        ] {
+            let location = LedgerLocation::Postgres(url.to_owned());
+            let shown = format!("{location} {location:?}");
+            assert!(!shown.contains("s3cret"), "{url}: {shown}");
+            assert_eq!(
+                location.to_string(),
+                format!("PostgreSQL database {database}")
+            );
         }
     }
 }
