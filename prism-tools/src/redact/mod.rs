@@ -136,6 +136,18 @@ impl SecretRedactor {
         Self::new(self.given.iter().chain(&more))
     }
 
+    /// A redactor of this one's secrets and `other`'s, which redacts overlapping secrets of the
+    /// two as one (two redactors one after the other could leave part of one behind).
+    pub(crate) fn union(&self, other: &SecretRedactor) -> SecretRedactor {
+        if other.is_empty() {
+            self.clone()
+        } else if self.is_empty() {
+            other.clone()
+        } else {
+            Self::new(self.given.iter().chain(other.given.iter()))
+        }
+    }
+
     /// True when `secret` is one of the secrets given (empty strings are never secrets).
     pub(crate) fn knows(&self, secret: &str) -> bool {
         secret.is_empty() || self.given.iter().any(|given| given == secret)

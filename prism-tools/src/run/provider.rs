@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::definition::ToolDefinition;
 use crate::effects::BoxFuture;
+use crate::redact::SecretRedactor;
 use crate::run::{Message, ProviderError, ProviderEvent, ProviderResponse, ToolChoice};
 
 /// A language model, or anything that answers like one.
@@ -76,6 +77,10 @@ pub struct ProviderRequest<'a> {
     pub metadata: &'a TurnMetadata,
     /// Told of each event as the response streams in, when the host asked to watch.
     pub observer: Option<&'a ProviderEventObserver>,
+    /// The run's redactor: a provider that quotes text it did not write (an error body) redacts
+    /// it with this one too before cutting it, since a cut could leave part of a secret only the
+    /// run knows.
+    pub redactor: Option<&'a SecretRedactor>,
 }
 
 impl fmt::Debug for ProviderRequest<'_> {
@@ -88,6 +93,7 @@ impl fmt::Debug for ProviderRequest<'_> {
             .field("parallel_tool_calls", &self.parallel_tool_calls)
             .field("metadata", &self.metadata)
             .field("observer", &self.observer.is_some())
+            .field("redactor", &self.redactor)
             .finish()
     }
 }
@@ -109,6 +115,7 @@ impl<'a> ProviderRequest<'a> {
             parallel_tool_calls: None,
             metadata,
             observer: None,
+            redactor: None,
         }
     }
 
@@ -133,6 +140,12 @@ impl<'a> ProviderRequest<'a> {
     /// Sets the observer of streamed events.
     pub fn with_observer(mut self, observer: Option<&'a ProviderEventObserver>) -> Self {
         self.observer = observer;
+        self
+    }
+
+    /// Sets the run's redactor (see [`redactor`](Self::redactor)).
+    pub fn with_redactor(mut self, redactor: Option<&'a SecretRedactor>) -> Self {
+        self.redactor = redactor;
         self
     }
 

@@ -260,7 +260,8 @@ impl<'s> RunDriver<'s> {
                 .with_instructions(settings.instructions.as_deref())
                 .with_tool_choice(&settings.tool_choice)
                 .with_parallel_tool_calls(settings.parallel_tool_calls)
-                .with_observer(settings.provider_events.as_deref());
+                .with_observer(settings.provider_events.as_deref())
+                .with_redactor(Some(self.session.agent.dispatcher.redactor()));
         let provider = &self.session.agent.provider;
         let cancellation = self.ctx.cancellation();
         let answer = match guarded(|| provider.complete(request)) {

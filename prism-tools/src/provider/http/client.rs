@@ -265,7 +265,16 @@ impl HttpProvider {
             )
             .await
             .unwrap_or_default();
-            let mut error = status_error(status, &text, &inner.redactor);
+            // Every secret known here is taken out before the body is cut: the provider's, a
+            // host source's key (the provider did not know it when it was built) and the run's.
+            let mut redactor = inner.redactor.clone();
+            if let (ResolvedKey::Host(_), Some(key)) = (&inner.key, key) {
+                redactor = redactor.union(&SecretRedactor::new([key.expose()]));
+            }
+            if let Some(run) = request.redactor {
+                redactor = redactor.union(run);
+            }
+            let mut error = status_error(status, &text, &redactor);
             if let Some(wait) = server_wait(&headers) {
                 error = error.with_retry_after(wait);
             }

@@ -1,0 +1,89 @@
+//! Provider errors quote the server's error body cut to 500 bytes: every secret known to the
+//! provider or the run is taken out first, so no cut leaves part of one behind.
+
+mod http_support;
+
+use http_support::{Reply, Server};
+use prism::RunError;
+use prism::dispatch::SecretRedactor;
+use prism::provider::http::{ApiKey, HttpProvider, KeySource, RetryPolicy};
+use prism::{Agent, Dispatcher, Message, Provider, ProviderRequest, RunOptions, ToolRegistry};
+use serde_json::json;
+
+/// No retries, so each test makes one request.
+fn no_retries() -> RetryPolicy {
+    RetryPolicy::none()
+}
+
+/// The prefix of `secret` a cut left behind in `text`, if 8 bytes or more of it are there.
+fn leaked_prefix<'a>(text: &str, secret: &'a str) -> Option<&'a str> {
+    (8..=secret.len())
+        .rev()
+        .map(|len| &secret[..len])
+        .find(|prefix| text.contains(prefix))
+}
+
+/// A host key source's key is taken out of an error body before the body is cut to its
+/// 500-byte quote, so no part of it is left at the cut.
+#[tokio::test]
+async fn a_host_sources_key_is_redacted_before_the_error_body_is_cut() {
+    const KEY: &str = "vault-key-0123456789abcdef";
+    struct Vault;
+    impl prism::provider::http::SecretSource for Vault {
+        fn api_key(&self) -> prism::effects::BoxFuture<'_, Result<ApiKey, String>> {
+            Box::pin(async { Ok(ApiKey::new(KEY)) })
+        }
+    }
+    // 490 bytes of text, then the key: the 500-byte quote cuts it after 10 bytes.
+    let message = format!("{} {KEY} is revoked", "x".repeat(489));
+    let server = Server::start(move |_, _| {
+        http_support::Reply::json(403, &json!({"error": {"message": message}}))
+    })
+    .await;
+    let provider = HttpProvider::openai_compatible(format!("{}/v1", server.base), "m")
+        .key(KeySource::host(Vault))
+        .retry(no_retries())
+        .build()
+        .unwrap();
+    let transcript = [Message::user("Hello")];
+    let metadata = http_support::turn_metadata();
+    let request = ProviderRequest::new(&transcript, &[], &metadata);
+    let error = provider.complete(request).await.unwrap_err();
+    let text = error.to_string();
+    assert_eq!(
+        leaked_prefix(&text, KEY),
+        None,
+        "the host key leaked cut short in the error returned to the host: …{}",
+        &text[text.len().saturating_sub(40)..]
+    );
+}
+
+/// A secret of the agent's dispatcher in a provider's error body is taken out before the body
+/// is cut to its quote.
+
+#[tokio::test]
+async fn a_dispatcher_secret_is_redacted_before_the_error_body_is_cut() {
+    const SECRET: &str = "db-password-0123456789abcdef";
+    let message = format!("{} {SECRET} is not allowed", "x".repeat(489));
+    let server =
+        Server::start(move |_, _| Reply::json(400, &json!({"error": {"message": message}}))).await;
+    let provider = HttpProvider::openai_compatible(format!("{}/v1", server.base), "m")
+        .key(KeySource::None)
+        .retry(no_retries())
+        .build()
+        .unwrap();
+    let dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .redactor(SecretRedactor::new([SECRET]))
+        .build();
+    let agent = Agent::new(dispatcher, provider);
+    let mut session = agent.session("s");
+    let error = session.run("Hello", RunOptions::new()).await.unwrap_err();
+    assert!(matches!(error, RunError::Provider { .. }), "{error:?}");
+    let text = error.to_string();
+    assert_eq!(
+        leaked_prefix(&text, SECRET),
+        None,
+        "a dispatcher secret leaked cut short in the run's error: …{}",
+        &text[text.len().saturating_sub(40)..]
+    );
+}
