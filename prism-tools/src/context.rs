@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::call::{CallId, JsonObject};
 use crate::progress::ProgressSender;
 pub use crate::progress::ProgressUpdate;
+use crate::redact::SecretRedactor;
 
 /// A cancellation signal shared by a run and every call it makes.
 ///
@@ -172,6 +173,8 @@ pub struct ToolExecutionContext {
     cancellation: Option<CancellationToken>,
     tool_call_id: Option<CallId>,
     progress: Option<ProgressSender>,
+    /// The dispatcher's redactor, in the context of a call it runs.
+    redactor: Option<Arc<SecretRedactor>>,
 }
 
 impl Default for ToolExecutionContext {
@@ -181,9 +184,13 @@ impl Default for ToolExecutionContext {
             cancellation: Some(CancellationToken::default()),
             tool_call_id: None,
             progress: None,
+            redactor: None,
         }
     }
 }
+
+/// The redactor of a context outside any dispatched call: it knows no secret.
+static NO_SECRETS: LazyLock<SecretRedactor> = LazyLock::new(SecretRedactor::default);
 
 /// What a context without a run reports as its metadata.
 static NO_METADATA: LazyLock<JsonObject> = LazyLock::new(JsonObject::new);
@@ -292,6 +299,21 @@ impl ToolExecutionContext {
         self.tool_call_id.as_ref()
     }
 
+    /// The redactor of the dispatcher running this call (one that knows no secret outside a
+    /// dispatched call). The dispatcher redacts whatever a tool returns; a tool that cuts text
+    /// it returns (a page, a quoted error body) redacts it with this first, so that no cut
+    /// leaves part of a secret behind.
+    ///
+    /// ```
+    /// use prism::ToolExecutionContext;
+    ///
+    /// let ctx = ToolExecutionContext::new();
+    /// assert!(ctx.redactor().is_empty());
+    /// ```
+    pub fn redactor(&self) -> &SecretRedactor {
+        self.redactor.as_deref().unwrap_or(&NO_SECRETS)
+    }
+
     /// Host metadata.
     pub fn metadata(&self) -> &JsonObject {
         match &self.run {
@@ -330,12 +352,18 @@ impl ToolExecutionContext {
         }
     }
 
-    pub(crate) fn for_call(&self, id: CallId, progress: Option<ProgressSender>) -> Self {
+    pub(crate) fn for_call(
+        &self,
+        id: CallId,
+        progress: Option<ProgressSender>,
+        redactor: &Arc<SecretRedactor>,
+    ) -> Self {
         Self {
             run: self.run.clone(),
             cancellation: self.cancellation.clone(),
             tool_call_id: Some(id),
             progress,
+            redactor: Some(Arc::clone(redactor)),
         }
     }
 
@@ -349,6 +377,7 @@ impl ToolExecutionContext {
             cancellation: Some(self.cancellation().child_token()),
             tool_call_id: self.tool_call_id.clone(),
             progress: self.progress.clone(),
+            redactor: self.redactor.clone(),
         }
     }
 
@@ -360,6 +389,7 @@ impl ToolExecutionContext {
             cancellation: None,
             tool_call_id: None,
             progress: None,
+            redactor: None,
         }
     }
 

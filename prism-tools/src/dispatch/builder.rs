@@ -520,7 +520,7 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
             effect_owner: effect_owner(),
             events: parts.events,
             ledger: parts.ledger,
-            redactor: parts.redactor,
+            redactor: Arc::new(parts.redactor),
             ownership: parts.ownership,
             clock: parts.clock,
             limits: parts.limits,

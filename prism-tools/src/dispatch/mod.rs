@@ -85,7 +85,8 @@ pub(crate) struct Pipeline {
     pub(crate) effect_owner: Arc<str>,
     pub(crate) events: Vec<Arc<dyn EventSink>>,
     pub(crate) ledger: Option<Arc<dyn RunLedger>>,
-    pub(crate) redactor: SecretRedactor,
+    /// Shared with the contexts of the calls whose tools read theirs.
+    pub(crate) redactor: Arc<SecretRedactor>,
     pub(crate) ownership: Option<Arc<OwnershipScope>>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) limits: Limits,
@@ -179,7 +180,7 @@ impl Dispatcher {
     /// `secrets`.
     pub(crate) fn with_secrets(&self, secrets: &[String]) -> Self {
         let mut pipeline = (*self.pipeline).clone();
-        pipeline.redactor = pipeline.redactor.with_secrets(secrets);
+        pipeline.redactor = Arc::new(pipeline.redactor.with_secrets(secrets));
         Self::from_pipeline(pipeline)
     }
 
@@ -405,7 +406,7 @@ impl Dispatcher {
             let (call_ctx, progress_rx) = if tool.reads_context() {
                 let relayed = observe.is_watching() || ctx.progress_listener().is_some();
                 let (tx, rx) = relayed.then(|| progress_queue(&p.limits)).unzip();
-                (ctx.for_call(observe.id().clone(), tx), rx)
+                (ctx.for_call(observe.id().clone(), tx, &p.redactor), rx)
             } else {
                 (ToolExecutionContext::unread(), None)
             };

@@ -153,7 +153,8 @@ mod tests {
     async fn delivered(messages: [String; 2]) -> Vec<String> {
         let (_, routes, _) = BridgeHandler::new(SecretRedactor::new(["sk-endpoint-1"]));
         let (sender, receiver) = progress_queue(&Limits::default());
-        let ctx = ToolExecutionContext::new().for_call("c1".into(), Some(sender));
+        let ctx =
+            ToolExecutionContext::new().for_call("c1".into(), Some(sender), &Default::default());
         let token = ProgressToken(NumberOrString::Number(1));
         let _route = routes.register(token.clone(), ctx);
         let mut received = Vec::new();

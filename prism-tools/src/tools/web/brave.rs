@@ -11,6 +11,7 @@ use super::fetch::USER_AGENT;
 use super::search::{
     SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer, shape_error,
 };
+use crate::redact::SecretRedactor;
 
 /// Brave's public endpoint.
 pub const BRAVE_ENDPOINT: &str = "https://api.search.brave.com/res/v1/web/search";
@@ -89,7 +90,10 @@ impl BraveBackend {
             .get(url.clone())
             .header("Accept", "application/json")
             .header("X-Subscription-Token", &self.key);
-        let answer = json_answer("brave", &url, request, self.timeout).await?;
+        // The key is the library's to keep out of what it quotes; the host's redactor may not
+        // know it.
+        let own = SecretRedactor::new([&self.key]);
+        let answer = json_answer("brave", &url, request, self.timeout, &own).await?;
         // No `web` section means no web results (the query matched only other kinds).
         if answer.get("web").is_none() {
             return match answer.get("type").and_then(|t| t.as_str()) {

@@ -7,9 +7,10 @@ use serde_json::{Value, json};
 use super::error::{WebError, WebErrorKind};
 use super::extract::{ReadableArticle, extract_article};
 use super::fetch::WebFetcher;
-use super::page::{TextFormat, cut_chars};
+use super::page::{TextFormat, redacted_cut};
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use crate::definition::ToolDefinition;
+use crate::redact::SecretRedactor;
 
 /// Arguments of `web_extract`: a URL, or HTML with an optional base URL.
 #[derive(Deserialize, JsonSchema)]
@@ -53,7 +54,7 @@ pub fn web_extract(fetcher: WebFetcher, max_chars: usize) -> ToolDefinition {
             let args: ExtractArgs = decode_args(arguments)?;
             let format = args.format.unwrap_or_default();
             let value = until_cancelled(&ctx, async {
-                extract(&fetcher, args, format, max_chars)
+                extract(&fetcher, args, format, max_chars, ctx.redactor())
                     .await
                     .map_err(WebError::into_tool_error)
             })
@@ -68,6 +69,7 @@ async fn extract(
     args: ExtractArgs,
     format: TextFormat,
     max_chars: usize,
+    redactor: &SecretRedactor,
 ) -> Result<Value, WebError> {
     let (html, base_url, mut truncated, final_url) = match (args.url, args.html) {
         (Some(url), None) => {
@@ -129,7 +131,7 @@ async fn extract(
         excerpt,
         content,
     } = article;
-    let (content, cut) = cut_chars(content, max_chars);
+    let (content, cut) = redacted_cut(content, max_chars, redactor);
     truncated |= cut;
     Ok(json!({
         "final_url": final_url,

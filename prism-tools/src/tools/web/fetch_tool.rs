@@ -6,9 +6,10 @@ use serde_json::{Value, json};
 
 use super::error::WebError;
 use super::fetch::{FetchedPage, WebFetcher};
-use super::page::{TextFormat, cut_chars, html_title, html_to};
+use super::page::{TextFormat, html_title, html_to, redacted_cut};
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use crate::definition::ToolDefinition;
+use crate::redact::SecretRedactor;
 
 /// Characters of page text a web tool hands back unless the host says otherwise.
 pub const DEFAULT_MAX_CHARS: usize = 50_000;
@@ -55,19 +56,24 @@ pub fn web_fetch(fetcher: WebFetcher, max_chars: usize) -> ToolDefinition {
                     .map_err(WebError::into_tool_error)
             })
             .await?;
-            Ok(page_output(page, format, max_chars).into())
+            Ok(page_output(page, format, max_chars, ctx.redactor()).into())
         }
     })
 }
 
 /// The tool's value for `page`.
-pub(crate) fn page_output(page: FetchedPage, format: TextFormat, max_chars: usize) -> Value {
+pub(crate) fn page_output(
+    page: FetchedPage,
+    format: TextFormat,
+    max_chars: usize,
+    redactor: &SecretRedactor,
+) -> Value {
     let (title, text) = if page.is_html() {
         (html_title(&page.body), html_to(&page.body, format))
     } else {
         (None, page.body.clone())
     };
-    let (content, cut) = cut_chars(text, max_chars);
+    let (content, cut) = redacted_cut(text, max_chars, redactor);
     let mut value = json!({
         "url": page.url,
         "final_url": page.final_url,

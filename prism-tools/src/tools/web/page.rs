@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::redact::SecretRedactor;
+
 /// How page text is handed to the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -76,8 +78,20 @@ fn collapse_spaces(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `text` with `redactor`'s secrets taken out, then cut to at most `max_chars` characters (never
+/// inside one), and whether it was cut. Redacted first: a cut could leave part of a secret that
+/// the dispatcher, redacting the result afterwards, would no longer find.
+pub(crate) fn redacted_cut(
+    mut text: String,
+    max_chars: usize,
+    redactor: &SecretRedactor,
+) -> (String, bool) {
+    redactor.redact_string(&mut text);
+    cut_chars(text, max_chars)
+}
+
 /// `text` cut to at most `max_chars` characters (never inside one), and whether it was cut.
-pub(crate) fn cut_chars(mut text: String, max_chars: usize) -> (String, bool) {
+fn cut_chars(mut text: String, max_chars: usize) -> (String, bool) {
     match text.char_indices().nth(max_chars) {
         Some((byte, _)) => {
             text.truncate(byte);

@@ -12,7 +12,7 @@ use url::Url;
 use super::body::read_bounded;
 use super::error::{WebError, WebErrorKind};
 use super::fetch::request_error;
-use super::page::cut_chars;
+use crate::redact::SecretRedactor;
 
 /// One search, as the tool hands it to a backend.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,17 +76,24 @@ const MAX_ANSWER_BYTES: usize = 2 * 1024 * 1024;
 
 /// Sends `request` and returns the JSON answer, mapping 429 to a rate-limit error (with the
 /// server's Retry-After) and any other failure status to a backend error quoting the answer.
+///
+/// The answer is quoted whole (within [`MAX_ANSWER_BYTES`]) with the backend's own credentials
+/// (`own`) taken out: the dispatcher redacts the error before it cuts it, so a cut never leaves
+/// part of a secret. A failed request names the endpoint without its query, which holds the
+/// model's words (a secret among them, encoded where the redactor cannot find it).
 pub(crate) async fn json_answer(
     backend: &str,
     url: &Url,
     request: reqwest::RequestBuilder,
     timeout: Duration,
+    own: &SecretRedactor,
 ) -> Result<serde_json::Value, WebError> {
     let exchange = async {
-        let response = request
-            .send()
-            .await
-            .map_err(|error| request_error(url, &error))?;
+        let response = request.send().await.map_err(|error| {
+            let mut endpoint = url.clone();
+            endpoint.set_query(None);
+            request_error(&endpoint, &error.without_url())
+        })?;
         let status = response.status();
         let retry_after = response
             .headers()
@@ -94,22 +101,21 @@ pub(crate) async fn json_answer(
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
         let body = read_bounded(response, MAX_ANSWER_BYTES, timeout).await?;
-        let text = String::from_utf8_lossy(&body.bytes).into_owned();
+        let text = own
+            .redact_str(&String::from_utf8_lossy(&body.bytes))
+            .into_owned();
         if status.as_u16() == 429 {
             let wait =
                 retry_after.map_or_else(String::new, |after| format!("; retry after {after}"));
             return Err(WebError::new(
                 WebErrorKind::RateLimited,
-                format!(
-                    "{backend} rate limit reached{wait}: {}",
-                    cut_chars(text, 200).0
-                ),
+                format!("{backend} rate limit reached{wait}: {text}"),
             ));
         }
         if !status.is_success() {
             return Err(WebError::new(
                 WebErrorKind::Backend,
-                format!("{backend} answered {status}: {}", cut_chars(text, 300).0),
+                format!("{backend} answered {status}: {text}"),
             ));
         }
         serde_json::from_str(&text).map_err(|error| {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::error::WebError;
-use super::page::cut_chars;
+use super::page::redacted_cut;
 use super::search::{SearchBackend, SearchHit, SearchQuery};
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use super::url_policy::UrlPolicy;
@@ -90,9 +90,9 @@ pub fn web_search(backend: Arc<dyn SearchBackend>, policy: UrlPolicy) -> ToolDef
                 .filter(|hit| policy.check_url(&hit.url).is_ok())
                 .take(count)
                 .map(|hit| SearchHit {
-                    title: cut_chars(hit.title, MAX_TITLE_CHARS).0,
+                    title: redacted_cut(hit.title, MAX_TITLE_CHARS, ctx.redactor()).0,
                     url: hit.url,
-                    snippet: cut_chars(hit.snippet, MAX_SNIPPET_CHARS).0,
+                    snippet: redacted_cut(hit.snippet, MAX_SNIPPET_CHARS, ctx.redactor()).0,
                 })
                 .collect();
             let dropped = total - kept.len().min(total);

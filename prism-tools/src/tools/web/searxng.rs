@@ -8,6 +8,7 @@ use super::client::client;
 use super::error::{WebError, WebErrorKind};
 use super::fetch::USER_AGENT;
 use super::search::{SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer};
+use crate::redact::SecretRedactor;
 
 /// Searches through a SearXNG instance. The instance must list `json` among its
 /// `search.formats` (otherwise it answers 403, which this backend reports as such).
@@ -64,7 +65,14 @@ impl SearxngBackend {
             .client
             .get(url.clone())
             .header("Accept", "application/json");
-        let answer = json_answer("searxng", &url, request, self.timeout).await?;
+        let answer = json_answer(
+            "searxng",
+            &url,
+            request,
+            self.timeout,
+            &SecretRedactor::default(),
+        )
+        .await?;
         hits_at("searxng", &answer, &["results"], "content", query.count)
     }
 }
