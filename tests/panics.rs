@@ -445,3 +445,92 @@ async fn a_panicking_clock_does_not_reach_a_run() {
         "with the system clock's time"
     );
 }
+
+/// A destructor that panics is logged without its message, which nothing redacts.
+mod drop_panic_log {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::{Arc, Mutex};
+    use std::task::{Context, Poll};
+
+    use prism::dispatch::SecretRedactor;
+    use prism::{
+        Dispatcher, ToolCall, ToolDefinition, ToolError, ToolExecutionContext, ToolRegistry,
+    };
+    use serde_json::{Value, json};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
+    use tracing_subscriber::{Layer, Registry};
+
+    const SECRET: &str = "pg-password-0123456789abcdef";
+
+    /// A body that answers at once and panics, naming its secret, when dropped.
+    struct Body;
+
+    impl Future for Body {
+        type Output = Result<Value, ToolError>;
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+            Poll::Ready(Ok(json!("done")))
+        }
+    }
+
+    impl Drop for Body {
+        fn drop(&mut self) {
+            panic!("closing the connection with password {SECRET} failed");
+        }
+    }
+
+    /// Every field of every event, as text.
+    #[derive(Clone, Default)]
+    struct Logged(Arc<Mutex<Vec<String>>>);
+
+    struct Fields<'a>(&'a mut Vec<String>);
+
+    impl Visit for Fields<'_> {
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.push(format!("{}={value}", field.name()));
+        }
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.push(format!("{}={value:?}", field.name()));
+        }
+    }
+
+    impl<S: tracing::Subscriber> Layer<S> for Logged {
+        fn on_event(&self, event: &tracing::Event<'_>, _: LayerContext<'_, S>) {
+            let mut fields = Vec::new();
+            event.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap().extend(fields);
+        }
+    }
+
+    #[test]
+    fn a_drop_panic_is_logged_without_its_message() {
+        let logged = Logged::default();
+        let subscriber = Registry::default().with(logged.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            let tool = ToolDefinition::builder("close").run(|_, _| Body);
+            let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
+                .redactor(SecretRedactor::new([SECRET]))
+                .build();
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            let result = runtime
+                .block_on(dispatcher.dispatch(
+                    ToolCall::new("c1", "close", json!({})),
+                    &ToolExecutionContext::new(),
+                ))
+                .unwrap();
+            assert_eq!(result.as_value(), Some(&json!("done")));
+        });
+        let logged = logged.0.lock().unwrap().clone();
+        assert!(
+            logged
+                .iter()
+                .any(|field| field.contains("panicked while being dropped")),
+            "the drop panic was logged: {logged:?}"
+        );
+        let leaks: Vec<&String> = logged.iter().filter(|f| f.contains(SECRET)).collect();
+        assert!(leaks.is_empty(), "a log field holds the secret: {leaks:?}");
+    }
+}
