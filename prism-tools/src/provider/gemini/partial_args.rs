@@ -107,6 +107,12 @@ impl ArgsBuilder {
                     }
                     match node {
                         Value::Array(items) => {
+                            // The model's number, not a length: a far index must not allocate.
+                            if *index >= items.len().saturating_add(MAX_INDEX_GAP) {
+                                return Err(format!(
+                                    "argument path `{path}` skips more than {MAX_INDEX_GAP} array items"
+                                ));
+                            }
                             if items.len() <= *index {
                                 items.resize(index + 1, Value::Null);
                             }
@@ -120,6 +126,9 @@ impl ArgsBuilder {
         Ok(node)
     }
 }
+
+/// How far past an array's end one path may reach (the items between are `null` until filled).
+const MAX_INDEX_GAP: usize = 1024;
 
 fn conflict(path: &str) -> String {
     format!("argument path `{path}` runs through a value that is not an object or array")
@@ -151,8 +160,9 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
             '[' => {
                 let close = rest[at..].find(']').ok_or_else(bad)? + at;
                 let inside = &rest[at + 1..close];
-                let step = match inside.as_bytes().first() {
-                    Some(b'\'' | b'"') if inside.len() >= 2 => {
+                let step = match inside.as_bytes() {
+                    // The quotes are ASCII, so cutting one off each end keeps char boundaries.
+                    [open @ (b'\'' | b'"'), .., close] if open == close => {
                         Step::Key(inside[1..inside.len() - 1].to_owned())
                     }
                     _ => Step::Index(inside.parse().map_err(|_| bad())?),

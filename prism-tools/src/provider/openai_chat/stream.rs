@@ -1,13 +1,15 @@
 //! The stream decoder: `chat.completion.chunk` events in, [`ProviderEvent`]s out, until
 //! `data: [DONE]`.
 //!
-//! Calls are keyed by their `index`. A call is announced once its name is known (some servers
-//! send the name after the id), with the argument text that arrived before; it is finished
-//! when the choice reports a `finish_reason` or the stream says `[DONE]`, so servers that send
-//! a call's pieces out of order or repeat its id on every chunk still give one whole call. Only
-//! the first choice is decoded: requests never ask for more than one.
+//! Calls are keyed by their `index` (a fragment under a known index but with another id begins
+//! a new call). A call is announced once its name is known (some servers send the name after the
+//! id), with the argument text that arrived before; it is finished when the choice reports a
+//! `finish_reason` or the stream says `[DONE]`, so servers that send a call's pieces out of order
+//! or repeat its id on every chunk still give one whole call. Only the first choice is decoded:
+//! requests never ask for more than one.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::decoded::{finish_call, message_replay, stop_reason, synthetic_call_id, usage};
@@ -23,6 +25,10 @@ pub(super) struct ChatStreamDecoder {
     response: ProviderResponse,
     announced: bool,
     calls: Vec<CallState>,
+    /// The latest call of each wire index, and of each id the server sent: a fragment finds its
+    /// call without scanning every earlier one.
+    by_wire_index: HashMap<usize, usize>,
+    by_wire_id: HashMap<String, usize>,
     refusal: String,
     reasoning: Option<(&'static str, String)>,
     finish_reason: Option<String>,
@@ -32,9 +38,10 @@ pub(super) struct ChatStreamDecoder {
 
 /// One call as its pieces arrive.
 struct CallState {
-    /// The server's index for the call (`None` when it sent none).
-    wire_index: Option<usize>,
+    /// The server's id, or one made up when the call was announced without one.
     id: Option<String>,
+    /// Whether `id` is the server's.
+    wire_id: bool,
     name: String,
     arguments: String,
     started: bool,
@@ -48,6 +55,8 @@ impl ChatStreamDecoder {
             response: ProviderResponse::default(),
             announced: false,
             calls: Vec::new(),
+            by_wire_index: HashMap::new(),
+            by_wire_id: HashMap::new(),
             refusal: String::new(),
             reasoning: None,
             finish_reason: None,
@@ -124,9 +133,15 @@ impl ChatStreamDecoder {
         let slot = self.slot_for(part.index, id.as_deref());
         let call = &mut self.calls[slot];
         call.finished = false;
-        if call.id.is_none() {
-            call.id = id.map(Cow::into_owned);
+        if !call.wire_id
+            && let Some(id) = id
+        {
+            call.id = Some(id.into_owned());
+            call.wire_id = true;
+            self.by_wire_id
+                .insert(call.id.clone().unwrap_or_default(), slot);
         }
+        let call = &mut self.calls[slot];
         let mut fresh_arguments = None;
         if let Some(function) = part.function {
             // A name sent again whole (on every chunk) is the same name, not more of it.
@@ -154,30 +169,31 @@ impl ChatStreamDecoder {
         }
     }
 
-    /// The call a fragment belongs to: by index, else by id, else the latest (a new one when
-    /// there is none yet, or when an unknown id begins another).
+    /// The call a fragment belongs to: by index (unless the fragment names another id than the
+    /// server gave that call), else by id, else the latest; a new one when there is none.
     fn slot_for(&mut self, wire_index: Option<usize>, id: Option<&str>) -> usize {
         let found = match (wire_index, id) {
-            (Some(index), _) => self
-                .calls
-                .iter()
-                .position(|call| call.wire_index == Some(index)),
-            (None, Some(id)) => self
-                .calls
-                .iter()
-                .position(|call| call.id.as_deref() == Some(id)),
+            (Some(index), _) => self.by_wire_index.get(&index).copied().filter(|&slot| {
+                let call = &self.calls[slot];
+                !call.wire_id || id.is_none_or(|id| call.id.as_deref() == Some(id))
+            }),
+            (None, Some(id)) => self.by_wire_id.get(id).copied(),
             (None, None) => self.calls.len().checked_sub(1),
         };
         found.unwrap_or_else(|| {
+            let slot = self.calls.len();
             self.calls.push(CallState {
-                wire_index,
                 id: None,
+                wire_id: false,
                 name: String::new(),
                 arguments: String::new(),
                 started: false,
                 finished: false,
             });
-            self.calls.len() - 1
+            if let Some(index) = wire_index {
+                self.by_wire_index.insert(index, slot);
+            }
+            slot
         })
     }
 
@@ -218,11 +234,17 @@ impl ChatStreamDecoder {
             }
             let call = self.finished_call(slot);
             self.calls[slot].finished = true;
-            match self.response.tool_calls.get_mut(slot) {
-                Some(kept) => *kept = call.clone(),
-                None => self.response.tool_calls.push(call.clone()),
-            }
+            self.keep(slot, call.clone());
             out.push(ProviderEvent::ToolCallDone { index: slot, call });
+        }
+    }
+
+    /// Puts the finished call of `slot` in the response: in its place when it was finished
+    /// before (a server that sent more of it after its `finish_reason`), else at the end.
+    fn keep(&mut self, slot: usize, call: ToolCall) {
+        match self.response.tool_calls.get_mut(slot) {
+            Some(kept) => *kept = call,
+            None => self.response.tool_calls.push(call),
         }
     }
 
@@ -265,7 +287,7 @@ impl ChatStreamDecoder {
                 .is_ok_and(|value| value.is_object());
             if whole {
                 let call = self.finished_call(slot);
-                self.response.tool_calls.push(call);
+                self.keep(slot, call);
             }
         }
         self.response

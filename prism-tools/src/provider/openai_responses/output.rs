@@ -36,10 +36,13 @@ pub(super) struct ItemParts {
 
 impl OutputItems {
     /// Takes a finished item at `index` in the output.
-    pub fn take(&mut self, index: usize, item: Value, tools: &ToolTable) -> ItemParts {
+    pub fn take(&mut self, index: usize, mut item: Value, tools: &ToolTable) -> ItemParts {
         let mut parts = ItemParts::default();
         match item_type(&item) {
             "function_call" => {
+                // Written into the item too, so its replay names the call its result answers.
+                let call_id = call_id_of(&item, index);
+                item["call_id"] = Value::String(call_id);
                 let text = |key: &str| item.get(key).and_then(Value::as_str);
                 let call = CallItem {
                     item_id: text("id"),
@@ -76,6 +79,13 @@ impl OutputItems {
         parts
     }
 
+    /// Whether the item at `index` was taken already.
+    pub fn contains(&self, index: usize) -> bool {
+        self.items
+            .binary_search_by_key(&index, |(at, _)| *at)
+            .is_ok()
+    }
+
     /// The items as the message's replay state, in output order; `None` when there were none.
     pub fn replay(&self) -> Option<ReplayState> {
         if self.items.is_empty() {
@@ -83,6 +93,21 @@ impl OutputItems {
         }
         let items: Vec<&Value> = self.items.iter().map(|(_, item)| item).collect();
         Some(ReplayState::new(NAME, json!({ "items": items })))
+    }
+}
+
+/// The `call_id` of a function call item at `output_index`; one made of its item id (or, without
+/// one, its place in the output) when the server sent none, so that two such calls never share
+/// the empty id.
+pub(super) fn call_id_of(item: &Value, output_index: usize) -> String {
+    let text = |key: &str| {
+        item.get(key)
+            .and_then(Value::as_str)
+            .filter(|text| !text.is_empty())
+    };
+    match text("call_id").or_else(|| text("id")) {
+        Some(id) => id.to_owned(),
+        None => format!("call_{output_index}"),
     }
 }
 

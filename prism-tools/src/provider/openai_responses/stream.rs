@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::output::{OutputItems, item_type};
+use super::output::{OutputItems, call_id_of, item_type};
 use super::wire_types::{ResponseHead, WireError, failure, stop_reason};
 use crate::provider::wire::{SseEvent, StreamDecoder, ToolTable};
 use crate::run::{ProviderError, ProviderErrorKind, ProviderEvent, ProviderResponse, ResponseFold};
@@ -131,7 +131,7 @@ impl Decoder {
         let mut call = PendingCall {
             output_index,
             item_id: item.get("id").and_then(Value::as_str).map(str::to_owned),
-            call_id: text("call_id").to_owned(),
+            call_id: call_id_of(item, output_index),
             name: text("name").to_owned(),
             arguments: text("arguments").to_owned(),
             index: None,
@@ -165,6 +165,10 @@ impl Decoder {
     }
 
     fn item_done(&mut self, output_index: usize, mut item: Value, out: &mut Vec<ProviderEvent>) {
+        // An item sent done twice is one item: its calls reach the run once.
+        if self.items.contains(output_index) {
+            return;
+        }
         let mut announced = None;
         if item_type(&item) == "function_call"
             && let Some(slot) = self.pending_at(Some(output_index), None)
@@ -211,6 +215,15 @@ impl Decoder {
         self.ended = true;
         if let Some(error) = failure(head) {
             return Err(self.with_partial(error));
+        }
+        // A call whose item was never said to be done is finished with what its events said:
+        // the model made it, and it must reach the run.
+        let mut open = std::mem::take(&mut self.pending);
+        open.sort_by_key(|call| call.output_index);
+        for call in open {
+            let output_index = call.output_index;
+            self.pending.push(call);
+            self.item_done(output_index, json!({"type": "function_call"}), out);
         }
         if let Some(state) = self.items.replay() {
             self.emit(out, ProviderEvent::Replay { state });
