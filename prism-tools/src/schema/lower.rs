@@ -14,7 +14,7 @@ use super::openai::{OpenAiStrict, openai_limits};
 use super::references::{find_recursion, resolve_local};
 use super::restore::NullMeansAbsent;
 use super::strict::{StrictPolicy, StrictRules};
-use super::walk::{NodeRules, Stop, Walk, check_input};
+use super::walk::{NodeRules, Stop, Walk, check_input, merges_cleanly};
 
 /// Lowers the canonical parameter `schema` of a tool to `dialect`.
 ///
@@ -66,9 +66,8 @@ pub fn lower(schema: &Value, dialect: Dialect) -> Result<LoweredSchema, Lowering
         }
         Dialect::Anthropic { strict: true } => {
             strict_or_fallback::<AnthropicStrict>(root, dialect, report, |schema| {
-                find_recursion(schema).map(|(reference, _)| {
-                    format!("the schema is recursive (`$ref: {reference}`), which Anthropic's strict mode does not support")
-                })
+                find_recursion(schema)
+                    .map(|why| format!("{why}, which Anthropic's strict mode does not support"))
             })
         }
         Dialect::GeminiParameters => walked(root, dialect, report, true, &mut GeminiSchemaRules),
@@ -194,11 +193,34 @@ fn root_object<'a>(
             return Err(LoweringError::new("", LoweringErrorKind::NotAnObject));
         };
         let mut merged: Map<String, Value> = target.clone();
-        for (keyword, value) in map {
-            if keyword != "$ref" {
-                merged.insert(keyword.clone(), value.clone());
+        let mut siblings: Map<String, Value> = map
+            .iter()
+            .filter(|(keyword, _)| *keyword != "$ref")
+            .map(|(keyword, value)| (keyword.clone(), value.clone()))
+            .collect();
+        // Both lists of required names apply: their union is one list that says the same.
+        if let Some(Value::Array(own)) = merged.get_mut("required")
+            && let Some(Value::Array(beside)) = siblings.get("required")
+        {
+            for name in beside {
+                if !own.contains(name) {
+                    own.push(name.clone());
+                }
             }
+            siblings.remove("required");
         }
+        // The root must stay one object schema (no `allOf` around it): keywords that would
+        // change each other's meaning in it cannot be merged, and the schema is refused.
+        if !merges_cleanly(&merged, &siblings) {
+            return Err(LoweringError::new(
+                "",
+                LoweringErrorKind::Unsupported {
+                    what: "keywords beside the root `$ref` that its target also constrains"
+                        .to_owned(),
+                },
+            ));
+        }
+        merged.extend(siblings);
         report.rewritten("", "$ref", "the root's target inlined at the root");
         root = Cow::Owned(merged);
     }

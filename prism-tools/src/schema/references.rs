@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::keywords::{Place, place_of};
+use super::walk::MAX_SCHEMA_NESTING;
 
 /// The target of a local reference inside `root` and its JSON pointer, or `None` when the
 /// reference is not a local JSON pointer (`https://…`, `#anchor`) or points at nothing.
@@ -20,10 +21,12 @@ pub(crate) fn resolve_local<'a>(root: &'a Value, reference: &str) -> Option<(&'a
     root.pointer(&pointer).map(|target| (target, pointer))
 }
 
-/// The first local reference that leads back to a schema it is inside of (a recursive type), as
-/// `(the reference, the pointer of its target)`. Definitions are only followed from where they
-/// are used; references that do not resolve are skipped (the walks report them).
-pub(crate) fn find_recursion(root: &Value) -> Option<(String, String)> {
+/// Why the schema's references cannot all be followed to their end: the first local reference
+/// that leads back to a schema it is inside of (a recursive type), or a chain of references
+/// longer than [`MAX_SCHEMA_NESTING`] (followed further, it could exhaust the stack).
+/// Definitions are only followed from where they are used; references that do not resolve are
+/// skipped (the walks report them).
+pub(crate) fn find_recursion(root: &Value) -> Option<String> {
     let mut search = Recursion {
         root,
         active: Vec::new(),
@@ -40,8 +43,9 @@ struct Recursion<'a> {
 }
 
 impl<'a> Recursion<'a> {
-    /// Scans the schema `schema` (already bounded in depth by the input check).
-    fn scan(&mut self, schema: &'a Value) -> Option<(String, String)> {
+    /// Scans the schema `schema` (already bounded in depth by the input check; the references
+    /// it follows are bounded here).
+    fn scan(&mut self, schema: &'a Value) -> Option<String> {
         let Value::Object(map) = schema else {
             return None;
         };
@@ -49,7 +53,12 @@ impl<'a> Recursion<'a> {
             && let Some((target, pointer)) = resolve_local(self.root, reference)
         {
             if self.active.contains(&pointer) || pointer.is_empty() {
-                return Some((reference.to_owned(), pointer));
+                return Some(format!("the schema is recursive (`$ref: {reference}`)"));
+            }
+            if self.active.len() >= MAX_SCHEMA_NESTING {
+                return Some(format!(
+                    "the schema's references run more than {MAX_SCHEMA_NESTING} deep"
+                ));
             }
             if self.done.insert(pointer.clone()) {
                 self.active.push(pointer);
@@ -126,8 +135,8 @@ mod tests {
             "$defs": {"Node": {"properties": {"children": {"items": {"$ref": "#/$defs/Node"}}}}}
         });
         assert_eq!(
-            find_recursion(&tree),
-            Some(("#/$defs/Node".to_owned(), "/$defs/Node".to_owned()))
+            find_recursion(&tree).as_deref(),
+            Some("the schema is recursive (`$ref: #/$defs/Node`)")
         );
         let unused = json!({"$defs": {"Loop": {"$ref": "#/$defs/Loop"}}});
         assert_eq!(find_recursion(&unused), None);

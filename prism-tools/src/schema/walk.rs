@@ -3,9 +3,11 @@
 //! subschemas are rewritten.
 //!
 //! The walk is bounded: the input is measured first ([`check_input`]), the walk refuses to nest
-//! deeper than [`MAX_SCHEMA_NESTING`] subschemas (inlining can deepen a schema) and to produce more
-//! than [`MAX_OUTPUT_NODES`] schema objects (inlining can multiply one), so a hostile schema gets
-//! an error instead of a stack overflow or an exhausted memory.
+//! deeper than [`MAX_SCHEMA_NESTING`] subschemas and references (inlining can deepen a schema), to
+//! produce more than [`MAX_OUTPUT_NODES`] schema objects and to copy more than
+//! [`MAX_INLINED_DATA_BYTES`] of values (`enum`, `default`, …) into inlined copies (inlining can
+//! multiply both), so a hostile schema gets an error instead of a stack overflow or an exhausted
+//! memory.
 
 use serde_json::{Map, Value};
 
@@ -22,6 +24,8 @@ pub(crate) const MAX_INPUT_BYTES: usize = 1024 * 1024;
 pub(crate) const MAX_SCHEMA_NESTING: usize = Limits::MAX_DEPTH / 2;
 /// Most schema objects a lowered schema may hold (inlining copies a definition per use).
 pub(crate) const MAX_OUTPUT_NODES: usize = 100_000;
+/// Most bytes of values inlining may copy (each use of a definition copies its values).
+pub(crate) const MAX_INLINED_DATA_BYTES: usize = 4 * MAX_INPUT_BYTES;
 
 /// Why a walk stopped.
 #[derive(Debug)]
@@ -54,6 +58,8 @@ pub(crate) struct Walk<'a> {
     /// The definitions being inlined, innermost last, to catch recursion.
     inlining: Vec<String>,
     nodes: usize,
+    /// Bytes of values copied into inlined definitions so far.
+    inlined_data: usize,
 }
 
 /// Measures the canonical schema before any walk.
@@ -82,6 +88,7 @@ impl<'a> Walk<'a> {
             inline,
             inlining: Vec::new(),
             nodes: 0,
+            inlined_data: 0,
         }
     }
 
@@ -198,7 +205,22 @@ impl<'a> Walk<'a> {
                         LoweringError::invalid(pointer, keyword, "a list of schemas").into(),
                     );
                 }
-                (Place::Data | Place::Other, _) => value.clone(),
+                (Place::Data | Place::Other, _) => {
+                    if !self.inlining.is_empty() {
+                        self.inlined_data += copied_bytes(value);
+                        if self.inlined_data > MAX_INLINED_DATA_BYTES {
+                            return Err(LoweringError::new(
+                                pointer,
+                                LoweringErrorKind::TooLarge {
+                                    limit: MAX_INLINED_DATA_BYTES,
+                                    unit: "bytes of values copied by inlining",
+                                },
+                            )
+                            .into());
+                        }
+                    }
+                    value.clone()
+                }
             };
             pointer.truncate(start);
             copy.insert(keyword.clone(), copied);
@@ -240,7 +262,9 @@ impl<'a> Walk<'a> {
         }
         self.report.rewritten(pointer, "$ref", "inlined");
         self.inlining.push(target_pointer.clone());
-        let inlined = self.schema(target, &mut target_pointer, nesting, rules);
+        // A reference counts as a level: a long chain of them is as deep as the copy it makes
+        // (and as the stack the walk needs).
+        let inlined = self.schema(target, &mut target_pointer, nesting + 1, rules);
         self.inlining.pop();
         let inlined = inlined?;
 
@@ -252,6 +276,22 @@ impl<'a> Walk<'a> {
         let mut merged = merge_inlined(inlined, siblings);
         rules.rewrite(&mut merged, pointer, self)?;
         Ok(merged)
+    }
+}
+
+/// About how many bytes of JSON `value` takes: enough to bound what inlining multiplies.
+/// Recursive, over a value already bounded in depth by [`check_input`].
+fn copied_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => items.iter().map(copied_bytes).sum::<usize>() + 2,
+        Value::Object(map) => {
+            map.iter()
+                .map(|(key, item)| key.len() + 3 + copied_bytes(item))
+                .sum::<usize>()
+                + 2
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
     }
 }
 
@@ -278,9 +318,45 @@ pub(crate) fn is_annotation(keyword: &str) -> bool {
     )
 }
 
+/// Keywords whose meaning depends on other keywords of their schema object
+/// (`additionalProperties` reads `properties`, `items` reads `prefixItems`, `then` reads `if`, …):
+/// moved into one object with another schema's, they would read keywords that are not theirs.
+fn reads_neighbours(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "properties"
+            | "patternProperties"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "dependentSchemas"
+            | "prefixItems"
+            | "items"
+            | "unevaluatedItems"
+            | "contains"
+            | "minContains"
+            | "maxContains"
+            | "if"
+            | "then"
+            | "else"
+    )
+}
+
+/// Whether the keywords written beside a `$ref` can join its target's object without changing
+/// what either means: no assertion both have with different values, and no keyword of one that
+/// reads its neighbours beside such a keyword of the other.
+pub(crate) fn merges_cleanly(target: &Map<String, Value>, siblings: &Map<String, Value>) -> bool {
+    let differs = siblings.iter().any(|(keyword, value)| {
+        !is_annotation(keyword) && target.get(keyword).is_some_and(|own| own != value)
+    });
+    let reads = |map: &Map<String, Value>| map.iter().any(|(keyword, _)| reads_neighbours(keyword));
+    let both_read = reads(target) && reads(siblings);
+    !(differs || both_read)
+}
+
 /// An inlined target and the keywords written beside its `$ref`. Both apply (JSON Schema 2020-12):
 /// annotations beside the reference win; other keywords are added when the target lacks them,
-/// and when both have one the two are kept apart under `allOf`.
+/// and when they would change each other's meaning in one object the two are kept apart under
+/// `allOf`.
 fn merge_inlined(target: Value, siblings: Map<String, Value>) -> Value {
     let mut target = match target {
         Value::Object(target) => target,
@@ -288,10 +364,7 @@ fn merge_inlined(target: Value, siblings: Map<String, Value>) -> Value {
         Value::Bool(false) => return Value::Bool(false),
         other => return other,
     };
-    let conflicts = siblings.iter().any(|(keyword, value)| {
-        !is_annotation(keyword) && target.get(keyword).is_some_and(|own| own != value)
-    });
-    if !conflicts {
+    if merges_cleanly(&target, &siblings) {
         target.extend(siblings);
         return Value::Object(target);
     }

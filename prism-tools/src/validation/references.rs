@@ -18,7 +18,7 @@
 //! so the check may refuse a loop that a particular dynamic scope would have avoided, never the
 //! other way round.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use jsonschema::{Draft, Uri, uri};
 use serde_json::{Map, Value};
@@ -102,6 +102,9 @@ struct Index {
     refs: Vec<Reference>,
     /// (parent, child) for subschemas applied to the same instance.
     in_place: Vec<(String, String)>,
+    /// Pointer of every schema object the walk visited: the only places a reference may lead,
+    /// so that every edge of the graph lands on a node the checks know.
+    nodes: HashSet<String>,
 }
 
 impl Index {
@@ -116,6 +119,7 @@ impl Index {
         let Value::Object(schema) = node else {
             return Ok(());
         };
+        self.nodes.insert(pointer.clone());
         let draft = match schema.get("$schema").and_then(Value::as_str) {
             Some(meta) => match Draft::from_schema_uri(meta) {
                 Draft::Unknown => {
@@ -252,7 +256,9 @@ impl Index {
         let primary = if fragment.is_empty() {
             resource.clone()
         } else if fragment.starts_with('/') {
-            format!("{resource}{fragment}")
+            // Written as the walk writes pointers: a bare `~` (which resolves as itself) must
+            // name the node the walk recorded as `~0`.
+            format!("{resource}{}", canonical_pointer(&fragment))
         } else {
             let key = (absolute.as_str().to_owned(), fragment.clone());
             self.anchors.get(&key).cloned().ok_or_else(|| {
@@ -263,6 +269,14 @@ impl Index {
             return Err(unresolvable(
                 &reference.pointer,
                 &format!("nothing at {primary:?}"),
+            ));
+        }
+        if !self.nodes.contains(&primary) {
+            return Err(unresolvable(
+                &reference.pointer,
+                &format!(
+                    "{primary:?} is a value, not a schema (an `enum`, a `default`, a `$` keyword)"
+                ),
             ));
         }
         let mut targets = vec![primary];
@@ -345,6 +359,19 @@ fn check_graph(edges: &HashMap<String, Vec<Edge>>) -> Result<(), SchemaError> {
         }
     }
     Ok(())
+}
+
+/// `pointer` (a JSON pointer, `/` first) with each segment unescaped, then escaped again as
+/// [`push_segment`] writes it: the form every node of the graph is recorded in.
+fn canonical_pointer(pointer: &str) -> String {
+    let mut canonical = String::with_capacity(pointer.len());
+    for segment in pointer.split('/').skip(1) {
+        push_segment(
+            &mut canonical,
+            &segment.replace("~1", "/").replace("~0", "~"),
+        );
+    }
+    canonical
 }
 
 /// Drafts before 2019-09 name subschemas with `$id: "#name"`.
