@@ -136,12 +136,11 @@ impl ChatStreamDecoder {
         if !call.wire_id
             && let Some(id) = id
         {
-            call.id = Some(id.into_owned());
+            let id = id.into_owned();
+            self.by_wire_id.insert(id.clone(), slot);
+            call.id = Some(id);
             call.wire_id = true;
-            self.by_wire_id
-                .insert(call.id.clone().unwrap_or_default(), slot);
         }
-        let call = &mut self.calls[slot];
         let mut fresh_arguments = None;
         if let Some(function) = part.function {
             // A name sent again whole (on every chunk) is the same name, not more of it.
