@@ -14,7 +14,7 @@ use super::openai::{OpenAiStrict, openai_limits};
 use super::references::{find_recursion, resolve_local};
 use super::restore::NullMeansAbsent;
 use super::strict::{StrictPolicy, StrictRules};
-use super::walk::{NodeRules, Stop, Walk, check_input, merges_cleanly};
+use super::walk::{MAX_SCHEMA_NESTING, NodeRules, Stop, Walk, check_input, merges_cleanly};
 
 /// Lowers the canonical parameter `schema` of a tool to `dialect`.
 ///
@@ -66,7 +66,7 @@ pub fn lower(schema: &Value, dialect: Dialect) -> Result<LoweredSchema, Lowering
         }
         Dialect::Anthropic { strict: true } => {
             strict_or_fallback::<AnthropicStrict>(root, dialect, report, |schema| {
-                find_recursion(schema)
+                find_recursion(schema, MAX_SCHEMA_NESTING)
                     .map(|why| format!("{why}, which Anthropic's strict mode does not support"))
             })
         }

@@ -5,7 +5,6 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::keywords::{Place, place_of};
-use super::walk::MAX_SCHEMA_NESTING;
 
 /// The target of a local reference inside `root` and its JSON pointer, or `None` when the
 /// reference is not a local JSON pointer (`https://…`, `#anchor`) or points at nothing.
@@ -23,12 +22,13 @@ pub(crate) fn resolve_local<'a>(root: &'a Value, reference: &str) -> Option<(&'a
 
 /// Why the schema's references cannot all be followed to their end: the first local reference
 /// that leads back to a schema it is inside of (a recursive type), or a chain of references
-/// longer than [`MAX_SCHEMA_NESTING`] (followed further, it could exhaust the stack).
+/// longer than `max_chain` (followed further, it could exhaust the stack).
 /// Definitions are only followed from where they are used; references that do not resolve are
 /// skipped (the walks report them).
-pub(crate) fn find_recursion(root: &Value) -> Option<String> {
+pub(crate) fn find_recursion(root: &Value, max_chain: usize) -> Option<String> {
     let mut search = Recursion {
         root,
+        max_chain,
         active: Vec::new(),
         done: HashSet::new(),
     };
@@ -37,6 +37,7 @@ pub(crate) fn find_recursion(root: &Value) -> Option<String> {
 
 struct Recursion<'a> {
     root: &'a Value,
+    max_chain: usize,
     /// The targets being scanned, outermost first.
     active: Vec<String>,
     done: HashSet<String>,
@@ -55,9 +56,10 @@ impl<'a> Recursion<'a> {
             if self.active.contains(&pointer) || pointer.is_empty() {
                 return Some(format!("the schema is recursive (`$ref: {reference}`)"));
             }
-            if self.active.len() >= MAX_SCHEMA_NESTING {
+            if self.active.len() >= self.max_chain {
                 return Some(format!(
-                    "the schema's references run more than {MAX_SCHEMA_NESTING} deep"
+                    "the schema's references run more than {} deep",
+                    self.max_chain
                 ));
             }
             if self.done.insert(pointer.clone()) {
@@ -135,17 +137,17 @@ mod tests {
             "$defs": {"Node": {"properties": {"children": {"items": {"$ref": "#/$defs/Node"}}}}}
         });
         assert_eq!(
-            find_recursion(&tree).as_deref(),
+            find_recursion(&tree, 50).as_deref(),
             Some("the schema is recursive (`$ref: #/$defs/Node`)")
         );
         let unused = json!({"$defs": {"Loop": {"$ref": "#/$defs/Loop"}}});
-        assert_eq!(find_recursion(&unused), None);
+        assert_eq!(find_recursion(&unused, 50), None);
         let shared = json!({
             "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
             "$defs": {"A": {"type": "string"}}
         });
-        assert_eq!(find_recursion(&shared), None);
-        assert!(find_recursion(&json!({"properties": {"again": {"$ref": "#"}}})).is_some());
+        assert_eq!(find_recursion(&shared, 50), None);
+        assert!(find_recursion(&json!({"properties": {"again": {"$ref": "#"}}}), 50).is_some());
     }
 
     #[test]
