@@ -54,25 +54,44 @@ pub(crate) fn check_references(schema: &Value, max_refs: usize) -> Result<(), Sc
     let mut index = Index::default();
     let base = uri::from_str(DEFAULT_BASE).map_err(|error| invalid("", error))?;
     index.visit(schema, String::new(), &base, Draft::default(), true)?;
-    if index.refs.len() > max_refs {
-        let pointer = index.refs[max_refs].pointer.clone();
-        return Err(SchemaError::new(
-            SchemaErrorKind::TooManyRefs,
-            pointer,
-            format!("the schema has more than {max_refs} references"),
-        ));
+    let too_many = |index: &Index| {
+        index.refs.get(max_refs).map(|reference| {
+            SchemaError::new(
+                SchemaErrorKind::TooManyRefs,
+                reference.pointer.clone(),
+                format!("the schema has more than {max_refs} references"),
+            )
+        })
+    };
+    if let Some(error) = too_many(&index) {
+        return Err(error);
     }
     let mut edges: HashMap<String, Vec<Edge>> = HashMap::new();
-    for (from, to) in std::mem::take(&mut index.in_place) {
-        edges.entry(from).or_default().push(Edge { to, via: None });
-    }
-    for reference in &index.refs {
-        for to in index.targets(schema, reference)? {
-            edges.entry(reference.node.clone()).or_default().push(Edge {
+    // The list grows while it is read: a reference into a value the walk did not read as a
+    // schema (an `examples` item, a `$` keyword) makes the engine read it as one, so the
+    // checks visit it too, and its own references join the list.
+    let mut next = 0;
+    while let Some(reference) = index.refs.get(next) {
+        let (node, via) = (reference.node.clone(), reference.pointer.clone());
+        let resource = without_fragment(&reference.target).map_err(|error| invalid(&via, error))?;
+        for to in index.targets(schema, &index.refs[next])? {
+            if !index.nodes.contains(&to)
+                && let Some(target) = schema.pointer(&to)
+            {
+                index.visit(target, to.clone(), &resource, Draft::default(), false)?;
+                if let Some(error) = too_many(&index) {
+                    return Err(error);
+                }
+            }
+            edges.entry(node.clone()).or_default().push(Edge {
                 to,
-                via: Some(reference.pointer.clone()),
+                via: Some(via.clone()),
             });
         }
+        next += 1;
+    }
+    for (from, to) in std::mem::take(&mut index.in_place) {
+        edges.entry(from).or_default().push(Edge { to, via: None });
     }
     check_graph(&edges)
 }
@@ -102,8 +121,8 @@ struct Index {
     refs: Vec<Reference>,
     /// (parent, child) for subschemas applied to the same instance.
     in_place: Vec<(String, String)>,
-    /// Pointer of every schema object the walk visited: the only places a reference may lead,
-    /// so that every edge of the graph lands on a node the checks know.
+    /// Pointer of every schema the walk visited (a reference's target is visited when it is
+    /// not one yet), so that every edge of the graph lands on a node whose own edges are known.
     nodes: HashSet<String>,
 }
 
@@ -117,6 +136,10 @@ impl Index {
         identifiers: bool,
     ) -> Result<(), SchemaError> {
         let Value::Object(schema) = node else {
+            // `true` and `false` are schemas too, and a reference may lead to one.
+            if node.is_boolean() {
+                self.nodes.insert(pointer);
+            }
             return Ok(());
         };
         self.nodes.insert(pointer.clone());
@@ -269,14 +292,6 @@ impl Index {
             return Err(unresolvable(
                 &reference.pointer,
                 &format!("nothing at {primary:?}"),
-            ));
-        }
-        if !self.nodes.contains(&primary) {
-            return Err(unresolvable(
-                &reference.pointer,
-                &format!(
-                    "{primary:?} is a value, not a schema (an `enum`, a `default`, a `$` keyword)"
-                ),
             ));
         }
         let mut targets = vec![primary];
