@@ -5,6 +5,7 @@ mod provider_support;
 
 use std::sync::Arc;
 
+use prism::provider::anthropic::Anthropic;
 use prism::provider::gemini::Gemini;
 use prism::provider::openai_responses::OpenAiResponses;
 use prism::provider::wire::{PreparedTool, ToolTable, WireFormat};
@@ -233,4 +234,27 @@ fn chat_a_truncated_stream_does_not_list_a_call_twice() {
         .map(|c| c.id.as_str())
         .collect();
     assert_eq!(ids, ["call_1"]);
+}
+
+/// An Anthropic `tool_use` block that starts with its whole `input` and then gets an empty
+/// `input_json_delta` keeps the input it started with.
+#[test]
+fn anthropic_an_empty_delta_keeps_the_blocks_start_input() {
+    let stream = events(&[
+        json!({"type": "message_start", "message": {"id": "m1", "type": "message",
+            "role": "assistant", "model": "claude", "content": [],
+            "usage": {"input_tokens": 1, "output_tokens": 0}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
+            "id": "toolu_1", "name": "lookup", "input": {"q": "tides"}}}),
+        json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": ""}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let (_, end) = decode(&Anthropic, &tools(), &stream);
+    let response = end.expect("the response completed");
+    assert_eq!(response.tool_calls.len(), 1);
+    assert_eq!(response.tool_calls[0].arguments, json!({"q": "tides"}));
 }

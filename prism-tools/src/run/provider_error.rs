@@ -148,19 +148,22 @@ impl ProviderError {
         self.details.as_ref()?.partial.as_ref()
     }
 
-    /// The same error with its message, and any partial text, redacted.
+    /// The same error with its message, and any partial text and tool calls (their arguments,
+    /// and why those could not be read), redacted.
     pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
-        if let std::borrow::Cow::Owned(clean) = redactor.redact_str(&self.message) {
-            self.message = clean;
-        }
+        redactor.redact_string(&mut self.message);
         let partial = self
             .details
             .as_mut()
             .and_then(|details| details.partial.as_mut());
-        if let Some(partial) = partial
-            && let std::borrow::Cow::Owned(clean) = redactor.redact_str(&partial.text)
-        {
-            partial.text = clean;
+        if let Some(partial) = partial {
+            redactor.redact_string(&mut partial.text);
+            for call in &mut partial.tool_calls {
+                redactor.redact_value_in_place(&mut call.arguments);
+                if let Some(error) = &mut call.arguments_error {
+                    redactor.redact_string(error);
+                }
+            }
         }
         self
     }
@@ -181,3 +184,37 @@ impl fmt::Display for ProviderError {
 }
 
 impl std::error::Error for ProviderError {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::call::ToolCall;
+
+    #[test]
+    fn redaction_reaches_the_partial_answers_tool_calls() {
+        let mut partial = ProviderResponse {
+            text: "token sk-live-1".into(),
+            ..ProviderResponse::default()
+        };
+        partial
+            .tool_calls
+            .push(ToolCall::new("c1", "login", json!({"key": "sk-live-1"})));
+        partial.tool_calls.push(ToolCall::malformed(
+            "c2",
+            "login",
+            "bad JSON near sk-live-1",
+        ));
+        let error = ProviderError::new("the stream broke after sk-live-1")
+            .with_partial(partial)
+            .redacted(&SecretRedactor::new(["sk-live-1"]));
+        let shown = format!("{error:?}");
+        assert!(!shown.contains("sk-live-1"), "{shown}");
+        let partial = error.partial().unwrap();
+        assert_eq!(
+            partial.tool_calls[0].arguments,
+            json!({"key": "[REDACTED]"})
+        );
+    }
+}

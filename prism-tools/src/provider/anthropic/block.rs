@@ -36,7 +36,11 @@ pub(super) struct ToolUse {
 /// message. No argument text at all, for a tool without parameters, is `{}`.
 pub(super) fn finish_call(tools: &ToolTable, call: &mut ToolUse) -> ToolCall {
     let parsed = match call.json.take() {
-        Some(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
+        // Deltas that said nothing leave the arguments the block started with.
+        Some(text) if text.trim().is_empty() => Ok(call
+            .start_input
+            .take()
+            .unwrap_or_else(|| Value::Object(Map::new()))),
         Some(text) => serde_json::from_str::<Value>(&text)
             .map_err(|e| format!("the arguments are not valid JSON: {e}")),
         None => Ok(call
