@@ -66,9 +66,6 @@ const MESSAGE_LIMIT: usize = 200;
 /// results, events and rows with one.
 const ERROR_MESSAGE_LIMIT: usize = 16 * 1024;
 
-/// Ends a message that was cut at [`MESSAGE_LIMIT`] or [`ERROR_MESSAGE_LIMIT`].
-const CUT_MARKER: &str = "… [cut]";
-
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
 #[derive(Clone)]
 pub(crate) struct Pipeline {
@@ -737,9 +734,7 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
 fn bounded<'t>(p: &Pipeline, text: &'t str) -> std::borrow::Cow<'t, str> {
     let mut text = p.redactor.redact_str(text);
     if text.len() > MESSAGE_LIMIT {
-        let text = text.to_mut();
-        crate::redact::truncate_at_char_boundary(text, MESSAGE_LIMIT);
-        text.push_str(CUT_MARKER);
+        crate::redact::cut_marked(text.to_mut(), MESSAGE_LIMIT);
     }
     text
 }

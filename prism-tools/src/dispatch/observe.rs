@@ -20,13 +20,13 @@ use crate::context::{ProgressListener, ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::span::record_end;
 use crate::dispatch::{
-    CUT_MARKER, ERROR_MESSAGE_LIMIT, MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger,
-    ToolCallRecord, ToolEvent, ToolEventKind,
+    ERROR_MESSAGE_LIMIT, MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger, ToolCallRecord,
+    ToolEvent, ToolEventKind,
 };
 use crate::effects::RecordedOutcome;
 use crate::error::Refusal;
 use crate::panic::guarded;
-use crate::redact::truncate_at_char_boundary;
+use crate::redact::{cut_marked, truncate_at_char_boundary};
 
 /// Reports one call. Owns the call id, which the terminal methods move into the result, and,
 /// when anyone watches, the session and run ids its events and rows carry.
@@ -119,10 +119,7 @@ impl<'a> Observe<'a> {
     #[cold]
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
-        if error.message.len() > ERROR_MESSAGE_LIMIT {
-            truncate_at_char_boundary(&mut error.message, ERROR_MESSAGE_LIMIT);
-            error.message.push_str(CUT_MARKER);
-        }
+        cut_marked(&mut error.message, ERROR_MESSAGE_LIMIT);
         self.end(name, ToolOutcome::Error(error), None)
     }
 

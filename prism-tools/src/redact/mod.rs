@@ -313,6 +313,18 @@ pub fn truncate_at_char_boundary(text: &mut String, max_bytes: usize) {
     }
 }
 
+/// Ends a text [`cut_marked`] cut.
+pub(crate) const CUT_MARKER: &str = "… [cut]";
+
+/// Cuts `text` to at most `max_bytes` at a character boundary and, when it was longer, ends it
+/// with [`CUT_MARKER`]. Redact first: a secret the cut runs through is then no longer found.
+pub(crate) fn cut_marked(text: &mut String, max_bytes: usize) {
+    if text.len() > max_bytes {
+        truncate_at_char_boundary(text, max_bytes);
+        text.push_str(CUT_MARKER);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

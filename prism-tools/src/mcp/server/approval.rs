@@ -44,7 +44,7 @@ use crate::canonical::canonical_sha256;
 use crate::definition::ToolDefinition;
 use crate::dispatch::{Approval, ApprovalGate, Tripwire};
 use crate::error::Refusal;
-use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+use crate::redact::{SecretRedactor, cut_marked};
 
 /// The key of the approval form in `inputRequests` and `inputResponses`.
 pub(crate) const APPROVAL_INPUT: &str = "approval";
@@ -175,10 +175,7 @@ pub(crate) struct Answered {
 /// The elicitation form asking whether `call` may run.
 pub(crate) fn question(call: &ToolCall, redactor: &SecretRedactor) -> ElicitRequestParams {
     let mut shown = redactor.redact_value(&call.arguments).to_string();
-    if shown.len() > SHOWN_ARGUMENTS {
-        truncate_at_char_boundary(&mut shown, SHOWN_ARGUMENTS);
-        shown.push_str("… [cut]");
-    }
+    cut_marked(&mut shown, SHOWN_ARGUMENTS);
     let schema = json!({
         "type": "object",
         "properties": {

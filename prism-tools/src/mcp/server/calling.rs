@@ -25,7 +25,7 @@ use crate::call::{BlockReason, ErrorCode, ErrorInfo, ToolCall, ToolOutcome, Tool
 use crate::context::{CancellationToken, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
-use crate::redact::truncate_at_char_boundary;
+use crate::redact::cut_marked;
 
 impl McpServer {
     /// Answers one `tools/call`.
@@ -271,10 +271,7 @@ impl McpServer {
                 Some(Ok(Err(error))) => {
                     // The client's text, of any length: redacted, then cut.
                     let mut why = redactor.redact_str(&error.to_string()).into_owned();
-                    if why.len() > QUOTED_ERROR_BYTES {
-                        truncate_at_char_boundary(&mut why, QUOTED_ERROR_BYTES);
-                        why.push_str("… [cut]");
-                    }
+                    cut_marked(&mut why, QUOTED_ERROR_BYTES);
                     format!("The approval for {} could not be asked: {why}", held.name)
                 }
             };
