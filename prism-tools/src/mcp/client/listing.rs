@@ -75,12 +75,9 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
         );
         // One tool past the bound is enough for the catalog to keep the first ones and say the
         // rest were left out.
-        let cut = tools.len() > server.bounds.max_tools && page.next_cursor.is_some();
-        let listed = if tools.len() > server.bounds.max_tools {
-            None
-        } else {
-            page.next_cursor
-        };
+        let full = tools.len() > server.bounds.max_tools;
+        let cut = full && page.next_cursor.is_some();
+        let listed = if full { None } else { page.next_cursor };
         match listed {
             Some(next) if seen.insert(next.clone()) => cursor = Some(next),
             // The cursor is the server's text, of any length: not repeated.

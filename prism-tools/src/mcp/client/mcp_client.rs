@@ -13,7 +13,6 @@ use crate::call::{CallId, ToolOutput};
 use crate::context::ToolExecutionContext;
 use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
 use crate::error::ToolError;
-use crate::redact::SecretRedactor;
 
 use super::catalog::{self, RemoteTools};
 use super::connect::{self, ProtocolEra, Session};
@@ -66,8 +65,6 @@ type KeptList = (RemoteTools, Option<Instant>);
 
 struct Connection {
     server: RemoteServer,
-    /// The endpoint's credentials, taken out of everything of the server's the bridge passes on.
-    scrubber: SecretRedactor,
     peer: Peer<RoleClient>,
     progress: ProgressRoutes,
     tools_changed: Arc<AtomicBool>,
@@ -128,7 +125,6 @@ impl McpClient {
         let process_id = session.child.as_ref().and_then(tokio::process::Child::id);
         Self {
             connection: Arc::new(Connection {
-                scrubber: progress.scrubber().clone(),
                 server,
                 peer,
                 progress,
@@ -326,7 +322,7 @@ impl Connection {
         };
         let site = CallSite {
             server: &self.server,
-            scrubber: &self.scrubber,
+            scrubber: self.progress.scrubber(),
             peer: &self.peer,
             progress: &self.progress,
         };
@@ -347,7 +343,7 @@ impl Connection {
             RemoteOutcome::Complete(output) => Ok(output),
             RemoteOutcome::Failed(message) => Err(ToolError::new(message)),
             RemoteOutcome::InputRequired(request) => {
-                let error = request.to_tool_error(&self.scrubber);
+                let error = request.to_tool_error(self.progress.scrubber());
                 if let Some(id) = ctx.tool_call_id() {
                     let mut kept = self.kept_input();
                     if kept.len() == KEPT_INPUT_REQUESTS {

@@ -25,7 +25,8 @@ pub(crate) struct ProgressRoutes {
 }
 
 impl ProgressRoutes {
-    /// The redactor of the endpoint's credentials these routes apply.
+    /// The redactor of the endpoint's credentials: these routes apply it to progress messages,
+    /// and the connection to everything else of the server's it passes on.
     pub(crate) fn scrubber(&self) -> &SecretRedactor {
         &self.scrubber
     }
