@@ -1,8 +1,10 @@
 //! Provider errors quote the server's error body cut to 500 bytes: every secret known to the
 //! provider or the run is taken out first, so no cut leaves part of one behind.
 
+mod common;
 mod http_support;
 
+use common::leaked_prefix;
 use http_support::{Reply, Server};
 use prism::RunError;
 use prism::dispatch::SecretRedactor;
@@ -13,14 +15,6 @@ use serde_json::json;
 /// No retries, so each test makes one request.
 fn no_retries() -> RetryPolicy {
     RetryPolicy::none()
-}
-
-/// The prefix of `secret` a cut left behind in `text`, if 8 bytes or more of it are there.
-fn leaked_prefix<'a>(text: &str, secret: &'a str) -> Option<&'a str> {
-    (8..=secret.len())
-        .rev()
-        .map(|len| &secret[..len])
-        .find(|prefix| text.contains(prefix))
 }
 
 /// A host key source's key is taken out of an error body before the body is cut to its

@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prism::call::{BlockReason, ErrorCode, ErrorInfo};
-use prism::definition::ToolAnnotations;
 use prism::guard::{before_execute_fn, permission_fn, trust_fn, validator_fn};
 use prism::registry::{MissingParameterSchema, RegistryError};
 use prism::run::{
@@ -18,24 +17,8 @@ use prism::{
     Agent, Dispatcher, Message, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
     ToolRegistry, ToolResult,
 };
-use run_support::{named, summary, tool_rows};
+use run_support::{named, summary, tool_rows, wipe};
 use serde_json::{Value, json};
-
-/// A destructive `wipe` tool that counts its runs.
-fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
-    let runs = Arc::clone(runs);
-    ToolDefinition::builder("wipe")
-        .description("Deletes a path.")
-        .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
-        .annotations(ToolAnnotations {
-            destructive: Some(true),
-            ..ToolAnnotations::default()
-        })
-        .run_sync(move |args: &Value, _| {
-            runs.fetch_add(1, Ordering::SeqCst);
-            Ok(json!({ "wiped": args["path"] }))
-        })
-}
 
 struct Fixture {
     registry: ToolRegistry,

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures_util::FutureExt;
-use prism::definition::ToolAnnotations;
 use prism::effects::BoxFuture;
 use prism::run::{
     AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
@@ -20,27 +19,26 @@ use prism::{
     Agent, Dispatcher, Message, Provider, ProviderError, ProviderRequest, ProviderResponse,
     RunOptions, ToolCall, ToolDefinition, ToolRegistry,
 };
-use run_support::{named, summary, tool_rows};
+use run_support::{named, summary, tool_rows, wipe};
 use serde_json::{Value, json};
-
-/// A destructive `wipe` tool that counts its runs.
-fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
-    let runs = Arc::clone(runs);
-    ToolDefinition::builder("wipe")
-        .description("Deletes a path.")
-        .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
-        .annotations(ToolAnnotations {
-            destructive: Some(true),
-            ..ToolAnnotations::default()
-        })
-        .run_sync(move |args: &Value, _| {
-            runs.fetch_add(1, Ordering::SeqCst);
-            Ok(json!({ "wiped": args["path"] }))
-        })
-}
 
 fn wipe_call(id: &str, path: &str) -> ToolCall {
     ToolCall::new(id, "wipe", json!({ "path": path }))
+}
+
+/// `read` and a counting `wipe` (which needs approval under [`agent_with`]'s policy), and a
+/// provider that calls both in one turn (`c1`, then `c2` on `/tmp`), then answers.
+fn read_then_wipe() -> (ToolRegistry, ScriptedProvider, Arc<AtomicUsize>) {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            wipe_call("c2", "/tmp"),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    (registry, provider, wipes)
 }
 
 fn agent_with(registry: ToolRegistry, provider: impl Provider, store: impl ApprovalStore) -> Agent {
@@ -123,15 +121,7 @@ impl ApprovalStore for PanickyStore {
 /// of the batch must still get its row.
 #[tokio::test]
 async fn a_panicking_approval_store_request_does_not_reach_the_host() {
-    let wipes = Arc::new(AtomicUsize::new(0));
-    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
-    let provider = ScriptedProvider::new([
-        ProviderResponse::calls([
-            ToolCall::new("c1", "read", json!({})),
-            wipe_call("c2", "/tmp"),
-        ]),
-        ProviderResponse::text("done"),
-    ]);
+    let (registry, provider, wipes) = read_then_wipe();
     let store = PanickyStore {
         panic_on_request: true,
         ..PanickyStore::default()
@@ -155,15 +145,7 @@ async fn a_panicking_approval_store_request_does_not_reach_the_host() {
 /// session neither suspended nor answered.
 #[tokio::test]
 async fn a_panicking_approval_store_consume_does_not_reach_the_host_nor_lose_the_batch() {
-    let wipes = Arc::new(AtomicUsize::new(0));
-    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
-    let provider = ScriptedProvider::new([
-        ProviderResponse::calls([
-            ToolCall::new("c1", "read", json!({})),
-            wipe_call("c2", "/tmp"),
-        ]),
-        ProviderResponse::text("done"),
-    ]);
+    let (registry, provider, wipes) = read_then_wipe();
     let store = PanickyStore {
         panic_on_consume: true,
         ..PanickyStore::default()
@@ -267,15 +249,7 @@ async fn a_provider_whose_secrets_panic_does_not_reach_the_host() {
 /// be approved any more; it must end with every call answered, not stay suspended forever.
 #[tokio::test]
 async fn a_lost_approval_request_refuses_its_call_instead_of_holding_the_run() {
-    let wipes = Arc::new(AtomicUsize::new(0));
-    let registry = ToolRegistry::from_iter([named("read"), wipe(&wipes)]);
-    let provider = ScriptedProvider::new([
-        ProviderResponse::calls([
-            ToolCall::new("c1", "read", json!({})),
-            wipe_call("c2", "/tmp"),
-        ]),
-        ProviderResponse::text("done"),
-    ]);
+    let (registry, provider, wipes) = read_then_wipe();
     let mut session = agent_with(
         registry.clone(),
         provider.clone(),

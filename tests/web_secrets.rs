@@ -2,22 +2,16 @@
 //! text they cut (a page, a title, a snippet) is redacted first, a backend's error body is quoted
 //! whole, the Brave key is taken out of what the API says, and an encoded query is never quoted.
 
+mod common;
 mod web_support;
 
 use std::sync::Arc;
 
+use common::leaked_prefix;
 use prism::dispatch::SecretRedactor;
 use prism::tools::web::{BraveBackend, UrlPolicy, WebFetcher, web_fetch, web_search};
 use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
 use serde_json::json;
-
-/// The prefix of `secret` a cut left behind in `text`, if 8 bytes or more of it are there.
-fn leaked_prefix<'a>(text: &str, secret: &'a str) -> Option<&'a str> {
-    (8..=secret.len())
-        .rev()
-        .map(|len| &secret[..len])
-        .find(|prefix| text.contains(prefix))
-}
 
 /// A backend's error body is quoted whole: the dispatcher redacts it before it cuts it.
 #[tokio::test]

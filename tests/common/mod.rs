@@ -202,3 +202,13 @@ pub fn assert_free_of(secrets: &[&str], text: &str) {
         );
     }
 }
+
+/// The longest prefix of `secret`, 8 bytes or more, that `text` holds: what a cut made before
+/// redaction leaves of a secret.
+pub fn leaked_prefix<'a>(text: &str, secret: &'a str) -> Option<&'a str> {
+    (8..=secret.len())
+        .rev()
+        .filter(|&len| secret.is_char_boundary(len))
+        .map(|len| &secret[..len])
+        .find(|prefix| text.contains(prefix))
+}

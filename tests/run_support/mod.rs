@@ -178,3 +178,19 @@ pub fn summary(results: &[&ToolResult]) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// A destructive `wipe` tool that counts its runs.
+pub fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
+    let runs = Arc::clone(runs);
+    ToolDefinition::builder("wipe")
+        .description("Deletes a path.")
+        .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
+        .annotations(prism::definition::ToolAnnotations {
+            destructive: Some(true),
+            ..Default::default()
+        })
+        .run_sync(move |args: &Value, _| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok(json!({ "wiped": args["path"] }))
+        })
+}
