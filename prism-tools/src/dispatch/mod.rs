@@ -486,7 +486,8 @@ impl Dispatcher {
             let executed = execute(body, ctx, progress_rx, &mut observe, &name).await;
             // Steps 11 to 14 end with a result whose effect is recorded (a panicked or cancelled
             // call's is not: whether its effect happened is unknown), and whether a guardrail
-            // tripped. Each such result carries the tool's untrusted mark, as its replay will.
+            // tripped. Each such error carries the tool's untrusted mark, as its replay will
+            // (a blocked end is never marked, replayed or not).
             let (result, tripwire) = 'ended: {
                 let (mut value, mut content) = match executed {
                     Executed::Returned(Ok(output)) => output.into_raw(),
@@ -534,11 +535,8 @@ impl Dispatcher {
                         decision => decision,
                     }
                 }) {
-                    let result = observe.marked(untrusted).blocked(
-                        name,
-                        BlockReason::GuardrailBlocked,
-                        message.into(),
-                    );
+                    let result =
+                        observe.blocked(name, BlockReason::GuardrailBlocked, message.into());
                     break 'ended (result, tripwire);
                 }
 

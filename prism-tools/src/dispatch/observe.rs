@@ -68,7 +68,8 @@ impl<'a> Observe<'a> {
     }
 
     /// Marks the call's end as carrying the tool's own output (its value and content, or the
-    /// error it returned) when `untrusted`. A blocked end is never marked: its message is the
+    /// error it returned, or an error about its output, which a replay of the call's effect
+    /// cannot tell apart) when `untrusted`. A blocked end is never marked: its message is the
     /// pipeline's.
     pub(crate) fn marked(mut self, untrusted: bool) -> Self {
         self.untrusted = untrusted;
