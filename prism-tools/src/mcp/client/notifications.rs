@@ -1,7 +1,12 @@
 //! What the server tells the client unasked: progress of a call, routed to that call's context,
 //! and "the tool list changed", which makes the next listing ask again.
+//!
+//! A call's progress token is known only once its request is sent, and rmcp handles each
+//! notification on a task of its own: a fast server's first progress can arrive before the call
+//! has registered its route. Such updates are held (a bounded number) and handed over when the
+//! route appears, rather than lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -19,9 +24,21 @@ use crate::redact::SecretRedactor;
 /// The calls in flight that listen for progress, by the progress token their request carries.
 #[derive(Clone)]
 pub(crate) struct ProgressRoutes {
-    routes: Arc<Mutex<HashMap<ProgressToken, ToolExecutionContext>>>,
+    routes: Arc<Mutex<Routes>>,
     /// The endpoint's credentials, taken out of progress messages.
     scrubber: SecretRedactor,
+}
+
+/// How many updates that found no route a connection holds. rmcp never reuses a progress token
+/// within a session, so an old entry can only be progress that came after its call ended; the
+/// bound keeps a server that reports on finished calls from growing the queue.
+const EARLY_UPDATES: usize = 64;
+
+#[derive(Default)]
+struct Routes {
+    live: HashMap<ProgressToken, ToolExecutionContext>,
+    /// Updates that arrived before their call registered, oldest first.
+    early: VecDeque<(ProgressToken, Value)>,
 }
 
 impl ProgressRoutes {
@@ -31,24 +48,57 @@ impl ProgressRoutes {
         &self.scrubber
     }
 
-    /// Sends progress with `token` to `ctx` until the returned guard is dropped.
+    /// Sends progress with `token` to `ctx` until the returned guard is dropped, starting with
+    /// the updates for `token` that arrived before it registered.
     pub(crate) fn register(&self, token: ProgressToken, ctx: ToolExecutionContext) -> RouteGuard {
-        self.lock().insert(token.clone(), ctx);
+        let held: VecDeque<_> = {
+            let mut routes = self.lock();
+            let (held, kept) = routes
+                .early
+                .drain(..)
+                .partition(|(early, _)| *early == token);
+            routes.early = kept;
+            routes.live.insert(token.clone(), ctx.clone());
+            held
+        };
+        for (_, update) in held {
+            ctx.progress(update);
+        }
         RouteGuard {
             routes: self.clone(),
             token,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ToolExecutionContext>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Routes> {
         // The map holds no invariant a panic could break half-way.
         self.routes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn deliver(&self, params: ProgressNotificationParam) {
-        let Some(ctx) = self.lock().get(&params.progress_token).cloned() else {
-            return;
+        let token = params.progress_token.clone();
+        let update = self.update(params);
+        // Looked up and, when no call listens yet, held under one lock: a route registered in
+        // between would otherwise miss the update.
+        let ctx = {
+            let mut routes = self.lock();
+            match routes.live.get(&token) {
+                Some(ctx) => ctx.clone(),
+                None => {
+                    if routes.early.len() == EARLY_UPDATES {
+                        routes.early.pop_front();
+                    }
+                    routes.early.push_back((token, update));
+                    return;
+                }
+            }
         };
+        // A full queue drops the update (and counts it): progress never slows the call down.
+        ctx.progress(update);
+    }
+
+    /// The update a context receives for `params`.
+    fn update(&self, params: ProgressNotificationParam) -> Value {
         let mut update = Map::new();
         update.insert("progress".to_owned(), number(params.progress));
         if let Some(total) = params.total {
@@ -67,8 +117,7 @@ impl ProgressRoutes {
             };
             update.insert("message".to_owned(), Value::String(message));
         }
-        // A full queue drops the update (and counts it): progress never slows the call down.
-        ctx.progress(Value::Object(update));
+        Value::Object(update)
     }
 }
 
@@ -87,7 +136,7 @@ pub(crate) struct RouteGuard {
 
 impl Drop for RouteGuard {
     fn drop(&mut self) {
-        self.routes.lock().remove(&self.token);
+        self.routes.lock().live.remove(&self.token);
     }
 }
 
@@ -149,6 +198,7 @@ mod tests {
     use crate::limits::Limits;
     use crate::progress::progress_queue;
     use rmcp::model::NumberOrString;
+    use std::time::Duration;
 
     /// The message of each of `messages`, as the call's context receives it.
     async fn delivered(messages: [String; 2]) -> Vec<String> {
@@ -167,6 +217,51 @@ mod tests {
             received.push(update.progress["message"].as_str().unwrap().to_owned());
         }
         received
+    }
+
+    fn update(token: &ProgressToken, progress: f64) -> ProgressNotificationParam {
+        ProgressNotificationParam::new(token.clone(), progress)
+    }
+
+    #[tokio::test]
+    async fn progress_that_arrives_before_its_call_registers_is_handed_over_in_order() {
+        let (_, routes, _) = BridgeHandler::new(SecretRedactor::default());
+        let (sender, receiver) = progress_queue(&Limits::default());
+        let ctx =
+            ToolExecutionContext::new().for_call("c1".into(), Some(sender), &Default::default());
+        let (ours, other) = (
+            ProgressToken(NumberOrString::Number(7)),
+            ProgressToken(NumberOrString::Number(8)),
+        );
+        routes.deliver(update(&ours, 1.0));
+        routes.deliver(update(&other, 1.0));
+        routes.deliver(update(&ours, 2.0));
+        let _route = routes.register(ours.clone(), ctx);
+        routes.deliver(update(&ours, 3.0));
+        for expected in [1.0, 2.0, 3.0] {
+            let received = tokio::time::timeout(Duration::from_secs(10), receiver.recv())
+                .await
+                .expect("the update reaches the call");
+            assert_eq!(received.progress["progress"], expected);
+        }
+        // The other call's update is still held for it, and ours no longer are.
+        let early: Vec<_> = routes.lock().early.iter().map(|(t, _)| t.clone()).collect();
+        assert_eq!(early, [other]);
+    }
+
+    #[test]
+    fn updates_for_no_call_are_bounded() {
+        let (_, routes, _) = BridgeHandler::new(SecretRedactor::default());
+        for n in 0..(EARLY_UPDATES as i64 + 10) {
+            routes.deliver(update(&ProgressToken(NumberOrString::Number(n)), 1.0));
+        }
+        let routes = routes.lock();
+        assert_eq!(routes.early.len(), EARLY_UPDATES);
+        // The oldest went first.
+        assert_eq!(
+            routes.early.front().map(|(t, _)| t.clone()),
+            Some(ProgressToken(NumberOrString::Number(10)))
+        );
     }
 
     #[tokio::test]
