@@ -189,6 +189,68 @@ async fn jsonl_a_line_that_is_not_utf8_is_left_out_and_hides_no_other_row() {
     assert_eq!(ids, ["c1", "c1", "c2", "c2"]);
 }
 
+/// A batch whose write fails part way (here at the file size limit) leaves no half line the
+/// next batch's first row would be glued to. The write limit is the process's, so the body runs
+/// in a child process started with `ulimit -f` (and `SIGXFSZ` ignored, so the failing write
+/// returns an error instead of killing the process).
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn jsonl_a_write_cut_short_leaves_no_half_row_before_the_next_batch() {
+    const CHILD: &str = "PRISM_JSONL_SIZE_LIMIT_CHILD";
+    let name = "jsonl_a_write_cut_short_leaves_no_half_row_before_the_next_batch";
+    let Some(dir) = std::env::var_os(CHILD) else {
+        let dir = scratch("jsonl-torn");
+        let output = std::process::Command::new("sh")
+            .arg("-c")
+            // 64 blocks: 32 KiB in `sh`'s 512-byte blocks, 64 KiB in 1 KiB ones.
+            .arg("ulimit -f 64 && trap '' XFSZ && exec \"$0\" \"$@\"")
+            .arg(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, &dir)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "the child failed: {:?}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // The child's test ran (a filter matching nothing would also succeed).
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("1 passed"),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        return;
+    };
+    let path = std::path::Path::new(&dir).join("calls.jsonl");
+    let ledger = JsonlLedger::open(&path).unwrap();
+    ledger.append(&row("c1", RecordStatus::Started));
+    ledger.flush().unwrap();
+    // Far over the limit: the write stops at it, part way through the row.
+    let mut large = row("c2", RecordStatus::Started);
+    large.arguments = Some(json!({"text": "x".repeat(256 * 1024)}));
+    ledger.append(&large);
+    let failed = ledger
+        .flush()
+        .expect_err("the write crosses the file size limit");
+    assert!(failed.0.contains("1 rows were not stored"), "{}", failed.0);
+    ledger.append(&row("c3", RecordStatus::Started));
+    ledger.append(&row("c3", RecordStatus::Finished));
+    ledger.flush().unwrap();
+
+    let ids: Vec<String> = ledger
+        .read(&RecordQuery::run("run-1"))
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.tool_call_id.as_str().to_owned())
+        .collect();
+    assert_eq!(ids, ["c1", "c3", "c3"]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 3, "no half row is left in the file");
+}
+
 /// A replay reports what the first call reported, untrusted mark included, also for the
 /// dispatcher's own `output_too_large` error about an untrusted tool's output.
 #[tokio::test]

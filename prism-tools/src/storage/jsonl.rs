@@ -4,7 +4,9 @@
 //! file can be read by `jq`, shipped to a log pipeline or loaded back with [`LedgerReader`]. The
 //! file is only ever appended to; each batch goes to the operating system in one `write`. A
 //! process killed in the middle of a write can leave half a line at the end: opening the ledger
-//! again cuts that half line off, so the file stays valid JSON Lines. One process should write a
+//! again cuts that half line off, so the file stays valid JSON Lines. A write that fails part
+//! way (a full disk, a file size limit) is cut off the same way before the next batch, so the
+//! rows written after it stay whole. One process should write a
 //! given file at a time; several readers are fine.
 
 use std::fs::{File, OpenOptions};
@@ -83,11 +85,14 @@ impl JsonlLedger {
             .open(&path)
             .map_err(fail)?;
         cut_torn_tail(&mut file).map_err(fail)?;
+        let length = file.seek(SeekFrom::End(0)).map_err(fail)?;
         let sink = JsonlSink {
             file,
             path: path.clone(),
             policy,
             buffer: Vec::new(),
+            length,
+            torn: false,
         };
         let (writer, _opened) = BatchWriter::spawn("jsonl-ledger", 4096, move || Ok(sink))?;
         Ok(Self {
@@ -134,19 +139,42 @@ struct JsonlSink {
     path: Arc<Path>,
     policy: SyncPolicy,
     buffer: Vec<u8>,
+    /// Where the last whole row ends.
+    length: u64,
+    /// A failed write left part of its batch that could not be cut off.
+    torn: bool,
 }
 
 impl LedgerSink for JsonlSink {
     fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
         self.buffer.clear();
+        if self.torn && self.file.set_len(self.length).is_ok() {
+            self.torn = false;
+        }
+        if self.torn {
+            // The half line stays: ending it makes it one unreadable line of its own rather
+            // than the start of this batch's first row.
+            self.buffer.push(b'\n');
+        }
         for row in rows {
             serde_json::to_writer(&mut self.buffer, row)
                 .map_err(|error| LedgerError(format!("could not encode a row: {error}")))?;
             self.buffer.push(b'\n');
         }
-        self.file
-            .write_all(&self.buffer)
-            .map_err(|error| self.io_error("write to", error))?;
+        if let Err(error) = self.file.write_all(&self.buffer) {
+            // What reached the file is half a batch, its last row cut: the next batch's first
+            // row would be glued to it.
+            self.torn = self.file.set_len(self.length).is_err();
+            return Err(self.io_error("write to", error));
+        }
+        self.length = if self.torn {
+            self.file
+                .seek(SeekFrom::End(0))
+                .map_err(|error| self.io_error("find the end of", error))?
+        } else {
+            self.length + self.buffer.len() as u64
+        };
+        self.torn = false;
         if self.policy == SyncPolicy::EveryBatch {
             self.file
                 .sync_data()
