@@ -70,11 +70,13 @@ fn row_ids(transcript: &[Message]) -> Vec<String> {
         .collect()
 }
 
-/// An in-memory store whose chosen method panics.
+/// An in-memory store whose chosen method panics: `request` from its `n`-th call (from 0) when
+/// `panic_on_request` is `Some(n)`.
 #[derive(Clone, Default)]
 struct PanickyStore {
     inner: InMemoryApprovalStore,
-    panic_on_request: bool,
+    panic_on_request: Option<usize>,
+    requests: Arc<AtomicUsize>,
     panic_on_consume: bool,
 }
 
@@ -83,7 +85,8 @@ impl ApprovalStore for PanickyStore {
         &'a self,
         pending: &'a PendingApproval,
     ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
-        if self.panic_on_request {
+        let n = self.requests.fetch_add(1, Ordering::SeqCst);
+        if self.panic_on_request.is_some_and(|from| n >= from) {
             panic!("approval store request exploded");
         }
         self.inner.request(pending)
@@ -123,7 +126,7 @@ impl ApprovalStore for PanickyStore {
 async fn a_panicking_approval_store_request_does_not_reach_the_host() {
     let (registry, provider, wipes) = read_then_wipe();
     let store = PanickyStore {
-        panic_on_request: true,
+        panic_on_request: Some(0),
         ..PanickyStore::default()
     };
     let mut session = agent_with(registry, provider, store).session("s1");
@@ -137,6 +140,38 @@ async fn a_panicking_approval_store_request_does_not_reach_the_host() {
     assert_eq!(
         row_ids(session.transcript()),
         call_ids(session.transcript())
+    );
+    assert_eq!(wipes.load(Ordering::SeqCst), 0);
+}
+
+/// When a later call's approval cannot be requested, the run cannot wait, and every held call is
+/// refused: the earlier calls' requests must not stay pending, where a person could approve a
+/// call that will never run.
+#[tokio::test]
+async fn a_failed_request_leaves_no_earlier_request_pending() {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&wipes)]);
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/a"), wipe_call("c2", "/b")]),
+        ProviderResponse::text("done"),
+    ]);
+    let store = PanickyStore {
+        panic_on_request: Some(1),
+        ..PanickyStore::default()
+    };
+    let inner = store.inner.clone();
+    let mut session = agent_with(registry, provider, store).session("s1");
+    session
+        // Two at once: both calls reach the approval gate.
+        .run("go", RunOptions::new().tool_concurrency(2))
+        .await
+        .expect_err("the second request fails");
+    assert_eq!(row_ids(session.transcript()), ["c1", "c2"]);
+    let pending = inner.pending("s1").await.unwrap();
+    assert!(
+        pending.is_empty(),
+        "requests left pending for calls that were refused: {:?}",
+        pending.iter().map(|p| &p.key.call_id).collect::<Vec<_>>()
     );
     assert_eq!(wipes.load(Ordering::SeqCst), 0);
 }

@@ -27,8 +27,8 @@ use crate::run::run_loop::RunDriver;
 use crate::run::suspension::{HeldCall, stored_visible};
 use crate::run::turn::TurnTools;
 use crate::run::{
-    ApprovalKey, BatchExecutor, BatchStop, LoopStrategy, Message, PendingApproval, RoundCharge,
-    RunEnd, RunError, RunEventKind, RunOutcome, SuspendedRun,
+    ApprovalDecision, ApprovalKey, BatchExecutor, BatchStop, LoopStrategy, Message,
+    PendingApproval, RoundCharge, RunEnd, RunError, RunEventKind, RunOutcome, SuspendedRun,
 };
 use crate::scope::ToolScope;
 
@@ -199,11 +199,21 @@ impl RunDriver<'_> {
             self.write_held_refused(dispatcher, calls, ctx, "this agent has no approval store");
             return Err(RunError::NoApprovalStore);
         };
-        for approval in &pending {
+        for (at, approval) in pending.iter().enumerate() {
             if let Err(error) = guarded_store(|| store.request(approval)).await {
                 // Without a durable record there is no approval to wait for: refuse every
-                // waiting call, write the whole batch, and fail.
-                self.write_held_refused(dispatcher, calls, ctx, &error.to_string());
+                // waiting call, write the whole batch, and fail. The requests already made
+                // are decided as refused (as far as the store still answers), so nobody
+                // approves a call that will not run.
+                let why = error.to_string();
+                for requested in &pending[..at] {
+                    let refusal = ApprovalDecision::refuse(
+                        &requested.key,
+                        format!("the run could not wait for approval: {why}"),
+                    );
+                    let _ = guarded_store(|| store.decide(&refusal)).await;
+                }
+                self.write_held_refused(dispatcher, calls, ctx, &why);
                 return Err(RunError::Approval(error));
             }
         }
