@@ -11,6 +11,7 @@ use prism::call::ErrorCode;
 use prism::context::CancellationToken;
 use prism::dispatch::{CollectingSink, InMemoryLedger, SecretRedactor};
 use prism::guard::{GuardrailRule, RulePack, call_middleware};
+use prism::registry::{ToolGrant, ToolScope};
 use prism::run::{AgentConfig, BatchExecutor, BatchStop, ScriptedProvider};
 use prism::{
     Agent, Dispatcher, Message, ProviderResponse, RunError, RunOptions, ToolCall,
@@ -124,6 +125,31 @@ fn an_exclusive_tool_makes_the_batch_sequential() {
     assert!(release_and_poll(&gates, "b", batch.as_mut()).is_pending());
     gates.release("c");
     assert!(poll_once(batch.as_mut()).is_ready());
+    assert_eq!(gates.max_in_flight(), 1);
+}
+
+/// A run's calls execute the tools pinned when it started: a tool the host has since replaced
+/// with one that is not exclusive still runs alone, as the pinned tool says.
+#[test]
+fn exclusivity_is_read_from_the_run_s_pinned_tools() {
+    let keys = ["a", "b"];
+    let gates = Gates::new(keys);
+    let registry = ToolRegistry::from_iter([gates.tool("wait"), gates.exclusive_tool("lock")]);
+    let pinned = registry.snapshot();
+    registry.remove("lock");
+    registry.register(gates.tool("lock")).unwrap();
+    let dispatcher = Dispatcher::builder(registry).build();
+    let ctx = ToolExecutionContext::new()
+        .with_scope(ToolScope::new(ToolGrant::All).with_pinned_tools(pinned));
+    let mut calls = gated_calls(&keys);
+    calls[0].name = "lock".into();
+    let executor = BatchExecutor::new(4);
+    let mut batch = pin!(executor.run(&dispatcher, calls, &ctx));
+
+    assert!(poll_once(batch.as_mut()).is_pending());
+    assert_eq!(gates.started(), ["a"], "the pinned `lock` is exclusive");
+    assert!(release_and_poll(&gates, "a", batch.as_mut()).is_pending());
+    assert!(release_and_poll(&gates, "b", batch.as_mut()).is_ready());
     assert_eq!(gates.max_in_flight(), 1);
 }
 

@@ -25,7 +25,9 @@ use futures_util::stream::FuturesUnordered;
 
 use crate::call::{CallId, ErrorCode, ErrorInfo, ToolCall, ToolResult};
 use crate::context::ToolExecutionContext;
+use crate::definition::ToolDefinition;
 use crate::dispatch::{ApprovalGate, Dispatcher, PlannedCall, Tripwire};
+use crate::scope::ToolScope;
 
 /// Runs the calls of one response.
 ///
@@ -98,16 +100,24 @@ impl BatchExecutor {
         self.run_planned(dispatcher, planned, ctx).await
     }
 
-    /// How many calls of `planned` may run at once: 1 when any of them is exclusive.
-    pub(crate) fn limit_for(&self, dispatcher: &Dispatcher, planned: &[PlannedCall]) -> usize {
+    /// How many calls of `planned` may run at once: 1 when any of them is exclusive. A run's
+    /// calls execute the tools pinned when it started (`ctx`'s scope), so those say.
+    pub(crate) fn limit_for(
+        &self,
+        dispatcher: &Dispatcher,
+        planned: &[PlannedCall],
+        ctx: &ToolExecutionContext,
+    ) -> usize {
         if self.concurrency == 1 || planned.len() < 2 {
             return 1;
         }
+        let pinned = ctx.scope().and_then(ToolScope::pinned_tools);
+        let live = dispatcher.registry().borrow_snapshot();
+        let tools = pinned.map_or(&**live, |pinned| &**pinned);
         let exclusive = planned.iter().any(|planned| {
-            dispatcher
-                .registry()
+            tools
                 .get(&planned.call.name)
-                .is_some_and(|tool| tool.is_exclusive())
+                .is_some_and(ToolDefinition::is_exclusive)
         });
         if exclusive {
             1
@@ -151,7 +161,7 @@ impl BatchExecutor {
         ctx: &ToolExecutionContext,
         gate: Option<&dyn ApprovalGate<Halt>>,
     ) -> GatedBatch {
-        let limit = self.limit_for(dispatcher, &planned);
+        let limit = self.limit_for(dispatcher, &planned, ctx);
         let mut slots: Vec<Slot> = planned.into_iter().map(Slot::Waiting).collect();
         let batch = Batch {
             dispatcher,

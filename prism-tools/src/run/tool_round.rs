@@ -106,7 +106,7 @@ impl RunDriver<'_> {
             turn: self.turn,
             round: self.rounds,
             calls: planned.len(),
-            concurrency: executor.limit_for(&dispatcher, &planned),
+            concurrency: executor.limit_for(&dispatcher, &planned, &ctx),
         });
         let agent = self.session.agent.clone();
         let session_id = Arc::clone(&self.session.id);
