@@ -241,3 +241,30 @@ fn fan_out_bound_holds_under_unknown_dollar_keyword() {
         "the fan-out through a `$` keyword is refused"
     );
 }
+
+/// The key strict lowering marks its own nullable properties with is not something a schema can
+/// bring in (say, a remote MCP server's): a `null` its property holds is the model's, kept as
+/// sent, not taken for "left out".
+#[test]
+fn a_schema_cannot_carry_the_strict_mode_mark_in() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "note": {"type": ["string", "null"], "\u{0}prism:null-means-absent": true}
+        },
+        "required": ["note"]
+    });
+    let lowered = lower(&schema, Dialect::OpenAiChat { strict: true }).unwrap();
+    assert!(lowered.strict());
+    assert!(
+        !lowered
+            .schema()
+            .to_string()
+            .contains("prism:null-means-absent"),
+        "{}",
+        lowered.schema()
+    );
+    let mut arguments = json!({"note": null});
+    lowered.restore_arguments(&mut arguments);
+    assert_eq!(arguments, json!({"note": null}));
+}

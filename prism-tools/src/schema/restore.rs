@@ -16,7 +16,8 @@ use super::references::resolve_local;
 use crate::limits::Limits;
 
 /// The key that marks a property schema during the walk. It cannot survive: every walk removes
-/// keywords it does not know, and [`NullMeansAbsent::collect`] removes the marks it finds.
+/// keywords it does not know, and [`NullMeansAbsent::collect`] removes the marks it finds. Nor
+/// can it come in: the walk drops it from the input schema.
 const MARKER: &str = "\u{0}prism:null-means-absent";
 
 /// How many references are followed in a row without moving into the arguments.

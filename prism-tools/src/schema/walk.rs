@@ -151,6 +151,12 @@ impl<'a> Walk<'a> {
     ) -> Result<Map<String, Value>, Stop> {
         let mut copy = Map::with_capacity(map.len());
         for (keyword, value) in map {
+            // The strict rewrite's own mark: one the input brings would mark a property the
+            // rewrite did not make nullable.
+            if super::restore::is_marker(keyword) {
+                self.report.removed(pointer, keyword);
+                continue;
+            }
             if self.inline && matches!(keyword.as_str(), "$defs" | "definitions") {
                 self.report
                     .rewritten(pointer, keyword, "inlined where referenced");
