@@ -10,6 +10,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock, Weak};
 
+use pin_project_lite::pin_project;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -488,13 +489,15 @@ impl ToolDefinitionBuilder {
         }
     }
 
-    /// Finishes with an async closure over the (owned) arguments.
+    /// Finishes with an async closure over the (owned) arguments. The closure is called when the
+    /// body is awaited, never in `prepare`: code it runs before returning its future comes after
+    /// every guard too.
     pub fn run<F, Fut>(self, body: F) -> ToolDefinition
     where
         F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
-        self.handler(AsyncFnHandler(body))
+        self.handler(AsyncFnHandler(Arc::new(body)))
     }
 
     /// Finishes with a synchronous closure. It runs when the body is awaited, never in
@@ -514,7 +517,7 @@ impl ToolDefinitionBuilder {
         F: Fn(Value, ToolExecutionContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
     {
-        self.handler(AsyncFnHandler(body))
+        self.handler(AsyncFnHandler(Arc::new(body)))
     }
 
     /// Finishes with a synchronous closure that returns a [`ToolOutput`]; see
@@ -542,7 +545,7 @@ impl ToolDefinitionBuilder {
     }
 }
 
-struct AsyncFnHandler<F>(F);
+struct AsyncFnHandler<F>(Arc<F>);
 
 impl<F, Fut, O> ToolHandler for AsyncFnHandler<F>
 where
@@ -555,7 +558,45 @@ where
         arguments: &Value,
         ctx: ToolExecutionContext,
     ) -> Result<Prepared, NotPrepared> {
-        Ok(ToolFuture::new((self.0)(arguments.clone(), ctx)).into())
+        let call = (Arc::clone(&self.0), arguments.clone(), ctx);
+        Ok(ToolFuture::new(Deferred::Unstarted { call: Some(call) }).into())
+    }
+}
+
+pin_project! {
+    /// An async closure's future, made by calling the closure on the first poll: the closure's
+    /// own code runs after every guard, as the body does. The future it returns stays until this
+    /// one is dropped, so its destructor runs where the pipeline guards a body's destructor.
+    #[project = DeferredProjection]
+    enum Deferred<F, Fut> {
+        Unstarted { call: Option<(Arc<F>, Value, ToolExecutionContext)> },
+        Running { #[pin] future: Fut },
+    }
+}
+
+impl<F, Fut> Future for Deferred<F, Fut>
+where
+    F: Fn(Value, ToolExecutionContext) -> Fut,
+    Fut: Future,
+{
+    type Output = Fut::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Fut::Output> {
+        loop {
+            match self.as_mut().project() {
+                DeferredProjection::Running { future } => return future.poll(cx),
+                DeferredProjection::Unstarted { call } => {
+                    let (body, arguments, ctx) = call
+                        .take()
+                        .expect("a tool body is not polled again after its closure panicked");
+                    let future = body(arguments, ctx);
+                    self.set(Self::Running { future });
+                }
+            }
+        }
     }
 }
 

@@ -34,7 +34,7 @@ use crate::guard::{
     ResultRewrite, ToolMiddleware, TrustPolicy, Verdict,
 };
 use crate::limits::{Exceeded, Limits, check_output, check_value, drop_deep};
-use crate::panic::{guarded, guarded_future};
+use crate::panic::{drop_guarded, guarded, guarded_future};
 use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
 use crate::registry::{MissingParameterSchema, ToolRegistry};
@@ -62,9 +62,12 @@ use observe::Observe;
 /// arguments, after redaction.
 const MESSAGE_LIMIT: usize = 200;
 
-/// Bound on a tool's error message, after redaction: a tool (a remote one included) cannot fill
-/// results, events and rows with one.
+/// Bound on a tool's error message and a guard's refusal, after redaction: a tool (a remote one
+/// included) cannot fill results, events and rows with one.
 const ERROR_MESSAGE_LIMIT: usize = 16 * 1024;
+
+/// Bound on a custom error code, after redaction.
+const ERROR_CODE_LIMIT: usize = 128;
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
 #[derive(Clone)]
@@ -288,16 +291,19 @@ impl Dispatcher {
                         "The arguments for tool {name} exceed {} bytes",
                         p.limits.max_argument_bytes
                     ),
-                    Exceeded::Depth => {
-                        drop_deep(std::mem::take(&mut call.arguments));
-                        format!(
-                            "The arguments for tool {name} nest deeper than {} levels",
-                            p.limits.max_argument_depth
-                        )
-                    }
+                    Exceeded::Depth => format!(
+                        "The arguments for tool {name} nest deeper than {} levels",
+                        p.limits.max_argument_depth
+                    ),
                 };
+                // Either bound may be the one found first: an over-large value can also be
+                // too deep for the recursive destructor.
+                drop_deep(std::mem::take(&mut call.arguments));
                 let name = requested_name(p, &call.name);
                 return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
+            }
+            if let Some(span) = observe.span() {
+                span::record_arguments(span, arguments, &p.redactor);
             }
             if let Some((message, tripwire)) = guardrail_refusal(p, Side::Input, |guardrail| {
                 guardrail.check_input(name, arguments)
@@ -374,15 +380,20 @@ impl Dispatcher {
             // 6. Trust, then permission. A guard answers now or after an await (a pending
             //    verdict); only a pending one costs an allocation and a suspension.
             for trust in &p.trust {
-                let answer = decide!("trust policy", trust.check(tool, ctx));
-                if let Err(refusal) = answer {
-                    return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+                let answer = decide!(p, ctx, "trust policy", trust.check(tool, ctx));
+                if let Err(stop) = answer {
+                    return Ok(stop.end(observe, name, BlockReason::PermissionDenied));
                 }
             }
             for permission in &p.permission {
-                let answer = decide!("permission policy", permission.check(tool, arguments, ctx));
-                if let Err(refusal) = answer {
-                    return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
+                let answer = decide!(
+                    p,
+                    ctx,
+                    "permission policy",
+                    permission.check(tool, arguments, ctx)
+                );
+                if let Err(stop) = answer {
+                    return Ok(stop.end(observe, name, BlockReason::PermissionDenied));
                 }
             }
 
@@ -394,9 +405,9 @@ impl Dispatcher {
             }
             let run_validator = ctx.scope().and_then(|scope| scope.validator());
             for validator in p.validators.iter().chain(run_validator) {
-                let answer = decide!("validator", validator.validate(tool, arguments));
-                if let Err(refusal) = answer {
-                    return Ok(observe.blocked(name, BlockReason::ValidationFailed, refusal));
+                let answer = decide!(p, ctx, "validator", validator.validate(tool, arguments));
+                if let Err(stop) = answer {
+                    return Ok(stop.end(observe, name, BlockReason::ValidationFailed));
                 }
             }
             // A tool that never reads its context gets an empty one, and no progress channel.
@@ -413,16 +424,18 @@ impl Dispatcher {
                 match guarded(|| tool.handler().prepare(arguments, call_ctx)) {
                     Ok(Ok(Prepared::Ready(body))) => guard_body(body),
                     // An extractor that waits: awaited here, before any side effect.
-                    Ok(Ok(Prepared::Pending(pending))) => match guarded_future(|| pending).await {
-                        Ok(Ok(body)) => guard_body(body),
-                        Ok(Err(refused)) => {
+                    Ok(Ok(Prepared::Pending(pending))) => match until_cancelled(ctx, pending).await
+                    {
+                        Some(Ok(Ok(body))) => guard_body(body),
+                        Some(Ok(Err(refused))) => {
                             let (reason, refusal) = refused.into_parts();
                             return Ok(observe.blocked(name, reason, refusal));
                         }
-                        Err(panic) => {
+                        Some(Err(panic)) => {
                             let what = format!("preparing tool {name}");
                             return Ok(observe.error(name, panicked(&what, &panic, p)));
                         }
+                        None => return Ok(observe.error(name, ToolError::cancelled().into_info())),
                     },
                     Ok(Err(refused)) => {
                         let (reason, refusal) = refused.into_parts();
@@ -438,9 +451,14 @@ impl Dispatcher {
 
             // 8. The execution policy's last word before the side effect.
             for policy in &p.before_execute {
-                let answer = decide!("execution policy", policy.check(tool, arguments, ctx));
-                if let Err(refusal) = answer {
-                    return Ok(observe.blocked(name, BlockReason::ExecutionDenied, refusal));
+                let answer = decide!(
+                    p,
+                    ctx,
+                    "execution policy",
+                    policy.check(tool, arguments, ctx)
+                );
+                if let Err(stop) = answer {
+                    return Ok(stop.end(observe, name, BlockReason::ExecutionDenied));
                 }
             }
             if ctx.is_cancelled() {
@@ -514,14 +532,13 @@ impl Dispatcher {
                             "The output of tool {name} exceeds {} bytes",
                             p.limits.max_output_bytes
                         ),
-                        Exceeded::Depth => {
-                            drop_deep(value);
-                            format!(
-                                "The output of tool {name} nests deeper than {} levels",
-                                p.limits.max_output_depth
-                            )
-                        }
+                        Exceeded::Depth => format!(
+                            "The output of tool {name} nests deeper than {} levels",
+                            p.limits.max_output_depth
+                        ),
                     };
+                    // As for arguments: found over the byte bound, it may still be too deep.
+                    drop_deep(value);
                     let error = ErrorInfo::new(ErrorCode::OutputTooLarge, message);
                     break 'ended (observe.marked(untrusted).error(name, error), false);
                 }
@@ -629,10 +646,10 @@ enum Step1 {
 /// awaited only when it is pending. A macro, not an `async fn`, so a ready verdict adds no
 /// future to the pipeline's state and no poll.
 macro_rules! decide {
-    ($kind:literal, $check:expr) => {
-        match run_guard($kind, || $check) {
-            Verdict::Ready(answer) => answer,
-            Verdict::Pending(check) => awaited($kind, check).await,
+    ($p:expr, $ctx:expr, $kind:literal, $check:expr) => {
+        match run_guard($p, $kind, || $check) {
+            Verdict::Ready(answer) => answer.map_err(GuardStop::Refused),
+            Verdict::Pending(check) => awaited($p, $ctx, $kind, check).await,
         }
     };
 }
@@ -640,33 +657,71 @@ use decide;
 
 /// Runs a guard callback; a panic refuses the call (fail closed).
 #[inline]
-fn run_guard<'v>(kind: &str, check: impl FnOnce() -> Verdict<'v>) -> Verdict<'v> {
+fn run_guard<'v>(p: &Pipeline, kind: &str, check: impl FnOnce() -> Verdict<'v>) -> Verdict<'v> {
     match guarded(check) {
         Ok(verdict) => verdict,
-        Err(panic) => Verdict::Ready(Err(refused_by_panic(kind, &panic))),
+        Err(panic) => Verdict::Ready(Err(refused_by_panic(p, kind, &panic))),
     }
 }
 
 /// Awaits a pending verdict. A panic while it is polled refuses the call, as one in the guard's
 /// callback does, and so does one while it is dropped.
 async fn awaited(
+    p: &Pipeline,
+    ctx: &ToolExecutionContext,
     kind: &str,
     check: Pin<Box<dyn Future<Output = Result<(), Refusal>> + Send + '_>>,
-) -> Result<(), Refusal> {
-    match guarded_future(|| check).await {
-        Ok(answer) => answer,
-        Err(panic) => Err(refused_by_panic(kind, &panic)),
+) -> Result<(), GuardStop> {
+    match until_cancelled(ctx, check).await {
+        None => Err(GuardStop::Cancelled),
+        Some(Ok(answer)) => answer.map_err(GuardStop::Refused),
+        Some(Err(panic)) => Err(GuardStop::Refused(refused_by_panic(p, kind, &panic))),
     }
+}
+
+/// Why a guard stopped a call: its refusal, or the call's cancellation while it decided.
+enum GuardStop {
+    Refused(Refusal),
+    Cancelled,
+}
+
+impl GuardStop {
+    /// The call's end: blocked for `reason`, or cancelled.
+    #[cold]
+    fn end(self, observe: Observe<'_>, name: Arc<str>, reason: BlockReason) -> ToolResult {
+        match self {
+            Self::Refused(refusal) => observe.blocked(name, reason, refusal),
+            Self::Cancelled => observe.error(name, ToolError::cancelled().into_info()),
+        }
+    }
+}
+
+/// Awaits `work` (a guard's pending answer, an extractor) under the panic guard until the call
+/// is cancelled; `None` when it was. A call waiting on a check must still end when cancelled.
+async fn until_cancelled<F: Future + Unpin>(
+    ctx: &ToolExecutionContext,
+    mut work: F,
+) -> Option<Result<F::Output, String>> {
+    let answer = {
+        let answer = pin!(guarded_future(|| &mut work));
+        let cancelled = pin!(ctx.cancellation().cancelled());
+        match futures_util::future::select(answer, cancelled).await {
+            futures_util::future::Either::Left((answer, _)) => Some(answer),
+            futures_util::future::Either::Right(((), _)) => None,
+        }
+    };
+    drop_guarded(work);
+    answer
 }
 
 // The message builders (this one, `panicked`, `bounded`, `requested_name`) are `#[cold]`, as
 // are `Observe`'s refusal and failure exits: the compiler then keeps the code of a call that runs
 // through together, so a call touches fewer cache lines of the pipeline.
+/// A panic's message is bounded like every other ([`MESSAGE_LIMIT`]), redacted first.
 #[cold]
-fn refused_by_panic(kind: &str, panic: &str) -> Refusal {
-    Refusal::new(format!(
-        "The call was refused because the {kind} panicked: {panic}"
-    ))
+fn refused_by_panic(p: &Pipeline, kind: &str, panic: &str) -> Refusal {
+    let message = format!("The call was refused because the {kind} panicked: {panic}");
+    Refusal::new(bounded(p, &message).into_owned())
 }
 
 /// Which side of the tool a guardrail checks.

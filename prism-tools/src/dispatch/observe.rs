@@ -14,14 +14,15 @@ use serde_json::Value;
 use tracing::Span;
 
 use crate::call::{
-    BlockReason, Blocks, CallId, ErrorInfo, OutputRecord, ToolOutcome, ToolResult, blocks,
+    BlockReason, Blocks, CallId, ErrorCode, ErrorInfo, OutputRecord, ToolOutcome, ToolResult,
+    blocks,
 };
 use crate::context::{ProgressListener, ProgressUpdate, ToolExecutionContext};
 use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::span::record_end;
 use crate::dispatch::{
-    ERROR_MESSAGE_LIMIT, MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger, ToolCallRecord,
-    ToolEvent, ToolEventKind,
+    ERROR_CODE_LIMIT, ERROR_MESSAGE_LIMIT, MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger,
+    ToolCallRecord, ToolEvent, ToolEventKind,
 };
 use crate::effects::RecordedOutcome;
 use crate::error::Refusal;
@@ -113,6 +114,7 @@ impl<'a> Observe<'a> {
         if reason == BlockReason::GuardrailBlocked {
             truncate_at_char_boundary(&mut error.message, MESSAGE_LIMIT);
         }
+        bound_error(&mut error);
         self.end(name, ToolOutcome::Blocked(error), None)
     }
 
@@ -120,7 +122,7 @@ impl<'a> Observe<'a> {
     #[cold]
     pub(crate) fn error(self, name: Arc<str>, mut error: ErrorInfo) -> ToolResult {
         self.p.redactor.redact_error(&mut error);
-        cut_marked(&mut error.message, ERROR_MESSAGE_LIMIT);
+        bound_error(&mut error);
         self.end(name, ToolOutcome::Error(error), None)
     }
 
@@ -363,4 +365,15 @@ fn row_of(event: ToolEvent, ownership: Option<Arc<OwnershipScope>>) -> ToolCallR
         _ => record.finished_at = Some(at),
     }
     record
+}
+
+/// Cuts a redacted error to its bounds: a guard's refusal or a tool's error (a remote one
+/// included) chooses its message and code, and must not fill results, events and rows with them.
+fn bound_error(error: &mut ErrorInfo) {
+    cut_marked(&mut error.message, ERROR_MESSAGE_LIMIT);
+    if let ErrorCode::Custom(code) = &mut error.code
+        && code.len() > ERROR_CODE_LIMIT
+    {
+        truncate_at_char_boundary(code.to_mut(), ERROR_CODE_LIMIT);
+    }
 }

@@ -13,6 +13,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
+use serde_json::Value;
 use tracing::field::Empty;
 use tracing::{Level, Span};
 
@@ -49,11 +50,17 @@ fn describe(span: Span, call: &ToolCall, redactor: &SecretRedactor) -> Span {
     let name = redactor.redact_str(&call.name);
     span.record(OTEL_NAME, format!("{OPERATION_EXECUTE_TOOL} {name}"));
     span.record(GEN_AI_TOOL_NAME, &*name);
+    span
+}
+
+/// Records the call's arguments when content capture is on. Called once they are within the
+/// size and depth limits: serialising them walks them recursively, and copies them whole.
+#[cold]
+pub(crate) fn record_arguments(span: &Span, arguments: &Value, redactor: &SecretRedactor) {
     if content_wanted() {
-        let arguments = redactor.redact_value(&call.arguments);
+        let arguments = redactor.redact_value(arguments);
         span.record(GEN_AI_TOOL_CALL_ARGUMENTS, arguments.to_string());
     }
-    span
 }
 
 fn content_wanted() -> bool {
