@@ -366,3 +366,58 @@ fn every_schema_follows_the_settings() {
         );
     }
 }
+
+/**
+ * Adds two numbers.
+ *
+ * Overflow wraps.
+ */
+#[tool]
+fn block_doc(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// A `/** … */` comment describes the tool as rustdoc shows it: without the `*` of each line.
+#[test]
+fn a_block_doc_comment_describes_the_tool_without_its_decorations() {
+    assert_eq!(
+        block_doc::definition().description(),
+        Some("Adds two numbers.\n\nOverflow wraps."),
+    );
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Report {
+    title: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
+    #[serde(rename(serialize = "pageCount"))]
+    page_count: u32,
+}
+
+/// Summarises a document.
+#[tool]
+fn summarise(title: String) -> Report {
+    Report {
+        title,
+        warnings: Vec::new(),
+        page_count: 3,
+    }
+}
+
+/// The output schema describes what the tool serializes (MCP clients check `structuredContent`
+/// against it): a field skipped when empty is optional, a serialize-only rename is the name.
+#[test]
+fn the_output_schema_accepts_what_the_tool_returns() {
+    let schema = summarise::definition()
+        .output_schema()
+        .expect("an output schema")
+        .clone();
+    let output = serde_json::to_value(summarise("t".into())).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&output)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{output} against {schema}: {errors:?}");
+}

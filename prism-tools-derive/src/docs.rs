@@ -67,7 +67,33 @@ fn literal(line: &Expr) -> Option<String> {
 }
 
 fn join<'a>(lines: impl Iterator<Item = &'a str>) -> String {
-    lines.collect::<Vec<_>>().join("\n").trim().to_owned()
+    let lines: Vec<&str> = lines.collect();
+    // A `/** … */` comment is one attribute whose lines may each start with ` * `: rustdoc
+    // leaves those decorations out, and so does the description.
+    if lines.len() == 1 && lines[0].contains('\n') {
+        return unblock(lines[0]);
+    }
+    lines.join("\n").trim().to_owned()
+}
+
+/// The text of a block doc comment without the leading `*` of each line (when every non-blank
+/// line has one) and the one space after it.
+fn unblock(block: &str) -> String {
+    let decorated = block
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .all(|line| line.trim_start().starts_with('*'));
+    let lines: Vec<&str> = block
+        .lines()
+        .map(|line| {
+            let line = line.trim_start();
+            match line.strip_prefix('*') {
+                Some(rest) if decorated => rest.strip_prefix(' ').unwrap_or(rest),
+                _ => line,
+            }
+        })
+        .collect();
+    lines.join("\n").trim().to_owned()
 }
 
 #[cfg(test)]
@@ -85,6 +111,21 @@ mod tests {
         ];
         match collect(&attrs) {
             Docs::Text(text) => assert_eq!(text, "Adds two integers.\n\nOverflow wraps."),
+            _ => panic!("expected literal text"),
+        }
+    }
+
+    #[test]
+    fn a_block_comment_loses_its_decorations() {
+        let attrs =
+            vec![parse_quote!(#[doc = "*\n * Adds two numbers.\n *\n * Overflow wraps.\n "])];
+        match collect(&attrs) {
+            Docs::Text(text) => assert_eq!(text, "Adds two numbers.\n\nOverflow wraps."),
+            _ => panic!("expected literal text"),
+        }
+        let plain = vec![parse_quote!(#[doc = "\n   Adds two numbers.\n   Overflow wraps.\n"])];
+        match collect(&plain) {
+            Docs::Text(text) => assert_eq!(text, "Adds two numbers.\nOverflow wraps."),
             _ => panic!("expected literal text"),
         }
     }

@@ -122,6 +122,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #vis struct #ident {}
 
         #(#forwarded)*
+        // Calling a `#[deprecated]` tool function is the tool's own business, not a use.
+        #[allow(deprecated)]
         impl #ident {
             /// The tool's definition, ready to register.
             #vis fn definition(#parameter) -> #p::ToolDefinition {

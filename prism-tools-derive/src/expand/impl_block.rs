@@ -89,6 +89,22 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .collect();
         tools.push((tool, identity, cfgs));
     }
+    // The registry keeps one tool per name: a second one here would replace the first unseen.
+    // Methods under different `#[cfg]`s may share a name (at most one is compiled).
+    for (at, (tool, identity, cfgs)) in tools.iter().enumerate() {
+        let cfg_text = quote!(#(#cfgs)*).to_string();
+        if let Some((first, _, _)) = tools[..at].iter().find(|(_, earlier, earlier_cfgs)| {
+            earlier.name == identity.name && quote!(#(#earlier_cfgs)*).to_string() == cfg_text
+        }) {
+            errors.at(
+                &tool.ident,
+                format!(
+                    "two tools of this block are named `{}` (the first is `{}`): a registry keeps one tool per name, so give this one its own with `#[tool(name = \"…\")]`",
+                    identity.name, first.ident
+                ),
+            );
+        }
+    }
     if tools.is_empty() && errors.is_empty() {
         errors.at(
             &block.self_ty,
@@ -132,6 +148,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         items.push(quote! {
             #definition
             #(#cfgs)*
+            #[allow(deprecated)]
             const _: () = {
                 #tool_impl
             };

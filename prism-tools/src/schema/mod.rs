@@ -96,13 +96,18 @@ pub fn parameters_for<T: JsonSchema>() -> Value {
     schema_for::<T>()
 }
 
-/// The schema of `T` as a tool output (no `$schema`, no `title`).
+/// The schema of `T` as a tool output (no `$schema`, no `title`): what `T` serializes to, so
+/// `skip_serializing_if` and serialize-only renames are described as the output has them.
 pub fn output_schema_for<T: JsonSchema>() -> Value {
-    schema_for::<T>()
+    schema_with::<T>(SchemaSettings::draft2020_12().for_serialize())
 }
 
 fn schema_for<T: JsonSchema>() -> Value {
-    let generator = SchemaSettings::draft2020_12()
+    schema_with::<T>(SchemaSettings::draft2020_12())
+}
+
+fn schema_with<T: JsonSchema>(settings: SchemaSettings) -> Value {
+    let generator = settings
         .with(|settings| settings.meta_schema = None)
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
