@@ -483,3 +483,50 @@ fn methods_and_derived_tools_share_one_state() {
     );
     assert_eq!(library.lookups.load(Ordering::SeqCst), 1);
 }
+
+/// Checks the service is alive.
+#[derive(Deserialize, JsonSchema, Tool)]
+#[serde(deny_unknown_fields)]
+struct Ping {}
+
+impl Ping {
+    async fn run(self, _ctx: ToolExecutionContext) -> Result<String, String> {
+        Ok("pong".to_owned())
+    }
+}
+
+/// A derived tool without arguments (`struct Ping {}`) is called with the `{}` a model sends;
+/// a unit struct, which serde reads only from `null`, is a compile error (`ui-tests`).
+#[test]
+fn a_derived_tool_without_arguments_takes_an_empty_object() {
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([Ping::definition()])).build();
+    let definition = dispatcher.registry().get("ping").unwrap();
+    assert_eq!(definition.parameters().unwrap()["type"], "object");
+    let result = runtime().block_on(call(&dispatcher, "ping", json!({})));
+    assert_eq!(result.as_value(), Some(&json!("pong")));
+}
+
+/// Divides two integers.
+#[tool]
+fn divide(a: i64, b: i64) -> app::Result<i64> {
+    if b == 0 {
+        return Err("division by zero".into());
+    }
+    Ok(a / b)
+}
+
+mod app {
+    pub type Result<T> = std::result::Result<T, String>;
+}
+
+/// An alias of `Result` named `Result` is read as one: its `Err` is the call's error. (One
+/// under another name is a compile error, `ui-tests/fail/macro_result_alias.rs`.)
+#[test]
+fn an_alias_named_result_reports_err_as_the_call_s_error() {
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([divide::definition()])).build();
+    let result = runtime().block_on(call(&dispatcher, "divide", json!({"a": 1, "b": 0})));
+    assert_eq!(
+        result.error_info().map(|error| error.message.as_str()),
+        Some("division by zero")
+    );
+}

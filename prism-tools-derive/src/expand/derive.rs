@@ -133,7 +133,17 @@ pub fn expand(item: TokenStream) -> TokenStream {
 fn check_shape(input: &DeriveInput, errors: &mut Errors) {
     let ident: &Ident = &input.ident;
     match &input.data {
-        Data::Struct(data) if matches!(data.fields, Fields::Named(_) | Fields::Unit) => {}
+        Data::Struct(data) if matches!(data.fields, Fields::Named(_)) => {}
+        // serde reads a unit struct only from `null`, and arguments are always an object.
+        Data::Struct(data) if matches!(data.fields, Fields::Unit) => {
+            errors.at(
+                ident,
+                format!(
+                    "`#[derive(Tool)]` needs braces on a tool without arguments: write `struct {ident} {{}}`, which reads the `{{}}` the model sends (a unit struct reads only `null`)"
+                ),
+            );
+            return;
+        }
         _ => {
             errors.at(
                 ident,

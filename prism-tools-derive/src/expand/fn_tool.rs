@@ -115,9 +115,17 @@ pub fn expand(
         Output::Value(ty) => {
             let at = paths.private_at(ty.span());
             let value = returned_ident(ty);
+            // A `Result` under another name is refused here, at the return type: it would
+            // otherwise be serialised whole, its `Err` a success.
+            let probe = quote_spanned!(ty.span()=> {
+                #[allow(unused_imports)]
+                use #at::{ReturnsResultAlias as _, ReturnsValue as _};
+                #at::plain_value((&&#at::ReturnProbe::<#ty>::new()).kind());
+            });
             (
                 Some(ty.to_token_stream()),
                 quote!({
+                    #probe
                     let #value = #p::returned(#call);
                     #at::serialized(#name, #value)
                 }),

@@ -115,6 +115,62 @@ impl<T, E> ResultReturn for Result<T, E> {
     }
 }
 
+/// Tells a return type the macro took for a plain value (its name is not `Result`) from a
+/// `Result` under another name: `type AppResult<T> = Result<T, AppError>` would otherwise be
+/// serialised whole, its `Err` reported as a success. The generated code calls
+/// `plain_value((&&ReturnProbe::<R>::new()).kind())`: method lookup tries the
+/// [`ReturnsResultAlias`] impl (on `&ReturnProbe<Result<T, E>>`) before [`ReturnsValue`] (on
+/// `ReturnProbe<T>`), and only the latter's answer is a [`PlainValue`].
+pub struct ReturnProbe<R>(PhantomData<fn() -> R>);
+
+impl<R> ReturnProbe<R> {
+    /// The probe of `R`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// The answer for a `Result` the macro did not see by name.
+pub struct ResultUnderAnotherName;
+
+/// The answer for any other type.
+pub struct ValueReturn;
+
+/// Finds a `Result`; see [`ReturnProbe`].
+pub trait ReturnsResultAlias {
+    /// The answer.
+    fn kind(&self) -> ResultUnderAnotherName {
+        ResultUnderAnotherName
+    }
+}
+
+impl<T, E> ReturnsResultAlias for &ReturnProbe<Result<T, E>> {}
+
+/// Finds anything else; see [`ReturnProbe`].
+pub trait ReturnsValue {
+    /// The answer.
+    fn kind(&self) -> ValueReturn {
+        ValueReturn
+    }
+}
+
+impl<R> ReturnsValue for ReturnProbe<R> {}
+
+/// The probe's answer for a return type that is a value, not a `Result`.
+#[diagnostic::on_unimplemented(
+    message = "this tool returns a `Result` under a name the macro does not read as one",
+    label = "an alias of `Result` not named `Result`",
+    note = "name the return type `Result<…>` (`std::result::Result<T, E>`, or an alias called `Result` such as `anyhow::Result<T>` or your own `type Result<T> = std::result::Result<T, AppError>;`), so that `Err` becomes the call's error instead of a successful value"
+)]
+pub trait PlainValue {}
+
+impl PlainValue for ValueReturn {}
+
+/// Requires the probe's answer to be [`ValueReturn`].
+#[inline]
+pub fn plain_value<K: PlainValue>(_: K) {}
+
 /// A plain return value, as a generated body's result.
 #[inline]
 pub fn returned<T>(value: T) -> Result<T, ToolError> {
