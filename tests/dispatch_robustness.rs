@@ -232,3 +232,30 @@ fn control_deep_arguments_are_refused_without_a_subscriber() {
     });
     assert_eq!(reason, Some(BlockReason::InvalidArguments));
 }
+
+/// A `tool_result` middleware's rewrite is held to the output bounds too: a value it nests past
+/// them would otherwise reach events, rows and the effect store, which could not read it back.
+#[tokio::test]
+async fn what_result_middleware_makes_is_held_to_the_output_bounds() {
+    let ledger = prism::dispatch::InMemoryLedger::new();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
+        .middleware(prism::guard::result_middleware(|result| {
+            let value = result.value_mut().take();
+            *result.value_mut() = (0..200).fold(value, |inner, _| Value::Array(vec![inner]));
+        }))
+        .ledger(ledger.clone())
+        .build();
+    let result = run(&dispatcher, ToolCall::new("c", "e", json!({"a": 1}))).await;
+    let error = error_of(&result);
+    assert_eq!(error.code, ErrorCode::OutputTooLarge);
+    assert!(
+        error.message.contains("after tool_result middleware"),
+        "{}",
+        error.message
+    );
+    // Every row can be written out and read back.
+    for row in ledger.records() {
+        let text = serde_json::to_string(&row).unwrap();
+        serde_json::from_str::<Value>(&text).expect("a row reads back");
+    }
+}

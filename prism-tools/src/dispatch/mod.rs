@@ -527,19 +527,7 @@ impl Dispatcher {
                     p.limits.max_output_bytes,
                     p.limits.max_output_depth,
                 ) {
-                    let message = match exceeded {
-                        Exceeded::Bytes => format!(
-                            "The output of tool {name} exceeds {} bytes",
-                            p.limits.max_output_bytes
-                        ),
-                        Exceeded::Depth => format!(
-                            "The output of tool {name} nests deeper than {} levels",
-                            p.limits.max_output_depth
-                        ),
-                    };
-                    // As for arguments: found over the byte bound, it may still be too deep.
-                    drop_deep(value);
-                    let error = ErrorInfo::new(ErrorCode::OutputTooLarge, message);
+                    let error = output_too_large(p, &name, exceeded, value, "");
                     break 'ended (observe.marked(untrusted).error(name, error), false);
                 }
 
@@ -569,6 +557,20 @@ impl Dispatcher {
                         let error = panicked("tool_result middleware", &panic, p);
                         break 'ended (observe.marked(untrusted).error(name, error), false);
                     }
+                }
+                // What middleware made is held to the same bounds: events, rows and the
+                // effect store must be able to carry and read it back.
+                if !p.middleware.is_empty()
+                    && let Err(exceeded) = check_output(
+                        &value,
+                        blocks(&content),
+                        p.limits.max_output_bytes,
+                        p.limits.max_output_depth,
+                    )
+                {
+                    let how = " after tool_result middleware";
+                    let error = output_too_large(p, &name, exceeded, value, how);
+                    break 'ended (observe.marked(untrusted).error(name, error), false);
                 }
 
                 // 14. Finished.
@@ -717,6 +719,30 @@ async fn until_cancelled<F: Future + Unpin>(
 // The message builders (this one, `panicked`, `bounded`, `requested_name`) are `#[cold]`, as
 // are `Observe`'s refusal and failure exits: the compiler then keeps the code of a call that runs
 // through together, so a call touches fewer cache lines of the pipeline.
+/// The error for an output over a bound (`how` says when it was found), dropping the value one
+/// level at a time: found over the byte bound, it may still be too deep for recursive code.
+#[cold]
+fn output_too_large(
+    p: &Pipeline,
+    name: &str,
+    exceeded: Exceeded,
+    value: serde_json::Value,
+    how: &str,
+) -> ErrorInfo {
+    let message = match exceeded {
+        Exceeded::Bytes => format!(
+            "The output of tool {name} exceeds {} bytes{how}",
+            p.limits.max_output_bytes
+        ),
+        Exceeded::Depth => format!(
+            "The output of tool {name} nests deeper than {} levels{how}",
+            p.limits.max_output_depth
+        ),
+    };
+    drop_deep(value);
+    ErrorInfo::new(ErrorCode::OutputTooLarge, message)
+}
+
 /// A panic's message is bounded like every other ([`MESSAGE_LIMIT`]), redacted first.
 #[cold]
 fn refused_by_panic(p: &Pipeline, kind: &str, panic: &str) -> Refusal {
