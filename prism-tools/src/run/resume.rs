@@ -72,6 +72,7 @@ impl Session {
         driver.session.suspended = None;
         let dispatcher = driver.session.agent.dispatcher.clone();
         let visible = suspended.visible_grant();
+        let searched = suspended.searched_grant();
         let search_tool = driver.resumed_search_tool(&suspended);
         let ctx = driver.scoped_context(&visible, search_tool.as_ref());
 
@@ -124,7 +125,7 @@ impl Session {
         let gate = RunApprovals::new(&agent, &session_id, run_tool).approved(keys);
         let executor = BatchExecutor::new(driver.round_concurrency());
         match driver
-            .run_batch(batch, &gate, &visible, &ctx, executor)
+            .run_batch(batch, &gate, (&visible, &searched), &ctx, executor)
             .await
         {
             Ok(end) => match driver.round_outcome(end) {
@@ -137,7 +138,7 @@ impl Session {
 }
 
 impl RunDriver<'_> {
-    /// The suspended turn's `search_tools`, built again over that turn's visible tools when a
+    /// The suspended turn's `search_tools`, built again over the tools it searched when a
     /// call to it never started: only then can the resumed batch need it.
     fn resumed_search_tool(&self, suspended: &SuspendedRun) -> Option<ToolDefinition> {
         let needed = suspended.calls.iter().any(|held| {
@@ -146,12 +147,12 @@ impl RunDriver<'_> {
         if !needed {
             return None;
         }
-        let visible = suspended.visible_grant();
+        let searched = suspended.searched_grant();
         let tools: Vec<ToolDefinition> = self
             .tools
             .tools()
             .iter()
-            .filter(|tool| visible.allows(tool.name()))
+            .filter(|tool| searched.allows(tool.name()))
             .cloned()
             .collect();
         let latest_input = self

@@ -27,6 +27,10 @@ pub struct SuspendedRun {
     pub(crate) text: String,
     /// The names visible in the suspended turn; `None` when hidden calls were allowed.
     pub(crate) visible: Option<Vec<String>>,
+    /// The names the turn's `search_tools` searched (its narrowed tools), when they differ from
+    /// the visible ones; `None` in states stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) searched: Option<Vec<String>>,
     pub(crate) calls: Vec<HeldCall>,
 }
 
@@ -70,6 +74,14 @@ impl SuspendedRun {
     pub(crate) fn visible_grant(&self) -> ToolGrant {
         match &self.visible {
             None => ToolGrant::All,
+            Some(names) => ToolGrant::only(names),
+        }
+    }
+
+    /// What the suspended turn's `search_tools` searched.
+    pub(crate) fn searched_grant(&self) -> ToolGrant {
+        match &self.searched {
+            None => self.visible_grant(),
             Some(names) => ToolGrant::only(names),
         }
     }

@@ -113,8 +113,8 @@ impl RunDriver<'_> {
         let run_tool = turn_tools.search_tool.as_ref().map(ToolDefinition::name);
         let gate = RunApprovals::new(&agent, &session_id, run_tool);
         let batch = planned.into_iter().map(Answer::Unstarted).collect();
-        self.run_batch(batch, &gate, &turn_tools.visible, &ctx, executor)
-            .await
+        let grants = (&turn_tools.visible, &turn_tools.searched);
+        self.run_batch(batch, &gate, grants, &ctx, executor).await
     }
 
     /// Dispatches the calls of `batch` that have not started, in call order, through `gate`; then
@@ -123,7 +123,7 @@ impl RunDriver<'_> {
         &mut self,
         batch: Vec<Answer>,
         gate: &RunApprovals<'_>,
-        visible: &ToolGrant,
+        (visible, searched): (&ToolGrant, &ToolGrant),
         ctx: &ToolExecutionContext,
         executor: BatchExecutor,
     ) -> Result<RoundEnd, RunError> {
@@ -151,7 +151,9 @@ impl RunDriver<'_> {
             .iter()
             .any(|answer| matches!(answer, Answer::Held(_)));
         if waiting && gated.stopped.is_none() {
-            return self.suspend(&dispatcher, answers, visible, ctx).await;
+            return self
+                .suspend(&dispatcher, answers, (visible, searched), ctx)
+                .await;
         }
         // Every call has its row now; in a failed batch, the calls that did not start (or were
         // to wait) are not dispatched.
@@ -172,7 +174,7 @@ impl RunDriver<'_> {
         &mut self,
         dispatcher: &Dispatcher,
         answers: Vec<Answer>,
-        visible: &ToolGrant,
+        (visible, searched): (&ToolGrant, &ToolGrant),
         ctx: &ToolExecutionContext,
     ) -> Result<RoundEnd, RunError> {
         let mut pending = Vec::new();
@@ -227,6 +229,9 @@ impl RunDriver<'_> {
             revisions: self.revisions,
             text: self.text.clone(),
             visible: stored_visible(visible),
+            searched: (searched != visible)
+                .then(|| stored_visible(searched))
+                .flatten(),
             calls,
         });
         Ok(RoundEnd::Suspended(pending))

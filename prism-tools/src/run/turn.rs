@@ -38,6 +38,9 @@ pub(crate) struct TurnTools {
     pub(crate) full_disclosure: Option<FullDisclosureReason>,
     /// What dispatch allows this turn (everything granted when hidden calls are allowed).
     pub(crate) visible: ToolGrant,
+    /// What `search_tools` searches this turn: the narrowed tools (everything granted when
+    /// there is no narrowing).
+    pub(crate) searched: ToolGrant,
     /// Count and hash of `described`.
     pub(crate) metadata: ToolsMetadata,
     /// Names narrowing returned outside the grant, dropped.
@@ -90,6 +93,10 @@ pub(crate) async fn assemble(
     let described = disclosure.describe(input.turn, input.latest_input, &visible);
     // `search_tools` is part of the request, so the hash covers it.
     let metadata = ToolsMetadata::of_tools(&described.tools);
+    let searched = match &settings.narrowing {
+        None => ToolGrant::All,
+        Some(_) => ToolGrant::only(visible.iter().map(ToolDefinition::name)),
+    };
     let visible = if settings.allow_hidden_tool_calls {
         ToolGrant::All
     } else {
@@ -100,6 +107,7 @@ pub(crate) async fn assemble(
         search_tool: described.search_tool,
         full_disclosure: described.full_disclosure,
         visible,
+        searched,
         metadata,
         clamped,
     })

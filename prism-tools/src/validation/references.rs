@@ -154,7 +154,11 @@ impl Index {
             None => draft,
         };
         let mut base = base.clone();
-        if identifiers {
+        // Up to draft 7 a `$ref` hides its siblings, a sibling `$id` included: it changes no
+        // base and names no resource.
+        let ref_hides_siblings = matches!(draft, Draft::Draft4 | Draft::Draft6 | Draft::Draft7)
+            && schema.contains_key("$ref");
+        if identifiers && !ref_hides_siblings {
             base = self.identify(schema, &pointer, base, draft)?;
         }
         for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
@@ -321,7 +325,10 @@ struct Edge {
 fn check_graph(edges: &HashMap<String, Vec<Edge>>) -> Result<(), SchemaError> {
     // A node's expansion is known once it is finished; an open node is on the current path.
     let mut expansion: HashMap<&str, Option<usize>> = HashMap::new();
-    for start in edges.keys() {
+    // In pointer order, so one schema is always refused with the same error.
+    let mut starts: Vec<&String> = edges.keys().collect();
+    starts.sort_unstable();
+    for start in starts {
         if expansion.contains_key(start.as_str()) {
             continue;
         }
