@@ -323,6 +323,21 @@ impl NameRewriter {
 }
 
 /// `plain` cut to leave room for `_` and 8 hex digits of the SHA-256 of `registered`.
+/// The name a tool outside a request's table is sent under (a past call to a tool this turn
+/// does not offer): itself when `rule` accepts it; otherwise made valid as the table's names
+/// are, suffixed when the plain form is too long or is a name the table uses (`taken`).
+pub(crate) fn unlisted_wire(rule: NameRule, name: &str, taken: impl Fn(&str) -> bool) -> String {
+    if rule.is_valid(name) {
+        return name.to_owned();
+    }
+    let plain = rule.sanitize(name);
+    if !plain.is_empty() && plain.len() <= rule.max_len() && !taken(&plain) {
+        plain
+    } else {
+        with_suffix(rule, &plain, name)
+    }
+}
+
 fn with_suffix(rule: NameRule, plain: &str, registered: &str) -> String {
     let digest = Sha256::digest(registered.as_bytes());
     let suffix: String = digest[..4]

@@ -105,7 +105,7 @@ pub fn prepare_tools(
         });
     }
     Ok(PreparedTools {
-        table: ToolTable::new(prepared)?,
+        table: ToolTable::new(prepared)?.with_name_rule(rule),
         notes,
     })
 }

@@ -6,13 +6,14 @@
 //! bytes. Everything a format needs to know about the turn's tools (the name the model saw, the
 //! lowered schema that decides how arguments are restored) is in the request's [`ToolTable`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::provider::names::NameRewriter;
+use crate::provider::names::{NameRewriter, NameRule, unlisted_wire};
 use crate::run::{ProviderError, ProviderEvent, ProviderRequest, ProviderResponse};
 
 /// One server-sent event: its `event:` name, when it had one, and its `data:` text.
@@ -220,6 +221,8 @@ pub struct ToolTable {
     by_wire: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
     rewriter: NameRewriter,
+    /// The provider's rule, for names outside the table.
+    rule: Option<NameRule>,
 }
 
 impl ToolTable {
@@ -253,7 +256,15 @@ impl ToolTable {
             by_wire,
             by_name,
             rewriter,
+            rule: None,
         })
+    }
+
+    /// The same table, sending a name outside it (a past call to a tool this turn does not
+    /// offer) as `rule` accepts: `billing.refund` as `billing_refund` for OpenAI.
+    pub fn with_name_rule(mut self, rule: NameRule) -> Self {
+        self.rule = Some(rule);
+        self
     }
 
     /// The tools, in request order.
@@ -278,10 +289,23 @@ impl ToolTable {
             .map_or(wire_name, |tool| tool.name.as_str())
     }
 
-    /// The name the model saw for the tool registered as `name` (itself when not in the table).
-    pub fn wire_name<'a>(&'a self, name: &'a str) -> &'a str {
-        self.by_name(name)
-            .map_or(name, |tool| tool.wire_name.as_str())
+    /// The name the model saw for the tool registered as `name`. A name not in the table is
+    /// itself, made valid under the table's name rule when it has one
+    /// ([`with_name_rule`](Self::with_name_rule)).
+    pub fn wire_name<'a>(&'a self, name: &'a str) -> Cow<'a, str> {
+        if let Some(tool) = self.by_name(name) {
+            return Cow::Borrowed(&tool.wire_name);
+        }
+        match self.rule {
+            Some(rule) => {
+                let taken = |wire: &str| self.by_wire.contains_key(wire);
+                match unlisted_wire(rule, name, taken) {
+                    wire if wire == name => Cow::Borrowed(name),
+                    wire => Cow::Owned(wire),
+                }
+            }
+            None => Cow::Borrowed(name),
+        }
     }
 
     /// `text` with every registered name that the model saw under another name replaced by that

@@ -148,6 +148,14 @@ impl ProviderError {
         self.details.as_ref()?.partial.as_ref()
     }
 
+    /// The same error, redacted, with its message cut to `max_bytes` (marked as cut).
+    #[cfg(feature = "http")]
+    pub(crate) fn redacted_within(self, redactor: &SecretRedactor, max_bytes: usize) -> Self {
+        let mut error = self.redacted(redactor);
+        crate::redact::cut_marked(&mut error.message, max_bytes);
+        error
+    }
+
     /// The same error with its message, and any partial text and tool calls (their arguments,
     /// and why those could not be read), redacted.
     pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {

@@ -99,6 +99,10 @@ fn tool_choice(
             json!({"type": "tool", "name": tool.wire_name})
         }
     };
+    // The API refuses a `tool_choice` without tools; with none there is nothing to call anyway.
+    if tools.tools().is_empty() {
+        return Ok(None);
+    }
     if parallel == Some(false) {
         encoded["disable_parallel_tool_use"] = true.into();
     } else if matches!(choice, ToolChoice::Auto) {

@@ -153,6 +153,10 @@ fn contents(transcript: &[Message], tools: &ToolTable, notes: &mut Vec<EncodeNot
         }
         flush_responses(&mut responses, &mut out);
         match message {
+            Message::User { content } if content.is_empty() => notes.push(EncodeNote {
+                at,
+                note: "an empty user row was left out (Gemini refuses a part without data)".into(),
+            }),
             Message::User { content } => {
                 out.push(json!({"role": "user", "parts": [{"text": content}]}));
             }

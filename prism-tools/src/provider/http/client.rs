@@ -23,9 +23,9 @@ use crate::provider::http::api::{Api, Auth};
 use crate::provider::http::key::{ApiKey, ResolvedKey};
 use crate::provider::http::retry::{server_wait, should_retry};
 use crate::provider::http::span::{chat_span, record_outcome};
-use crate::provider::http::status::status_error;
+use crate::provider::http::status::{bounded, status_error};
 use crate::provider::http::stream::{
-    bounded_body, error_chain, read_all, read_stream, read_whole, transport,
+    bounded_body, error_chain, read_error_body, read_stream, read_whole, transport,
 };
 use crate::provider::http::{RetryPolicy, Timeouts};
 use crate::provider::prepare::prepare_tools;
@@ -255,18 +255,10 @@ impl HttpProvider {
         };
         let status = response.status().as_u16();
         let received = AtomicU64::new(0);
-        if !(200..300).contains(&status) {
-            let headers = response.headers().clone();
-            let limit = ERROR_BODY_LIMIT.min(inner.max_response_bytes);
-            let text = read_all(
-                bounded_body(response, limit, &received),
-                timeouts.gap,
-                timeouts.gap,
-            )
-            .await
-            .unwrap_or_default();
-            // Every secret known here is taken out before the body is cut: the provider's, a
-            // host source's key (the provider did not know it when it was built) and the run's.
+        // Every secret known here is taken out of what the provider says before it is cut: the
+        // provider's, a host source's key (the provider did not know it when it was built) and
+        // the run's.
+        let redactor = || {
             let mut redactor = inner.redactor.clone();
             if let (ResolvedKey::Host(_), Some(key)) = (&inner.key, key) {
                 redactor = redactor.union(&SecretRedactor::new([key.expose()]));
@@ -274,7 +266,13 @@ impl HttpProvider {
             if let Some(run) = request.redactor {
                 redactor = redactor.union(run);
             }
-            let mut error = status_error(status, &text, &redactor);
+            redactor
+        };
+        if !(200..300).contains(&status) {
+            let headers = response.headers().clone();
+            let limit = ERROR_BODY_LIMIT.min(inner.max_response_bytes);
+            let text = read_error_body(response, limit, timeouts.gap).await;
+            let mut error = status_error(status, &text, &redactor());
             if let Some(wait) = server_wait(&headers) {
                 error = error.with_retry_after(wait);
             }
@@ -306,7 +304,8 @@ impl HttpProvider {
             {
                 retryable(error)
             } else {
-                Failure::last(error)
+                // An error event of the stream quotes the provider as a failed status does.
+                Failure::last(bounded(error, &redactor()))
             }
         })
     }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+use crate::redact::SecretRedactor;
 use crate::run::{ProviderError, ProviderErrorKind};
 
 /// The most of an error body quoted in a message.
@@ -34,10 +34,16 @@ pub(crate) fn status_error(status: u16, body: &[u8], redactor: &SecretRedactor) 
     if message.is_empty() {
         message = format!("the server answered HTTP {status} with no message");
     }
-    // Redacted before it is cut, so no cut leaves part of a secret behind.
-    let mut message = redactor.redact_str(&message).into_owned();
-    truncate_at_char_boundary(&mut message, QUOTED);
-    ProviderError::with_kind(kind_of_status(status), message).with_status(status)
+    ProviderError::with_kind(kind_of_status(status), message)
+        .with_status(status)
+        .redacted_within(redactor, QUOTED)
+}
+
+/// An error the provider sent inside a successful answer (an `error` event of a stream, say),
+/// bounded like one sent with a failed status: redacted, then cut, so no cut leaves part of a
+/// secret behind.
+pub(crate) fn bounded(error: ProviderError, redactor: &SecretRedactor) -> ProviderError {
+    error.redacted_within(redactor, QUOTED)
 }
 
 fn json_message(json: &Value) -> Option<String> {
@@ -96,7 +102,9 @@ mod tests {
         let body = format!("bad key sk-abc {}", "x".repeat(2000));
         let error = status_error(400, body.as_bytes(), &redactor);
         assert!(error.message().starts_with("bad key [REDACTED] xxx"));
-        assert!(error.message().len() <= 500);
+        let marker = crate::redact::CUT_MARKER;
+        assert!(error.message().ends_with(marker), "{}", error.message());
+        assert!(error.message().len() <= 500 + marker.len());
         let empty = status_error(502, b"", &redactor);
         assert_eq!(
             empty.message(),

@@ -72,8 +72,11 @@ pub(crate) async fn read_stream(
     futures_util::pin_mut!(events);
     let mut out = Vec::new();
     let mut wait = first_byte;
+    // A deadline, not a timeout per read: a block that is no event (only an id or a retry
+    // time) must not restart the wait for the next event.
+    let mut deadline = tokio::time::Instant::now() + wait;
     loop {
-        let next = match timeout(wait, events.next()).await {
+        let next = match tokio::time::timeout_at(deadline, events.next()).await {
             Ok(next) => next,
             Err(_) => {
                 return Err(transport(format!(
@@ -102,6 +105,7 @@ pub(crate) async fn read_stream(
         // A block without data (only an id or a retry time) is not an event.
         let Some(data) = &event.data else { continue };
         wait = gap;
+        deadline = tokio::time::Instant::now() + wait;
         let name = event
             .event
             .as_deref()
@@ -117,6 +121,27 @@ pub(crate) async fn read_stream(
         request.observe(&event);
     }
     end
+}
+
+/// A failed answer's body, as far as `limit` bytes: a longer one is cut there (its start says
+/// what went wrong), and one that breaks off or stalls for `gap` is kept as far as it came.
+pub(crate) async fn read_error_body(
+    response: reqwest::Response,
+    limit: u64,
+    gap: Duration,
+) -> Vec<u8> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let body = response.bytes_stream();
+    futures_util::pin_mut!(body);
+    let mut bytes = Vec::new();
+    while bytes.len() < limit {
+        let Ok(Some(Ok(piece))) = timeout(gap, body.next()).await else {
+            break;
+        };
+        let room = limit - bytes.len();
+        bytes.extend_from_slice(&piece[..piece.len().min(room)]);
+    }
+    bytes
 }
 
 /// Reads a whole answer (no stream) and decodes it; its events are reported when it is done.

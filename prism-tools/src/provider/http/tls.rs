@@ -8,6 +8,9 @@ pub(crate) fn client(timeouts: &Timeouts) -> Result<reqwest::Client, String> {
     crate::tls::client_builder()
         .map_err(|error| format!("TLS could not be set up: {error}"))?
         .connect_timeout(timeouts.connect)
+        // No redirects: a key header (`x-api-key`, `x-goog-api-key`) is not one reqwest strips
+        // on the way to another host, and a provider API never redirects a POST.
+        .redirect(reqwest::redirect::Policy::none())
         .tcp_nodelay(true)
         .build()
         .map_err(|error| format!("the HTTP client could not be built: {error}"))

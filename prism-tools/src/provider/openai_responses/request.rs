@@ -259,7 +259,7 @@ impl Input {
                     format!("{at}+{offset}")
                 };
                 let output = output(part, tools, &part_at, &mut self.notes);
-                parts.push((index, tools.wire_name(&part.name).to_owned(), output));
+                parts.push((index, tools.wire_name(&part.name).into_owned(), output));
             }
         }
         parts.sort_by_key(|(index, _, _)| *index);
