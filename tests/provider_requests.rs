@@ -14,13 +14,24 @@ use prism::provider::names::NameRule;
 use prism::provider::openai_chat::OpenAiChat;
 use prism::provider::wire::{ModelSettings, ToolTable, WireFormat};
 use prism::{
-    Agent, Dispatcher, Message, Provider, ProviderRequest, RunOptions, ToolCall, ToolError,
-    ToolRegistry, ToolResult, tool,
+    Agent, Dispatcher, Message, Provider, ProviderError, ProviderRequest, RunOptions, ToolCall,
+    ToolError, ToolRegistry, ToolResult, tool,
 };
 use serde_json::json;
 
 /// A hang guard only: generous, never a timing assertion.
 const GUARD: Duration = Duration::from_secs(60);
+
+/// The error `provider` ends a turn of "Hello" with, offering no tools.
+async fn hello(provider: &HttpProvider) -> ProviderError {
+    let transcript = [Message::user("Hello")];
+    let metadata = http_support::turn_metadata();
+    let request = ProviderRequest::new(&transcript, &[], &metadata);
+    tokio::time::timeout(GUARD, provider.complete(request))
+        .await
+        .expect("the turn ends")
+        .expect_err("the turn fails")
+}
 
 /// Whether `name` follows OpenAI's and Anthropic's tool name rule.
 fn openai_name(name: &str) -> bool {
@@ -153,13 +164,7 @@ async fn redirected(
         .retry(RetryPolicy::none())
         .build()
         .unwrap();
-    let transcript = [Message::user("Hello")];
-    let metadata = http_support::turn_metadata();
-    let request = ProviderRequest::new(&transcript, &[], &metadata);
-    let error = tokio::time::timeout(GUARD, provider.complete(request))
-        .await
-        .unwrap()
-        .expect_err("a redirect is not an answer");
+    let error = hello(&provider).await;
     let leaked = other
         .requests()
         .iter()
@@ -168,26 +173,22 @@ async fn redirected(
 }
 
 #[tokio::test]
-async fn a_redirect_never_carries_the_anthropic_key_to_another_host() {
-    let make = |base| {
+async fn a_redirect_never_carries_a_key_header_to_another_host() {
+    let anthropic = |base| {
         HttpProvider::anthropic("m")
             .base_url(base)
             .key(ApiKey::new("sk-ant-review-0123456789"))
     };
-    let (leaked, error) = redirected(make, "/v1", 307, "x-api-key").await;
-    assert!(!leaked, "another host was sent the API key");
+    let (leaked, error) = redirected(anthropic, "/v1", 307, "x-api-key").await;
+    assert!(!leaked, "another host was sent the Anthropic key");
     assert!(error.contains("307"), "{error}");
-}
-
-#[tokio::test]
-async fn a_redirect_never_carries_the_gemini_key_to_another_host() {
-    let make = |base| {
+    let gemini = |base| {
         HttpProvider::gemini("m")
             .base_url(base)
             .key(ApiKey::new("AIza-review-0123456789"))
     };
-    let (leaked, error) = redirected(make, "/v1beta", 308, "x-goog-api-key").await;
-    assert!(!leaked, "another host was sent the API key");
+    let (leaked, error) = redirected(gemini, "/v1beta", 308, "x-goog-api-key").await;
+    assert!(!leaked, "another host was sent the Gemini key");
     assert!(error.contains("308"), "{error}");
 }
 
@@ -207,13 +208,7 @@ async fn an_error_event_in_the_stream_is_bounded() {
         .retry(RetryPolicy::none())
         .build()
         .unwrap();
-    let transcript = [Message::user("Hello")];
-    let metadata = http_support::turn_metadata();
-    let request = ProviderRequest::new(&transcript, &[], &metadata);
-    let error = tokio::time::timeout(GUARD, provider.complete(request))
-        .await
-        .unwrap()
-        .unwrap_err();
+    let error = hello(&provider).await;
     assert!(
         error.message().len() <= 64 << 10,
         "the provider's in-stream error is quoted whole: {} bytes (an HTTP error body is cut to \
@@ -233,13 +228,7 @@ async fn an_openai_error_chunk_in_the_stream_is_bounded() {
         .retry(RetryPolicy::none())
         .build()
         .unwrap();
-    let transcript = [Message::user("Hello")];
-    let metadata = http_support::turn_metadata();
-    let request = ProviderRequest::new(&transcript, &[], &metadata);
-    let error = tokio::time::timeout(GUARD, provider.complete(request))
-        .await
-        .unwrap()
-        .unwrap_err();
+    let error = hello(&provider).await;
     assert!(
         error.message().len() <= 64 << 10,
         "the provider's in-stream error is quoted whole: {} bytes",
@@ -270,13 +259,7 @@ async fn a_large_error_body_is_quoted_from_its_start() {
         .retry(RetryPolicy::none())
         .build()
         .unwrap();
-    let transcript = [Message::user("Hello")];
-    let metadata = http_support::turn_metadata();
-    let request = ProviderRequest::new(&transcript, &[], &metadata);
-    let error = tokio::time::timeout(GUARD, provider.complete(request))
-        .await
-        .unwrap()
-        .unwrap_err();
+    let error = hello(&provider).await;
     assert!(
         error.message().contains("upstream connect error"),
         "the server's message is lost: {error}"
@@ -319,13 +302,7 @@ async fn blocks_without_data_do_not_keep_a_stalled_stream_alive() {
         )
         .build()
         .unwrap();
-    let transcript = [Message::user("Hello")];
-    let metadata = http_support::turn_metadata();
-    let request = ProviderRequest::new(&transcript, &[], &metadata);
-    let error = tokio::time::timeout(GUARD, provider.complete(request))
-        .await
-        .unwrap()
-        .unwrap_err();
+    let error = hello(&provider).await;
     assert!(
         error
             .message()
