@@ -132,10 +132,14 @@ async fn a_database_from_before_approvals_gains_the_table_and_keeps_its_rows() {
         );
         prism_tools::RunLedger::append(&ledger, &row);
     }
-    // Wind the file back to schema version 2, as the release before approval stores left it.
+    // Wind the file back to schema version 2, as the release before approval stores left it
+    // (which counted migrations in `user_version`, with no version table).
     let connection = rusqlite::Connection::open(&path).unwrap();
     connection
-        .execute_batch("DROP TABLE prism_approvals; PRAGMA user_version = 2;")
+        .execute_batch(
+            "DROP TABLE prism_approvals; DROP TABLE prism_schema_version;
+             PRAGMA user_version = 2;",
+        )
         .unwrap();
     drop(connection);
 

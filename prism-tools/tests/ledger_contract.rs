@@ -237,7 +237,9 @@ mod sqlite {
         let path = dir.path().join("future.sqlite3");
         drop(SqliteLedger::open(&path).unwrap());
         let connection = rusqlite::Connection::open(&path).unwrap();
-        connection.pragma_update(None, "user_version", 999).unwrap();
+        connection
+            .execute("UPDATE prism_schema_version SET version = 999", [])
+            .unwrap();
         drop(connection);
         let error = SqliteLedger::open(&path).unwrap_err();
         assert!(

@@ -90,7 +90,7 @@ impl BatchWriter {
     }
 
     /// Waits until every row queued before this call is stored (and synced where the backend
-    /// has such a step); returns the first failure since the previous flush.
+    /// has such a step); returns how many rows were lost since the previous flush, and the first failure's cause.
     pub(crate) fn flush(&self) -> Result<(), LedgerError> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.sender()
@@ -146,6 +146,7 @@ fn serve<S: LedgerSink>(
         rows: Vec::with_capacity(max_batch),
         max_batch,
         failure: None,
+        lost: 0,
     };
     while let Ok(first) = commands.recv() {
         let mut next = Some(first);
@@ -155,7 +156,7 @@ fn serve<S: LedgerSink>(
                 Command::Flush(reply) => {
                     batch.commit(&mut sink);
                     batch.sync(&mut sink);
-                    let _ = reply.send(batch.failure.take().map_or(Ok(()), Err));
+                    let _ = reply.send(batch.take_failure());
                 }
                 Command::Read(query, reply) => {
                     batch.commit(&mut sink);
@@ -168,7 +169,7 @@ fn serve<S: LedgerSink>(
     }
     // Every handle is gone: this is the flush on shutdown.
     batch.sync(&mut sink);
-    if let Some(error) = batch.failure {
+    if let Err(error) = batch.take_failure() {
         tracing::error!(target: "prism_tools", ledger = name, %error, "ledger rows were lost before shutdown");
     }
 }
@@ -176,7 +177,10 @@ fn serve<S: LedgerSink>(
 struct Batch {
     rows: Vec<ToolCallRecord>,
     max_batch: usize,
+    /// The first failure since the last flush.
     failure: Option<LedgerError>,
+    /// The rows of every batch refused since the last flush.
+    lost: usize,
 }
 
 impl Batch {
@@ -194,13 +198,23 @@ impl Batch {
             return;
         }
         if let Err(error) = sink.write_batch(&self.rows) {
-            let lost = self.rows.len();
-            self.fail(LedgerError(format!(
-                "{lost} rows were not stored: {}",
-                error.0
-            )));
+            self.lost += self.rows.len();
+            self.fail(error);
         }
         self.rows.clear();
+    }
+
+    /// What the flush reports: every row lost since the last one, and the first failure's cause.
+    fn take_failure(&mut self) -> Result<(), LedgerError> {
+        let lost = std::mem::take(&mut self.lost);
+        match self.failure.take() {
+            None => Ok(()),
+            Some(cause) if lost == 0 => Err(cause),
+            Some(cause) => Err(LedgerError(format!(
+                "{lost} rows were not stored: {}",
+                cause.0
+            ))),
+        }
     }
 
     fn sync(&mut self, sink: &mut impl LedgerSink) {

@@ -219,29 +219,37 @@ impl JsonlSink {
     }
 }
 
-/// Truncates the file after its last newline: whatever follows is half a row from a write that
-/// was cut short, never acknowledged by a flush.
+/// Ends the file at a row's end. What follows the last newline is half a row from a write that
+/// was cut short, never acknowledged by a flush, and is cut off; unless it is a whole row whose
+/// newline alone is missing (an editor that adds none, a tool that joined files), which gets
+/// its newline instead.
 fn cut_torn_tail(file: &mut File) -> std::io::Result<()> {
     const CHUNK: u64 = 8192;
     let length = file.seek(SeekFrom::End(0))?;
     let mut end = length;
     let mut chunk = vec![0; CHUNK as usize];
+    let mut keep = 0;
     while end > 0 {
         let start = end.saturating_sub(CHUNK);
         let part = &mut chunk[..(end - start) as usize];
         file.seek(SeekFrom::Start(start))?;
         file.read_exact(part)?;
         if let Some(newline) = part.iter().rposition(|&byte| byte == b'\n') {
-            let keep = start + newline as u64 + 1;
-            if keep < length {
-                file.set_len(keep)?;
-            }
-            return Ok(());
+            keep = start + newline as u64 + 1;
+            break;
         }
         end = start;
     }
-    if length > 0 {
-        file.set_len(0)?;
+    if keep == length {
+        return Ok(());
     }
-    Ok(())
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(keep))?;
+    file.read_to_end(&mut tail)?;
+    if serde_json::from_slice::<serde::de::IgnoredAny>(&tail).is_ok() {
+        // The file is open for appending: the newline goes at its end.
+        file.write_all(b"\n")
+    } else {
+        file.set_len(keep)
+    }
 }

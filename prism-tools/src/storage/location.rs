@@ -52,12 +52,22 @@ impl LedgerLocation {
         }
     }
 
-    /// `postgres://…` or `postgresql://…` is PostgreSQL; `sqlite:PATH` or a bare path is SQLite.
+    /// `postgres://…` or `postgresql://…` is PostgreSQL; `sqlite:PATH`, `sqlite://PATH` (so
+    /// `sqlite://agent.db` is relative and `sqlite:///var/agent.db` absolute, as other tools read
+    /// them) or a bare path is SQLite. Schemes are read in any case.
     pub fn parse(location: &str) -> Result<Self, StorageError> {
-        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        let scheme = |name: &str| {
+            location
+                .get(..name.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(name))
+                .then(|| &location[name.len()..])
+        };
+        if scheme("postgres://").is_some() || scheme("postgresql://").is_some() {
             return Ok(Self::Postgres(location.to_owned()));
         }
-        let path = location.strip_prefix("sqlite:").unwrap_or(location);
+        let path = scheme("sqlite://")
+            .or_else(|| scheme("sqlite:"))
+            .unwrap_or(location);
         if path.is_empty() {
             return Err(StorageError::new(
                 "the SQLite ledger location names no file",
@@ -158,6 +168,27 @@ impl LedgerReader for DurableLedger {
 #[cfg(test)]
 mod tests {
     use super::LedgerLocation;
+    use std::path::PathBuf;
+
+    #[test]
+    fn sqlite_urls_are_read_as_other_tools_write_them() {
+        for (location, path) in [
+            ("sqlite://agent.db", "agent.db"),
+            ("sqlite:///var/lib/agent.db", "/var/lib/agent.db"),
+            ("sqlite:agent.db", "agent.db"),
+            ("SQLite:/tmp/a.db", "/tmp/a.db"),
+            ("agent.db", "agent.db"),
+        ] {
+            match LedgerLocation::parse(location).unwrap() {
+                LedgerLocation::Sqlite(parsed) => assert_eq!(parsed, PathBuf::from(path)),
+                other => panic!("{location}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            LedgerLocation::parse("POSTGRES://db.internal/agents").unwrap(),
+            LedgerLocation::Postgres(_)
+        ));
+    }
 
     #[test]
     fn a_postgres_location_never_shows_a_password_wherever_the_url_holds_it() {

@@ -146,13 +146,13 @@ impl LedgerSink for PostgresSink {
         for row in rows {
             let row = RowColumns::encode(row)?;
             let values = [
-                row.session_id,
-                row.run_id,
-                Some(row.tool_call_id),
-                Some(row.tool_name),
+                row.session_id.map(text_column),
+                row.run_id.map(text_column),
+                Some(text_column(row.tool_call_id)),
+                Some(text_column(row.tool_name)),
                 Some(row.status.to_owned()),
-                row.tenant_id,
-                row.user_id,
+                row.tenant_id.map(text_column),
+                row.user_id.map(text_column),
                 Some(row.record),
             ];
             for (column, value) in columns.iter_mut().zip(values) {
@@ -172,6 +172,7 @@ impl LedgerSink for PostgresSink {
 
     fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
         let (filter, values) = where_clause(query, |position| format!("${position}"));
+        let values: Vec<String> = values.into_iter().map(text_column).collect();
         let sql = format!("SELECT seq, record::text FROM prism_tool_calls{filter} ORDER BY seq");
         let params: Vec<&(dyn ToSql + Sync)> = values
             .iter()
@@ -188,6 +189,20 @@ impl LedgerSink for PostgresSink {
                 let seq: i64 = row.get(0);
                 decode_row(format_args!("row {seq}"), row.get::<_, &str>(1).as_bytes())
             })
+            // Exactly the query's rows: two ids that differ only where `text_column` replaced
+            // a NUL share a column value, never a record.
+            .filter(|row| query.matches(row))
             .collect())
+    }
+}
+
+/// `value` as PostgreSQL's `text` takes it: it refuses NUL, which a model-chosen call id may
+/// hold, and one such row would drop its whole batch. The column only serves queries; the row's
+/// JSON keeps the value as it was.
+fn text_column(value: String) -> String {
+    if value.contains('\0') {
+        value.replace('\0', "\u{FFFD}")
+    } else {
+        value
     }
 }

@@ -1,7 +1,8 @@
-//! The SQLite schema, as numbered migrations. The database's `user_version` is the number of
-//! migrations applied; opening applies the rest in one `BEGIN IMMEDIATE` transaction, so two
-//! processes opening a new file at once cannot both apply them. Migrations are only ever added,
-//! never edited.
+//! The SQLite schema, as numbered migrations. The table `prism_schema_version` holds the number
+//! of migrations applied (not the database's `user_version`, which belongs to the host when the
+//! tables live in its database); opening applies the rest in one `BEGIN IMMEDIATE` transaction,
+//! so two processes opening a new file at once cannot both apply them. Migrations are only ever
+//! added, never edited.
 
 use rusqlite::{Connection, TransactionBehavior};
 
@@ -68,16 +69,54 @@ pub(super) fn apply(connection: &mut Connection) -> Result<(), String> {
             .map_err(|error| format!("migration {} failed: {error}", index + 1))?;
     }
     transaction
-        .pragma_update(None, "user_version", latest as i64)
+        .execute_batch(
+            "CREATE TABLE IF NOT EXISTS prism_schema_version (version INTEGER NOT NULL);
+             DELETE FROM prism_schema_version;",
+        )
+        .and_then(|_| {
+            transaction.execute(
+                "INSERT INTO prism_schema_version (version) VALUES (?1)",
+                [latest as i64],
+            )
+        })
         .map_err(|error| error.to_string())?;
     transaction.commit().map_err(|error| error.to_string())
 }
 
+/// The tables of migrations 1 to 3, in order. A database made before `prism_schema_version`
+/// existed counted its migrations in `user_version`; which of these tables it has says the
+/// same, whatever the host has since done with `user_version`.
+const FIRST_TABLES: [&str; 3] = ["prism_tool_calls", "prism_effects", "prism_approvals"];
+
 fn applied(connection: &Connection) -> Result<usize, String> {
-    let version: i64 = connection
-        .pragma_query_value(None, "user_version", |row| row.get(0))
-        .map_err(|error| error.to_string())?;
-    usize::try_from(version).map_err(|_| format!("the schema version {version} is not valid"))
+    let exists = |table: &str| -> Result<bool, String> {
+        connection
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                [table],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|count| count > 0)
+            .map_err(|error| error.to_string())
+    };
+    if exists("prism_schema_version")? {
+        let version: i64 = connection
+            .query_row("SELECT max(version) FROM prism_schema_version", [], |row| {
+                row.get::<_, Option<i64>>(0)
+            })
+            .map_err(|error| error.to_string())?
+            .unwrap_or(0);
+        return usize::try_from(version)
+            .map_err(|_| format!("the schema version {version} is not valid"));
+    }
+    let mut count = 0;
+    for table in FIRST_TABLES {
+        if !exists(table)? {
+            break;
+        }
+        count += 1;
+    }
+    Ok(count)
 }
 
 fn check_not_newer(current: usize, latest: usize) -> Result<(), String> {

@@ -1,0 +1,138 @@
+//! Ledgers under what real files and databases meet: a last row without its newline, several
+//! refused batches between two flushes, a host database with its own `user_version`, an id the
+//! database's text type refuses.
+
+mod support;
+
+use std::time::Duration;
+
+use prism_tools::storage::{LedgerReader, RecordQuery};
+use prism_tools::{JsonlLedger, RecordStatus, RunLedger, ToolCallRecord};
+
+fn row(call: &str) -> ToolCallRecord {
+    let mut row = ToolCallRecord::new(call.into(), "echo".into(), RecordStatus::Started);
+    row.run_id = Some("run".into());
+    row
+}
+
+async fn call_ids(ledger: &impl LedgerReader) -> Vec<String> {
+    let rows = ledger.read(&RecordQuery::all()).await.unwrap();
+    rows.iter()
+        .map(|row| row.tool_call_id.to_string())
+        .collect()
+}
+
+/// The call ids a JSONL ledger of rows `calls` reads after its file lost only its final newline
+/// (saved by an editor that adds none, or joined by a tool) and it was opened again.
+async fn reopened_without_final_newline(calls: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger.jsonl");
+    {
+        let ledger = JsonlLedger::open(&path).unwrap();
+        for call in calls {
+            ledger.append(&row(call));
+        }
+        ledger.flush().unwrap();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.trim_end_matches('\n')).unwrap();
+    let ledger = JsonlLedger::open(&path).unwrap();
+    call_ids(&ledger).await
+}
+
+/// A whole, flushed last row whose newline alone is missing is kept, not cut as a torn write.
+#[tokio::test]
+async fn jsonl_reopen_keeps_a_whole_last_row_that_lacks_its_newline() {
+    assert_eq!(
+        reopened_without_final_newline(&["a", "b"]).await,
+        ["a", "b"]
+    );
+    assert_eq!(reopened_without_final_newline(&["only"]).await, ["only"]);
+}
+
+#[cfg(feature = "sqlite")]
+mod sqlite {
+    use super::*;
+    use prism_tools::storage::{SqliteLedger, SqliteOptions};
+
+    /// "A batch the backend refuses is dropped ... and the next flush reports how many rows were
+    /// lost and why." When several batches are refused before a flush, the flush must report all
+    /// of the lost rows, not only those of the first refused batch.
+    #[test]
+    fn flush_reports_every_row_lost_since_the_last_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prism.sqlite3");
+        let ledger = SqliteLedger::open_with(
+            SqliteOptions::new(&path)
+                .busy_timeout(Duration::from_millis(50))
+                .max_batch(1),
+        )
+        .unwrap();
+        // Another process holds the write lock longer than the busy timeout.
+        let blocker = rusqlite::Connection::open(&path).unwrap();
+        blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+        for call in ["a", "b", "c"] {
+            ledger.append(&row(call));
+        }
+        let error = ledger.flush().unwrap_err();
+        blocker.execute_batch("COMMIT").unwrap();
+        assert!(
+            error.0.starts_with("3 rows were not stored"),
+            "three rows were lost but the flush said: {}",
+            error.0
+        );
+    }
+
+    /// The tables are prefixed `prism_` so that they can live in a host's own database. A host
+    /// database whose `user_version` the host uses for its own schema (as rusqlite_migration and
+    /// most SQLite migration tools do) must either get prism's tables or be refused at open; it
+    /// must not open fine and then lose every row.
+    #[test]
+    fn a_host_database_with_its_own_user_version_gets_the_ledger_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("app.sqlite3");
+        let host = rusqlite::Connection::open(&path).unwrap();
+        host.execute_batch(
+            "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+        drop(host);
+        let Ok(ledger) = SqliteLedger::open(&path) else {
+            return; // a clear refusal at open would be acceptable
+        };
+        ledger.append(&row("a"));
+        ledger
+            .flush()
+            .expect("the ledger opened, so its rows must be stored");
+    }
+}
+
+#[cfg(feature = "postgres")]
+mod postgres {
+    use super::*;
+    use prism_tools::storage::{PostgresLedger, PostgresOptions};
+
+    /// One row whose call id (chosen by the model) holds a NUL character, which PostgreSQL's
+    /// text columns refuse, must not take the other rows of its batch down with it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_row_with_a_nul_in_its_call_id_does_not_lose_the_rest_of_its_batch() {
+        let Some(url) = support::postgres_url("postgres a_row_with_a_nul_in_its_call_id") else {
+            return;
+        };
+        let schema = support::unique_schema("nul");
+        let options = PostgresOptions::new(&url).unwrap().schema(&schema).unwrap();
+        let ledger = PostgresLedger::connect(options).await.unwrap();
+        let (ledger, flushed) = tokio::task::spawn_blocking(move || {
+            ledger.append(&row("a"));
+            ledger.append(&row("b\u{0}c"));
+            ledger.append(&row("d"));
+            let flushed = ledger.flush();
+            (ledger, flushed)
+        })
+        .await
+        .unwrap();
+        flushed.expect("every row is stored");
+        assert_eq!(call_ids(&ledger).await, ["a", "b\u{0}c", "d"]);
+    }
+}
