@@ -110,7 +110,8 @@ impl SecretRedactor {
                     }
                     Frame::Object(entries, copy, key) => {
                         if let Some(item) = copied.take() {
-                            copy.insert(std::mem::take(key), item);
+                            let key = distinct_key(copy, std::mem::take(key));
+                            copy.insert(key, item);
                         }
                         if let Some((next_key, item)) = entries.next() {
                             *key = self.redact_str(next_key).into_owned();
@@ -127,11 +128,33 @@ impl SecretRedactor {
     }
 }
 
+/// `key`, or, when redaction made it equal to a key already copied (two keys holding different
+/// secrets), `key (2)`, `key (3)`…: no value is lost to the merge.
+fn distinct_key(copy: &Map<String, Value>, key: String) -> String {
+    if !copy.contains_key(&key) {
+        return key;
+    }
+    (2..)
+        .map(|n| format!("{key} ({n})"))
+        .find(|candidate| !copy.contains_key(candidate))
+        .unwrap_or(key)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
 
     use super::SecretRedactor;
+
+    #[test]
+    fn keys_that_redact_alike_keep_every_value() {
+        let redactor = SecretRedactor::new(["sk-live-1", "sk-live-2"]);
+        let value = json!({"sk-live-1": 1, "sk-live-2": 2, "n": 3});
+        assert_eq!(
+            redactor.redact_value(&value).into_owned(),
+            json!({"[REDACTED]": 1, "[REDACTED] (2)": 2, "n": 3})
+        );
+    }
 
     #[test]
     fn deeply_nested_values_are_redacted_on_a_small_stack() {
