@@ -7,8 +7,10 @@
 //! Then, for each of the ten schema dialects, the lowered parameter schema alone with its
 //! downgrades.
 //!
-//! Run it with `cargo run --example schemas`; `cargo run --example schemas -- anthropic` prints
-//! one wire format, `cargo run --example schemas -- gemini_parameters` one dialect.
+//! Run it with `cargo run --example schemas`; an argument prints only the wire formats and
+//! dialects of that name: `cargo run --example schemas -- openai_responses` one wire format,
+//! `cargo run --example schemas -- gemini_parameters` one dialect, and `anthropic` both the
+//! Anthropic wire format and the dialect of that name.
 
 #[path = "support/quickstart_tools.rs"]
 #[allow(dead_code)] // The quickstart also uses the secret it names; this example does not.

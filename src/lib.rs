@@ -94,8 +94,10 @@
 //!   structs and enums.
 //! - **Output schema**: the return type's schema, when it implements `JsonSchema`.
 //! - **Hints**: `title = "…"`, `read_only`, `destructive`, `idempotent`, `open_world` (each alone
-//!   or `= true`/`= false`), `exclusive`, `requires_approval` (a run suspends before each call
-//!   until it is approved), `untrusted_output` (results carry output from outside the host's
+//!   or `= true`/`= false`), `exclusive`, `requires_approval` (each call waits for a person's
+//!   approval: a run with an approval store suspends until it is decided, an MCP server asks the
+//!   client; where nobody can be asked, as in a bare `dispatch` or an agent without a store, the
+//!   call is refused), `untrusted_output` (results carry output from outside the host's
 //!   trust), and `effect` (the default [`EffectPolicy`](effects::EffectPolicy)) or
 //!   `effect = <expression>`.
 //!
@@ -159,7 +161,7 @@
 //! Arguments are decoded in the handler's `prepare` step, after the validators and before the
 //! before-execute policy and any effect claim: a decoding failure is a blocked
 //! `invalid_arguments` result naming the JSON path of the bad field, and the body never runs.
-//! Extractors run before that, when the call is prepared; a rejection refuses the call.
+//! Extractors run right after it, still in `prepare`; a rejection refuses the call.
 //! A synchronous function runs on the dispatching task when the body is awaited: use an
 //! `async fn` with `spawn_blocking` for long blocking work.
 //!

@@ -139,3 +139,32 @@ async fn a_run_suspends_on_a_tool_that_requires_approval_and_runs_it_once_approv
     assert_eq!(outcome.end, RunEnd::Completed);
     assert_eq!(PAYMENTS.load(Ordering::SeqCst), 1);
 }
+
+/// Dispatched where nobody can be asked (no run, no MCP client), a tool that requires approval
+/// is refused before its side effect rather than run unapproved.
+#[tokio::test]
+async fn a_direct_dispatch_refuses_a_tool_that_requires_approval() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let wipe = ToolDefinition::builder("wipe")
+        .requires_approval(true)
+        .run_sync(move |_, _| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(json!("wiped"))
+        });
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([wipe])).build();
+    let result = dispatcher
+        .dispatch(
+            ToolCall::new("c1", "wipe", json!({})),
+            &ToolExecutionContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result.block_reason(),
+        Some(prism::call::BlockReason::PermissionDenied)
+    );
+    let message = &result.error_info().unwrap().message;
+    assert!(message.contains("requires an approval"), "{message}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "the tool never ran");
+}

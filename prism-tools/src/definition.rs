@@ -224,8 +224,10 @@ impl ToolDefinition {
         self.inner.exclusive
     }
 
-    /// When true, a run suspends before this tool's side effect until a decision approves the
-    /// exact call (see the run layer's approvals).
+    /// When true, every call waits for a person's approval of the exact call before its side
+    /// effect: a run with an approval store suspends until it is decided, an MCP server asks its
+    /// client. Where nobody can be asked (a bare `dispatch`, an agent without a store) the call
+    /// is refused.
     pub fn requires_approval(&self) -> bool {
         self.inner.requires_approval
     }
@@ -433,7 +435,8 @@ impl ToolDefinitionBuilder {
         self
     }
 
-    /// Requires an approval before every call of this tool runs.
+    /// Requires an approval before every call of this tool runs (see
+    /// [`ToolDefinition::requires_approval`]).
     pub fn requires_approval(mut self, requires_approval: bool) -> Self {
         self.requires_approval = requires_approval;
         self

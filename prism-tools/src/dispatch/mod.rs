@@ -464,9 +464,10 @@ impl Dispatcher {
             if ctx.is_cancelled() {
                 return Ok(observe.error(name, ToolError::cancelled().into_info()));
             }
-            // The run's approval, asked only now that every check let the call through.
-            if let Some(gate) = gate {
-                match gate.check(observe.id(), tool, arguments) {
+            // The approval (a run's, an MCP server's), asked only now that every check let the
+            // call through. A tool that requires one is refused where nobody can be asked.
+            match gate {
+                Some(gate) => match gate.check(observe.id(), tool, arguments) {
                     Approval::Proceed => {}
                     Approval::Wait => {
                         let held = ToolCall::new(observe.id().clone(), call.name, call.arguments);
@@ -475,7 +476,12 @@ impl Dispatcher {
                     Approval::Refuse(refusal) => {
                         return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                     }
+                },
+                None if tool.requires_approval() => {
+                    let refusal = no_one_to_ask(&name);
+                    return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                 }
+                None => {}
             }
             // The snapshot is never held across an await: a slow tool must not pin an old registry.
             let effect_policy = tool.effect().cloned();
@@ -719,6 +725,14 @@ async fn until_cancelled<F: Future + Unpin>(
 // The message builders (this one, `panicked`, `bounded`, `requested_name`) are `#[cold]`, as
 // are `Observe`'s refusal and failure exits: the compiler then keeps the code of a call that runs
 // through together, so a call touches fewer cache lines of the pipeline.
+/// The refusal of a call that requires an approval, dispatched where nobody can give one.
+#[cold]
+fn no_one_to_ask(name: &str) -> Refusal {
+    Refusal::new(format!(
+        "Tool {name} requires an approval, and this dispatch cannot ask for one: run it in an agent with an approval store, or serve it over MCP"
+    ))
+}
+
 /// The error for an output over a bound (`how` says when it was found), dropping the value one
 /// level at a time: found over the byte bound, it may still be too deep for recursive code.
 #[cold]

@@ -107,8 +107,10 @@ impl HttpOptions {
     }
 }
 
-/// A running HTTP server: its address, and the way to stop it.
+/// A running HTTP server: its address, and the way to stop it. It serves until shut down, also
+/// once this handle is dropped; a program whose work is serving awaits [`wait`](Self::wait).
 #[derive(Debug)]
+#[must_use = "the server stops with the program: await `wait()` to serve until it is shut down"]
 pub struct McpHttpServer {
     local_addr: SocketAddr,
     stop: CancellationToken,
