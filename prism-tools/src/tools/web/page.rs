@@ -28,6 +28,8 @@ impl TextFormat {
 
 /// Elements whose text is never page content.
 const HIDDEN: &str = "script, style, noscript, template, head";
+/// The same, by name.
+const HIDDEN_TAGS: [&str; 5] = ["script", "style", "noscript", "template", "head"];
 
 /// The text of the page's `<title>`, whitespace collapsed.
 pub(crate) fn html_title(html: &str) -> Option<String> {
@@ -36,11 +38,20 @@ pub(crate) fn html_title(html: &str) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
+/// How deep elements may nest for a page to be converted as `format` asks. The converters
+/// recurse once per level (a deep enough page overflows the stack, which aborts the process) or
+/// take time growing with its square; a deeper page is read as flat text instead.
+const MAX_NESTING: usize = 256;
+
 /// The page's body in `format`.
 pub(crate) fn html_to(html: &str, format: TextFormat) -> String {
+    let document = dom_query::Document::from(html);
+    if deeper_than(&document, MAX_NESTING) {
+        return flat_text(&document);
+    }
     match format {
         TextFormat::Markdown => htmd::HtmlToMarkdown::builder()
-            .skip_tags(vec!["script", "style", "noscript", "template", "head"])
+            .skip_tags(HIDDEN_TAGS.to_vec())
             .build()
             .convert(html)
             .unwrap_or_else(|_| html_text(html)),
@@ -52,6 +63,47 @@ fn html_text(html: &str) -> String {
     let document = dom_query::Document::from(html);
     document.select(HIDDEN).remove();
     tidy_lines(&document.select("body").text())
+}
+
+/// Whether elements of `document` nest deeper than `limit`, found without recursion.
+fn deeper_than(document: &dom_query::Document, limit: usize) -> bool {
+    let mut stack = vec![(document.root(), 0)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        if let Some(next) = node.next_sibling() {
+            stack.push((next, depth));
+        }
+        if let Some(child) = node.first_child() {
+            stack.push((child, depth + 1));
+        }
+    }
+    false
+}
+
+/// Every text of `document` outside hidden elements, in document order, one per line, found
+/// without recursion and in time linear in the page.
+fn flat_text(document: &dom_query::Document) -> String {
+    let mut text = String::new();
+    let mut stack = vec![document.root()];
+    while let Some(node) = stack.pop() {
+        if let Some(next) = node.next_sibling() {
+            stack.push(next);
+        }
+        if node.is_text() {
+            text.push_str(&node.text());
+            text.push('\n');
+            continue;
+        }
+        let skipped = node
+            .node_name()
+            .is_some_and(|name| HIDDEN_TAGS.contains(&name.as_ref()));
+        if !skipped && let Some(child) = node.first_child() {
+            stack.push(child);
+        }
+    }
+    tidy_lines(&text)
 }
 
 /// Lines trimmed, runs of blank lines cut to one.

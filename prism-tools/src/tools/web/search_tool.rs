@@ -84,10 +84,15 @@ pub fn web_search(backend: Arc<dyn SearchBackend>, policy: UrlPolicy) -> ToolDef
                     .map_err(WebError::into_tool_error)
             })
             .await?;
-            let total = hits.len();
+            // Hits past `count` (a backend may send more) are neither kept nor refused.
+            let mut refused = 0;
             let kept: Vec<SearchHit> = hits
                 .into_iter()
-                .filter(|hit| policy.check_url(&hit.url).is_ok())
+                .filter(|hit| {
+                    let allowed = policy.check_url(&hit.url).is_ok();
+                    refused += usize::from(!allowed);
+                    allowed
+                })
                 .take(count)
                 .map(|hit| SearchHit {
                     title: redacted_cut(hit.title, MAX_TITLE_CHARS, ctx.redactor()).0,
@@ -95,12 +100,11 @@ pub fn web_search(backend: Arc<dyn SearchBackend>, policy: UrlPolicy) -> ToolDef
                     snippet: redacted_cut(hit.snippet, MAX_SNIPPET_CHARS, ctx.redactor()).0,
                 })
                 .collect();
-            let dropped = total - kept.len().min(total);
             Ok(json!({
                 "query": request.query,
                 "backend": backend.name(),
                 "results": kept,
-                "dropped": dropped,
+                "dropped": refused,
             })
             .into())
         }

@@ -243,13 +243,22 @@ impl UrlPolicy {
     }
 }
 
-/// Lower case, without a trailing dot or IPv6 brackets, so `Example.COM.` and `example.com`
-/// are one host.
+/// A host as a URL's host is written, so that a list entry and a URL naming one host compare
+/// equal: without a trailing dot or IPv6 brackets, a domain in lower-case ASCII (`bücher.example`
+/// as `xn--bcher-kva.example`), an IP address in its canonical form (`fd00:0:0:0:0:0:0:5` as
+/// `fd00::5`, `0x7f.1` as `127.0.0.1`).
 fn normalise_host(host: &str) -> String {
-    host.trim_end_matches('.')
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
+    let host = host.trim().trim_end_matches('.');
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
+        return ip.to_string();
+    }
+    match url::Host::parse(bare) {
+        Ok(url::Host::Domain(domain)) => domain,
+        Ok(url::Host::Ipv4(ip)) => ip.to_string(),
+        Ok(url::Host::Ipv6(ip)) => ip.to_string(),
+        Err(_) => bare.to_ascii_lowercase(),
+    }
 }
 
 /// `host` is `entry` or a subdomain of it.
