@@ -226,3 +226,22 @@ async fn a_deeply_nested_page_is_fetched_as_markdown_without_crashing() {
     // Any bounded answer will do (the text, or a clear error): the process must survive.
     assert!(value.is_object(), "{value}");
 }
+
+/// A text document served as UTF-16LE (declared in the header, no byte order mark) is decoded,
+/// not refused as binary for its NUL bytes.
+#[tokio::test]
+async fn a_declared_utf16_text_is_decoded_not_refused_as_binary() {
+    let body: Vec<u8> = "hello, wide world"
+        .encode_utf16()
+        .flat_map(|unit| unit.to_le_bytes())
+        .collect();
+    let address = serve(SERVER_IP, move |_| {
+        Reply::ok("text/plain; charset=utf-16le", body.clone())
+    })
+    .await;
+    let page = fetcher(1 << 20)
+        .fetch(&format!("http://{address}/"))
+        .await
+        .unwrap();
+    assert_eq!(page.body, "hello, wide world");
+}

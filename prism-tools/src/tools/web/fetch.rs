@@ -198,7 +198,14 @@ impl WebFetcher {
                 sniffed
             }
         };
-        if looks_binary(&body.bytes) {
+        // UTF-16 text is half NUL bytes: declared, it is decoded rather than taken for binary.
+        let wide = declared_charset
+            .as_deref()
+            .and_then(|label| encoding_rs::Encoding::for_label(label.trim().as_bytes()))
+            .is_some_and(|encoding| {
+                encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE
+            });
+        if !wide && looks_binary(&body.bytes) {
             return Err(WebError::new(
                 WebErrorKind::UnsupportedContent,
                 format!("`{current}` is served as {media_type} but its bytes are binary"),
