@@ -552,21 +552,23 @@ impl Dispatcher {
                 }
 
                 // 13. tool_result middleware, on successful results only.
+                let mut rewritten = false;
                 for middleware in &p.middleware {
                     let mut rewrite = ResultRewrite {
                         id: observe.id(),
                         name: &name,
                         value: &mut value,
                         content: &mut content,
+                        rewritten: &mut rewritten,
                     };
                     if let Err(panic) = guarded(|| middleware.on_tool_result(&mut rewrite)) {
                         let error = panicked("tool_result middleware", &panic, p);
                         break 'ended (observe.marked(untrusted).error(name, error), false);
                     }
                 }
-                // What middleware made is held to the same bounds: events, rows and the
+                // What middleware rewrote is held to the same bounds: events, rows and the
                 // effect store must be able to carry and read it back.
-                if !p.middleware.is_empty()
+                if rewritten
                     && let Err(exceeded) = check_output(
                         &value,
                         blocks(&content),

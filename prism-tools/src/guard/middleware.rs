@@ -51,6 +51,9 @@ pub struct ResultRewrite<'a> {
     pub(crate) name: &'a str,
     pub(crate) value: &'a mut Value,
     pub(crate) content: &'a mut Blocks,
+    /// Set once the value or the content was handed out to edit: only then does the dispatcher
+    /// check the output's bounds again.
+    pub(crate) rewritten: &'a mut bool,
 }
 
 impl ResultRewrite<'_> {
@@ -71,6 +74,7 @@ impl ResultRewrite<'_> {
 
     /// The value, to edit in place.
     pub fn value_mut(&mut self) -> &mut Value {
+        *self.rewritten = true;
         self.value
     }
 
@@ -81,6 +85,7 @@ impl ResultRewrite<'_> {
 
     /// The content blocks, to edit, add to or remove.
     pub fn content_mut(&mut self) -> &mut Vec<ContentBlock> {
+        *self.rewritten = true;
         self.content.get_or_insert_default()
     }
 }
