@@ -185,6 +185,22 @@ async fn a_tool_error_code_is_bounded_like_its_message() {
 //    the arguments before step 2 checks their depth and size: arguments nested past the limit,
 //    which the dispatcher refuses on a small stack without a subscriber, overflow the stack.
 
+/// Why a call whose arguments nest 100 000 deep is blocked, dispatched on a small stack.
+fn deep_arguments_block_reason() -> Option<BlockReason> {
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")])).build();
+    on_small_stack(move || {
+        let arguments = Value::Object([("a".to_owned(), nested(100_000))].into_iter().collect());
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(async {
+                run(&dispatcher, ToolCall::new("c", "e", arguments))
+                    .await
+                    .block_reason()
+            })
+    })
+}
+
 #[test]
 #[ignore = "run in a child process by deep_arguments_are_refused_with_content_capture_on"]
 fn child_deep_arguments_with_content_capture() {
@@ -195,19 +211,10 @@ fn child_deep_arguments_with_content_capture() {
         .with_target(prism::semconv::CONTENT_TARGET, tracing::Level::TRACE);
     tracing::subscriber::set_global_default(tracing_subscriber::Registry::default().with(filter))
         .unwrap();
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")])).build();
-    let reason = on_small_stack(move || {
-        let arguments = Value::Object([("a".to_owned(), nested(100_000))].into_iter().collect());
-        tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(async {
-                run(&dispatcher, ToolCall::new("c", "e", arguments))
-                    .await
-                    .block_reason()
-            })
-    });
-    assert_eq!(reason, Some(BlockReason::InvalidArguments));
+    assert_eq!(
+        deep_arguments_block_reason(),
+        Some(BlockReason::InvalidArguments)
+    );
 }
 
 #[test]
@@ -218,19 +225,10 @@ fn deep_arguments_are_refused_with_content_capture_on() {
 /// The control for 6: without a subscriber the same call is refused on the same small stack.
 #[test]
 fn control_deep_arguments_are_refused_without_a_subscriber() {
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")])).build();
-    let reason = on_small_stack(move || {
-        let arguments = Value::Object([("a".to_owned(), nested(100_000))].into_iter().collect());
-        tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(async {
-                run(&dispatcher, ToolCall::new("c", "e", arguments))
-                    .await
-                    .block_reason()
-            })
-    });
-    assert_eq!(reason, Some(BlockReason::InvalidArguments));
+    assert_eq!(
+        deep_arguments_block_reason(),
+        Some(BlockReason::InvalidArguments)
+    );
 }
 
 /// A `tool_result` middleware's rewrite is held to the output bounds too: a value it nests past

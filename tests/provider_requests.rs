@@ -174,22 +174,34 @@ async fn redirected(
 
 #[tokio::test]
 async fn a_redirect_never_carries_a_key_header_to_another_host() {
-    let anthropic = |base| {
-        HttpProvider::anthropic("m")
-            .base_url(base)
-            .key(ApiKey::new("sk-ant-review-0123456789"))
-    };
-    let (leaked, error) = redirected(anthropic, "/v1", 307, "x-api-key").await;
-    assert!(!leaked, "another host was sent the Anthropic key");
-    assert!(error.contains("307"), "{error}");
-    let gemini = |base| {
-        HttpProvider::gemini("m")
-            .base_url(base)
-            .key(ApiKey::new("AIza-review-0123456789"))
-    };
-    let (leaked, error) = redirected(gemini, "/v1beta", 308, "x-goog-api-key").await;
-    assert!(!leaked, "another host was sent the Gemini key");
-    assert!(error.contains("308"), "{error}");
+    type Make = fn(String) -> HttpProviderBuilder;
+    let cases: [(Make, &str, u16, &str); 2] = [
+        (
+            |base| {
+                HttpProvider::anthropic("m")
+                    .base_url(base)
+                    .key(ApiKey::new("sk-ant-review-0123456789"))
+            },
+            "/v1",
+            307,
+            "x-api-key",
+        ),
+        (
+            |base| {
+                HttpProvider::gemini("m")
+                    .base_url(base)
+                    .key(ApiKey::new("AIza-review-0123456789"))
+            },
+            "/v1beta",
+            308,
+            "x-goog-api-key",
+        ),
+    ];
+    for (make, base_path, status, header) in cases {
+        let (leaked, error) = redirected(make, base_path, status, header).await;
+        assert!(!leaked, "another host was sent the `{header}` key");
+        assert!(error.contains(&status.to_string()), "{error}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,6 +16,24 @@ use run_support::tool_rows;
 use search_support::catalog;
 use serde_json::json;
 
+/// An agent in search mode whose narrowing hides `stock_quote` on every turn while hidden calls
+/// are allowed (a hidden tool is callable by name, but search covers only the narrowed list);
+/// `send_email` waits for approval.
+fn agent(provider: ScriptedProvider) -> Agent {
+    let registry = ToolRegistry::from_iter(catalog());
+    let config = AgentConfig::new()
+        .tools_disclosure(DisclosureMode::Search { top_k: 2 })
+        .allow_hidden_tool_calls(true)
+        .tool_narrowing(narrowing_fn(|request| {
+            let ids = request.tool_ids.iter().map(|id| id.to_string());
+            Ok::<_, String>(ids.filter(|id| id != "stock_quote").collect::<Vec<_>>())
+        }));
+    Agent::new(Dispatcher::builder(registry).build(), provider)
+        .with_config(config)
+        .with_approvals(InMemoryApprovalStore::new())
+        .with_approval_policy(approval_fn(|tool, _| tool.name() == "send_email"))
+}
+
 /// Narrowing hides `stock_quote` on every turn; hidden calls are allowed (so a hidden tool is
 /// callable by name, but search must still not list or activate it: search only ever covers the
 /// turn's narrowed list). The model calls `send_email` (which waits for approval) and then
@@ -35,18 +53,7 @@ async fn a_resumed_search_tools_call_stays_within_the_turns_narrowing() {
         ]),
         ProviderResponse::text("Sent."),
     ]);
-    let registry = ToolRegistry::from_iter(catalog());
-    let config = AgentConfig::new()
-        .tools_disclosure(DisclosureMode::Search { top_k: 2 })
-        .allow_hidden_tool_calls(true)
-        .tool_narrowing(narrowing_fn(|request| {
-            let ids = request.tool_ids.iter().map(|id| id.to_string());
-            Ok::<_, String>(ids.filter(|id| id != "stock_quote").collect::<Vec<_>>())
-        }));
-    let agent = Agent::new(Dispatcher::builder(registry).build(), provider.clone())
-        .with_config(config)
-        .with_approvals(InMemoryApprovalStore::new())
-        .with_approval_policy(approval_fn(|tool, _| tool.name() == "send_email"));
+    let agent = agent(provider);
     let mut session = agent.session("s");
     let outcome = session
         .run("Mail my broker", RunOptions::new())
@@ -81,16 +88,7 @@ async fn control_an_unsuspended_search_tools_call_stays_within_the_narrowing() {
         )]),
         ProviderResponse::text("Done."),
     ]);
-    let registry = ToolRegistry::from_iter(catalog());
-    let config = AgentConfig::new()
-        .tools_disclosure(DisclosureMode::Search { top_k: 2 })
-        .allow_hidden_tool_calls(true)
-        .tool_narrowing(narrowing_fn(|request| {
-            let ids = request.tool_ids.iter().map(|id| id.to_string());
-            Ok::<_, String>(ids.filter(|id| id != "stock_quote").collect::<Vec<_>>())
-        }));
-    let agent =
-        Agent::new(Dispatcher::builder(registry).build(), provider.clone()).with_config(config);
+    let agent = agent(provider);
     let mut session = agent.session("s");
     session
         .run("Mail my broker", RunOptions::new())
