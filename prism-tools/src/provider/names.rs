@@ -194,12 +194,7 @@ impl ToolNames {
         pending.sort_by(|&a, &b| names[a].cmp(&names[b]));
         for index in pending {
             let name = &names[index];
-            let plain = rule.sanitize(name);
-            let wire = if plain.len() <= rule.max_len() && !by_wire.contains_key(&plain) {
-                plain
-            } else {
-                with_suffix(rule, &plain, name)
-            };
+            let wire = made_valid(rule, name, |wire| by_wire.contains_key(wire));
             if let Some(&holder) = by_wire.get(&wire) {
                 return Err(NameError {
                     name: name.clone(),
@@ -330,6 +325,12 @@ pub(crate) fn unlisted_wire(rule: NameRule, name: &str, taken: impl Fn(&str) -> 
     if rule.is_valid(name) {
         return name.to_owned();
     }
+    made_valid(rule, name, taken)
+}
+
+/// `name`, which `rule` refuses, made valid: each refused character replaced, suffixed when
+/// that is too long or `taken`.
+fn made_valid(rule: NameRule, name: &str, taken: impl Fn(&str) -> bool) -> String {
     let plain = rule.sanitize(name);
     if !plain.is_empty() && plain.len() <= rule.max_len() && !taken(&plain) {
         plain
