@@ -54,13 +54,13 @@ pub(crate) fn html_to(html: &str, format: TextFormat) -> String {
             .skip_tags(HIDDEN_TAGS.to_vec())
             .build()
             .convert(html)
-            .unwrap_or_else(|_| html_text(html)),
-        TextFormat::Text => html_text(html),
+            .unwrap_or_else(|_| body_text(document)),
+        TextFormat::Text => body_text(document),
     }
 }
 
-fn html_text(html: &str) -> String {
-    let document = dom_query::Document::from(html);
+/// The body's text, hidden elements left out: `document` is the page parsed once.
+fn body_text(document: dom_query::Document) -> String {
     document.select(HIDDEN).remove();
     tidy_lines(&document.select("body").text())
 }
