@@ -15,7 +15,9 @@ use http::{Request, StatusCode, Uri};
 /// The hosts and origins a server answers, parsed once from its
 /// [`HttpOptions`](super::HttpOptions).
 pub(super) struct HeadRules {
-    /// Empty: any host (the list was empty).
+    /// Whether any host is accepted: only when the list given was empty, never because none of
+    /// its entries parsed.
+    any_host: bool,
     hosts: Vec<HostRule>,
     origins: Vec<OriginRule>,
     /// Whether `Origin: null` (a sandboxed page, a file) was listed.
@@ -39,6 +41,7 @@ impl HeadRules {
     /// Rules from `host:port` or bare host entries (none: any host), and `scheme://host:port`,
     /// `scheme://host:*` or `null` origins. An entry that does not parse allows nothing.
     pub(super) fn new(hosts: &[String], origins: &[String]) -> Self {
+        let any_host = hosts.is_empty();
         let hosts = hosts
             .iter()
             .map(|entry| entry.trim())
@@ -69,6 +72,7 @@ impl HeadRules {
             })
             .collect();
         Self {
+            any_host,
             hosts,
             origins,
             null_origin,
@@ -90,7 +94,7 @@ impl HeadRules {
         {
             return Some(StatusCode::BAD_REQUEST);
         }
-        let host_allowed = self.hosts.is_empty()
+        let host_allowed = self.any_host
             || self
                 .hosts
                 .iter()
@@ -238,6 +242,22 @@ mod tests {
         assert_eq!(request("anything.example", "null"), None);
         assert_eq!(request("a@anything.example", "null"), Some(400));
         assert_eq!(request("anything.example", "http://localhost"), Some(403));
+    }
+
+    #[test]
+    fn a_host_list_whose_entries_all_fail_to_parse_allows_no_host() {
+        // A URL or userinfo where a host was meant: the list is not empty, so it is not "any".
+        for entry in ["http://localhost:8000", "user@localhost"] {
+            let rules = HeadRules::new(&[entry.into()], &[]);
+            for host in ["localhost", "localhost:8000", "attacker.example"] {
+                let request = Request::builder().header("host", host).body(()).unwrap();
+                assert_eq!(
+                    rules.refusal(&request).map(|status| status.as_u16()),
+                    Some(403),
+                    "{entry} let {host} in"
+                );
+            }
+        }
     }
 
     #[test]
