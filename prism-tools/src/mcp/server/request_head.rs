@@ -8,6 +8,8 @@
 //! refuse what rmcp's would let through: a second `Host` or `Origin` header, userinfo, an
 //! absolute-form target naming another host.
 
+use std::net::IpAddr;
+
 use http::header::{HOST, ORIGIN};
 use http::uri::Authority;
 use http::{Request, StatusCode, Uri};
@@ -152,10 +154,14 @@ fn origin(text: &str) -> Option<(String, String, u16)> {
     bare.then_some((scheme, host, port))
 }
 
+/// `host` as it is compared: lowercase, an IPv6 address without brackets, and an IP address in
+/// its one canonical text (`[0:0::1]` and `::1` name the same host).
 fn normalized(host: &str) -> String {
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<IpAddr>() {
+        Ok(address) => address.to_string(),
+        Err(_) => bare.to_ascii_lowercase(),
+    }
 }
 
 #[cfg(test)]
@@ -258,6 +264,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn an_ip_address_is_the_same_host_however_it_is_written() {
+        // `::1` is listed; these name the same address.
+        for host in ["[0:0:0:0:0:0:0:1]:8000", "[0::1]", "[::0001]:9"] {
+            assert_eq!(status(&[("host", host)], "/mcp"), None, "{host}");
+        }
+        let rules = HeadRules::new(
+            &["0:0:0:0:0:0:0:1".into(), "[2001:DB8:0::1]:8443".into()],
+            &["http://[0:0::1]:*".into()],
+        );
+        let refusal = |host: &str, origin: &str| {
+            let request = Request::builder()
+                .header("host", host)
+                .header("origin", origin)
+                .body(())
+                .unwrap();
+            rules.refusal(&request).map(|status| status.as_u16())
+        };
+        assert_eq!(refusal("[::1]:8000", "http://[::1]:3000"), None);
+        assert_eq!(refusal("[2001:db8::1]:8443", "http://[::1]"), None);
+        assert_eq!(refusal("[2001:db8::2]:8443", "http://[::1]"), Some(403));
+        assert_eq!(refusal("[::1]", "http://[::2]:3000"), Some(403));
     }
 
     #[test]
