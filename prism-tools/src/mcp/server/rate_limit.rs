@@ -63,9 +63,10 @@ impl RateLimitLayer {
     }
 
     /// Up to `burst` requests at once per client, and one more every `period`; `None` when
-    /// `period` is zero.
+    /// `period` is zero. A period longer than the limiter can count (some three centuries
+    /// divided by `burst + 1`; `Duration::MAX` for "never") is taken as that longest one.
     pub fn per_period(period: Duration, burst: NonZeroU32) -> Option<Self> {
-        let quota = Quota::with_period(period)?.allow_burst(burst);
+        let quota = Quota::with_period(period.min(longest_period(burst)))?.allow_burst(burst);
         Some(Self {
             limiter: Arc::new(RateLimiter::keyed(quota)),
             checks: Arc::new(AtomicUsize::new(0)),
@@ -84,6 +85,13 @@ impl RateLimitLayer {
                 wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
             })
     }
+}
+
+/// The longest period the limiter counts without overflowing: its clock is a `u64` of
+/// nanoseconds since it started, to which it adds up to `burst + 1` periods; half the range is
+/// left for the time since the start.
+fn longest_period(burst: NonZeroU32) -> Duration {
+    Duration::from_nanos(u64::MAX / 2 / (u64::from(burst.get()) + 1))
 }
 
 /// The bucket `client` counts against: its IPv4 address (an IPv4-mapped IPv6 one included), or
@@ -162,6 +170,23 @@ mod tests {
         assert_ne!(bucket(one), bucket(next_64));
         let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
         assert_eq!(bucket(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn a_period_of_centuries_or_forever_limits_without_panicking() {
+        // "A burst, then never again": longer than the limiter's clock can count in nanoseconds.
+        let forever = RateLimitLayer::per_period(Duration::MAX, NonZeroU32::MIN).unwrap();
+        let client: IpAddr = "192.0.2.1".parse().unwrap();
+        assert!(forever.admit(client).is_ok());
+        assert!(forever.admit(client).is_err());
+        // Within the clock's range, but the limiter's own sums of periods are not.
+        let centuries = Duration::from_secs(300 * 365 * 24 * 3600);
+        let two = NonZeroU32::new(2).unwrap();
+        let layer = RateLimitLayer::per_period(centuries, two).unwrap();
+        assert!(layer.admit(client).is_ok());
+        assert!(layer.admit(client).is_ok());
+        let wait = layer.admit(client).unwrap_err();
+        assert!(wait > 3600, "{wait}");
     }
 
     #[test]
