@@ -235,3 +235,64 @@ async fn a_client_that_stops_reading_never_holds_up_the_tool() {
     assert_eq!(answer["result"]["content"][0]["text"], "done");
     assert!(notified > 0, "the progress reached the client");
 }
+
+/// A call whose `notifications/cancelled` the server handled before the call was first polled
+/// must not run, whether or not its tool has an effect policy: the client, having cancelled,
+/// gets no answer, so it would never learn the tool ran. One thread, and both messages in one
+/// write, so the server reads the cancellation before the call's task starts.
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_cancelled_before_it_starts_never_runs_its_tool() {
+    let touched = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = Arc::clone(&touched);
+    let touch = ToolDefinition::builder("touch")
+        .parameters(json!({"type": "object"}))
+        .run_sync(move |_, _| {
+            count.fetch_add(1, Ordering::SeqCst);
+            Ok(json!("touched"))
+        });
+    let ledger = InMemoryLedger::new();
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([touch]))
+        .ledger(ledger.clone())
+        .build();
+    let server = McpServer::new(dispatcher);
+    let mut client = serve_in_memory(&server, 64 * 1024);
+    let handshake = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "hasty", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    let mut lines = String::new();
+    for message in handshake {
+        lines.push_str(&format!("{message}\n"));
+    }
+    client.write_all(lines.as_bytes()).await.unwrap();
+    let mut reader = tokio::io::BufReader::new(client);
+    let mut answer = String::new();
+    reader.read_line(&mut answer).await.unwrap();
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    let both = format!(
+        "{}\n{}\n",
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "touch", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 2, "reason": "pressed stop"}}),
+    );
+    reader.get_mut().write_all(both.as_bytes()).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Some(row) = ledger
+                .records()
+                .into_iter()
+                .find(|row| row.status != RecordStatus::Started)
+            {
+                return row;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the call ends");
+    assert_eq!(touched.load(Ordering::SeqCst), 0, "the tool ran: {ended:?}");
+    assert_eq!(error_code(&ended), "cancelled");
+}

@@ -357,6 +357,12 @@ async fn until_cancelled<F: Future>(
 ) -> F::Output {
     let mut work = pin!(work);
     if let Some(cancelled) = cancelled {
+        // A request cancelled before its call was first polled: the work's first poll could run
+        // a synchronous tool to its end, for a client that gets no answer once it cancelled.
+        if cancelled.is_cancelled() {
+            token.cancel();
+            return work.await;
+        }
         tokio::select! {
             biased;
             output = &mut work => return output,
