@@ -132,7 +132,10 @@ impl Approvals {
             return Err("This server has no approval key, so it issued no requestState".into());
         };
         let asked: Asked = codec.open_json(state).map_err(|error| {
-            format!("The requestState is not one this server issued, or it expired ({error})")
+            // One answer whatever failed (forged, altered, malformed, expired), as the codec
+            // asks: which check refused a state is for the server's log, not for the client.
+            tracing::debug!(target: "prism_tools", %error, "a requestState did not open");
+            "The requestState is not one this server issued, or it expired".to_owned()
         })?;
         let approved = responses
             .and_then(|responses| responses.get(APPROVAL_INPUT))
@@ -330,6 +333,21 @@ mod tests {
         assert!(approvals.ask(&wipe(), &SecretRedactor::default()).is_none());
         let refused = approvals.answer("anything", None).err().unwrap();
         assert!(refused.contains("no approval key"), "{refused}");
+    }
+
+    #[test]
+    fn every_state_that_does_not_open_gets_the_same_answer() {
+        // The client learns that its state was refused, not which check refused it.
+        let codec = RequestStateCodec::new_unchecked(vec![7; 32]);
+        let approvals = Approvals::new(Some(codec), Duration::ZERO, false);
+        let asked = approvals.ask(&wipe(), &SecretRedactor::default()).unwrap();
+        let sealed = asked.request_state.unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        let expired = approvals.answer(&sealed, None).err().unwrap();
+        let tampered = approvals.answer(&format!("{sealed}x"), None).err().unwrap();
+        let malformed = approvals.answer("not a state", None).err().unwrap();
+        assert_eq!(expired, tampered);
+        assert_eq!(tampered, malformed);
     }
 
     #[test]
