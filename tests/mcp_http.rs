@@ -317,3 +317,40 @@ async fn the_sessions_open_at_once_are_bounded() {
     assert_eq!(initialize(&server).await, 503);
     server.shutdown().await;
 }
+
+/// A host stops its program once `shutdown` returns: by then a call of a tool with an effect
+/// that started must have recorded its outcome, even when its client went away mid-call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_returns_once_a_started_effect_recorded_its_outcome() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let host = server.local_addr().to_string();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":{"cents":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut paying = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: pay\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    paying.write_all(request.as_bytes()).await.unwrap();
+    // The payment started; its client goes away.
+    mcp_server_support::wait_for_row(&fixture.ledger, prism::dispatch::RecordStatus::Started).await;
+    drop(paying);
+    tokio::time::timeout(Duration::from_secs(30), server.shutdown())
+        .await
+        .expect("shutdown ends");
+    assert_eq!(
+        fixture.paid.load(Ordering::SeqCst),
+        1,
+        "the payment ran to its end"
+    );
+    let rows = fixture.ledger.records();
+    assert!(
+        rows.iter()
+            .any(|row| row.status == prism::dispatch::RecordStatus::Finished),
+        "its outcome is recorded: {rows:?}"
+    );
+}

@@ -172,7 +172,10 @@ impl McpServer {
         let dispatcher = self.shared.dispatcher.clone();
         let in_scope = served.clone();
         let (planned, ctx, gate) = (running.planned, running.ctx, running.gate);
+        // Counted until the task ends, outcome recorded: the server's shutdown waits for it.
+        let counted = self.shared.detached.start();
         let task = tokio::spawn(async move {
+            let _counted = counted;
             in_scope
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await

@@ -10,7 +10,8 @@
 //! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit), and the
 //!   sessions open at once are bounded ([`HttpOptions::max_sessions`]; `503` past the bound).
 //! - [`McpHttpServer::shutdown`] refuses new requests (`503`), gives the open connections a
-//!   moment to finish, and returns once every one is closed.
+//!   moment to finish, and returns once every one is closed and (for [`McpServer::serve_http`])
+//!   every call of a tool with an effect that started has recorded its outcome.
 //!
 //! rmcp's streamable HTTP service does the protocol (sessions for the handshake era, stateless
 //! requests for 2026-07-28, SSE streams, the body bound); hyper serves it. Its own `Host` and
@@ -38,6 +39,7 @@ use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 use tower_service::Service;
 
+use super::detached::Detached;
 use super::rate_limit::{ClientAddress, RateLimitLayer};
 use super::request_head::HeadRules;
 use super::{McpServer, McpServerError};
@@ -115,6 +117,8 @@ pub struct McpHttpServer {
     local_addr: SocketAddr,
     stop: CancellationToken,
     accepting: JoinHandle<()>,
+    /// The served `McpServer`'s calls running on their own tasks, which shutdown waits for.
+    detached: Option<Arc<Detached>>,
 }
 
 impl McpHttpServer {
@@ -131,10 +135,14 @@ impl McpHttpServer {
     /// Stops accepting connections and requests, ends every session, and returns once every
     /// connection is closed (open ones get a few seconds to finish what they were answering).
     /// A call of a tool with an effect that already started still runs to its end on its own
-    /// task, so its outcome is recorded.
+    /// task, so its outcome is recorded; a server started with [`McpServer::serve_http`] also
+    /// waits for those calls, so the program may end once this returns.
     pub async fn shutdown(self) {
         self.stop.cancel();
         let _ = self.accepting.await;
+        if let Some(detached) = &self.detached {
+            detached.finished().await;
+        }
     }
 
     /// Waits until the server stops (it only stops through [`shutdown`](Self::shutdown), or when
@@ -151,7 +159,10 @@ impl McpServer {
     ///
     /// [`McpServerError::Transport`] when the address cannot be bound.
     pub async fn serve_http(self, options: HttpOptions) -> Result<McpHttpServer, McpServerError> {
-        serve_http(move || self.for_session(), options).await
+        let detached = Arc::clone(&self.shared.detached);
+        let mut served = serve_http(move || self.for_session(), options).await?;
+        served.detached = Some(detached);
+        Ok(served)
     }
 }
 
@@ -204,6 +215,7 @@ where
         local_addr,
         stop,
         accepting,
+        detached: None,
     })
 }
 

@@ -31,6 +31,7 @@
 
 mod approval;
 mod calling;
+mod detached;
 mod http;
 mod listing;
 mod progress;
@@ -62,6 +63,7 @@ use crate::schema::LoweringCache;
 use crate::scope::ToolScope;
 
 use approval::Approvals;
+use detached::Detached;
 use session::Session;
 
 pub use http::{HttpOptions, McpHttpServer, serve_http};
@@ -114,6 +116,9 @@ struct Shared {
     /// is `mcp-<nonce>-`.
     call_prefix: String,
     calls: AtomicU64,
+    /// The calls of tools with an effect running on their own tasks, which the server waits
+    /// for before it stops.
+    detached: Arc<Detached>,
 }
 
 impl fmt::Debug for McpServer {
@@ -316,6 +321,7 @@ impl McpServerBuilder {
             lowering: LoweringCache::default(),
             call_prefix: format!("mcp-{}-", &approval::nonce()[..8]),
             calls: AtomicU64::new(0),
+            detached: Arc::default(),
         };
         McpServer {
             shared: Arc::new(shared),
