@@ -284,7 +284,7 @@ async fn after_shutdown_no_connection_is_open_and_no_call_starts() {
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Content-Length: {}\r\n\r\n{first}",
+         Mcp-Method: tools/call\r\nMcp-Name: pay\r\nContent-Length: {}\r\n\r\n{first}",
         body.len()
     );
     paying.write_all(head.as_bytes()).await.unwrap();
