@@ -354,3 +354,20 @@ async fn shutdown_returns_once_a_started_effect_recorded_its_outcome() {
         "its outcome is recorded: {rows:?}"
     );
 }
+
+/// A session id that is not text is no session id to rmcp, which opens a new session for the
+/// `initialize` carrying it: such a request counts against the bound like any other.
+#[tokio::test]
+async fn a_session_id_that_is_not_text_does_not_slip_past_the_session_bound() {
+    let fixture = fixture();
+    let mut options = local();
+    options.max_sessions = 2;
+    let server = serve(&fixture.server, options).await;
+    for _ in 0..2 {
+        assert_eq!(initialize(&server).await, 200);
+    }
+    let host = server.local_addr().to_string();
+    let garbled = [("Host", host.as_str()), ("Mcp-Session-Id", "\u{ff}")];
+    assert_eq!(status_of(&server, &garbled, INITIALIZE).await, 503);
+    server.shutdown().await;
+}

@@ -272,7 +272,11 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
     /// sessions are at their bound. A table being written to is not waited for: the bound is a
     /// ceiling on growth, not an exact count.
     fn would_open_one_session_too_many<B>(&self, request: &Request<B>) -> bool {
-        !request.headers().contains_key("mcp-session-id")
+        // Read as rmcp reads it: a session id that is not text is none, and rmcp opens a new
+        // session for an `initialize` carrying one.
+        let in_session =
+            (request.headers().get("mcp-session-id")).is_some_and(|id| id.to_str().is_ok());
+        !in_session
             && (self.sessions.sessions.try_read())
                 .is_ok_and(|sessions| sessions.len() >= self.max_sessions)
     }
