@@ -212,14 +212,20 @@ impl<'s> RunDriver<'s> {
             latest_input,
         };
         let redactor = self.session.agent.dispatcher.redactor();
-        let turn_tools = assemble(
+        let assembled = assemble(
             &self.tools,
             &self.settings,
             &self.disclosure,
             input,
             redactor,
-        )
-        .await?;
+        );
+        // The narrowing callback is the host's and may wait on anything; cancelling the run
+        // must not wait with it.
+        let turn_tools = tokio::select! {
+            biased;
+            () = self.ctx.cancellation().cancelled() => return Err(RunError::Cancelled),
+            turn_tools = assembled => turn_tools?,
+        };
         if !turn_tools.clamped.is_empty() {
             self.emit(RunEventKind::ToolNarrowingClamped {
                 turn: self.turn,

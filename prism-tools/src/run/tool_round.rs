@@ -3,6 +3,8 @@
 //! ```text
 //! count the round ─► past the limit? tool_round_limit rows, fail
 //! ─► round gate (before anything starts) ─► refused? not-dispatched rows, stop cleanly
+//!                                          ─► run cancelled while it waits? not-dispatched rows,
+//!                                             fail `Cancelled`
 //! ─► plan after middleware ─► one batch through the dispatcher, with the run's approval gate
 //! ─► no call waits: rows in call order
 //! ─► a call waits (asked only once every guard let it through): nothing new is claimed,
@@ -78,7 +80,20 @@ impl RunDriver<'_> {
             self.answer_unstarted(&dispatcher, &calls, &error);
             return Err(RunError::ToolRoundLimit { limit });
         }
-        if let Err(refusal) = self.charge_round(&calls).await {
+        let charged = {
+            let cancellation = self.ctx.cancellation();
+            // A gate may wait on a person; cancelling the run must not wait with it.
+            tokio::select! {
+                biased;
+                () = cancellation.cancelled() => None,
+                charged = self.charge_round(&calls) => Some(charged),
+            }
+        };
+        let Some(charged) = charged else {
+            self.answer_unstarted(&dispatcher, &calls, &not_dispatched());
+            return Err(RunError::Cancelled);
+        };
+        if let Err(refusal) = charged {
             let reason = dispatcher
                 .redactor()
                 .redact_str(&refusal.message)

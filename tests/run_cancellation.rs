@@ -1,0 +1,101 @@
+//! Cancelling a run: whatever the run is waiting on (a host callback, a call in flight beside one
+//! waiting for approval), the run ends `Cancelled` soon after its token fires, and every call the
+//! model made still gets one row.
+
+mod run_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use prism::context::CancellationToken;
+use prism::definition::Refusal;
+use prism::effects::BoxFuture;
+use prism::run::{
+    AgentConfig, NarrowingRequest, RoundCharge, ScriptedProvider, ToolNarrowing, ToolRoundGate,
+};
+use prism::{Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolRegistry};
+use run_support::{named, summary, tool_rows, wipe};
+use serde_json::json;
+
+/// A round gate that waits for a person who never answers.
+struct NobodyAnswers;
+
+impl ToolRoundGate for NobodyAnswers {
+    fn charge<'a>(&'a self, _round: RoundCharge<'a>) -> BoxFuture<'a, Result<(), Refusal>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// A narrowing callback that never answers.
+struct NeverNarrows;
+
+impl ToolNarrowing for NeverNarrows {
+    fn narrow<'a>(
+        &'a self,
+        _request: NarrowingRequest<'a>,
+    ) -> BoxFuture<'a, Result<Vec<String>, String>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// Cancels `token` a moment from now, from another task.
+fn cancel_soon(token: &CancellationToken) {
+    let token = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        token.cancel();
+    });
+}
+
+fn agent(registry: ToolRegistry, provider: &ScriptedProvider, config: AgentConfig) -> Agent {
+    Agent::new(Dispatcher::builder(registry).build(), provider.clone()).with_config(config)
+}
+
+#[tokio::test]
+async fn a_run_waiting_on_its_round_gate_ends_when_cancelled() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "read", json!({})),
+            ToolCall::new("c2", "wipe", json!({"path": "/tmp"})),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let registry = ToolRegistry::from_iter([named("read"), wipe(&runs)]);
+    let config = AgentConfig::new().charge_tool_round(NobodyAnswers);
+    let mut session = agent(registry, &provider, config).session("s1");
+    let token = CancellationToken::new();
+    cancel_soon(&token);
+
+    let run = session.run("go", RunOptions::new().cancellation(token));
+    let answer = tokio::time::timeout(Duration::from_secs(10), run).await;
+
+    let error = answer.expect("the run ends once cancelled").unwrap_err();
+    assert_eq!(error, RunError::Cancelled);
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "nothing ran");
+    assert_eq!(
+        summary(&tool_rows(session.transcript())),
+        [
+            ("c1".to_owned(), "tool_call_not_dispatched".to_owned()),
+            ("c2".to_owned(), "tool_call_not_dispatched".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_run_waiting_on_its_narrowing_callback_ends_when_cancelled() {
+    let provider = ScriptedProvider::new([ProviderResponse::text("never asked")]);
+    let registry = ToolRegistry::from_iter([named("read")]);
+    let config = AgentConfig::new().tool_narrowing(NeverNarrows);
+    let mut session = agent(registry, &provider, config).session("s1");
+    let token = CancellationToken::new();
+    cancel_soon(&token);
+
+    let run = session.run("go", RunOptions::new().cancellation(token));
+    let answer = tokio::time::timeout(Duration::from_secs(10), run).await;
+
+    let error = answer.expect("the run ends once cancelled").unwrap_err();
+    assert_eq!(error, RunError::Cancelled);
+    assert!(provider.requests().is_empty(), "no provider turn was sent");
+}
