@@ -12,9 +12,13 @@ use prism::context::CancellationToken;
 use prism::definition::Refusal;
 use prism::effects::BoxFuture;
 use prism::run::{
-    AgentConfig, NarrowingRequest, RoundCharge, ScriptedProvider, ToolNarrowing, ToolRoundGate,
+    AgentConfig, ApprovalStore, InMemoryApprovalStore, NarrowingRequest, RoundCharge,
+    ScriptedProvider, ToolNarrowing, ToolRoundGate, approval_fn,
 };
-use prism::{Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolRegistry};
+use prism::{
+    Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
+    ToolRegistry,
+};
 use run_support::{named, summary, tool_rows, wipe};
 use serde_json::json;
 
@@ -98,4 +102,60 @@ async fn a_run_waiting_on_its_narrowing_callback_ends_when_cancelled() {
     let error = answer.expect("the run ends once cancelled").unwrap_err();
     assert_eq!(error, RunError::Cancelled);
     assert!(provider.requests().is_empty(), "no provider turn was sent");
+}
+
+#[tokio::test]
+async fn a_run_cancelled_while_a_call_waits_for_approval_ends_cancelled_not_suspended() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let token = CancellationToken::new();
+    // Runs beside the call that waits for approval; the run is cancelled while it runs.
+    let cancels = {
+        let token = token.clone();
+        ToolDefinition::builder("slow").run(move |_, _| {
+            let token = token.clone();
+            async move {
+                tokio::task::yield_now().await;
+                tokio::task::yield_now().await;
+                token.cancel();
+                Ok(json!("finished"))
+            }
+        })
+    };
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "slow", json!({})),
+            ToolCall::new("c2", "wipe", json!({"path": "/tmp"})),
+            ToolCall::new("c3", "read", json!({})),
+        ]),
+        ProviderResponse::text("done"),
+    ]);
+    let registry = ToolRegistry::from_iter([cancels, named("read"), wipe(&runs)]);
+    let store = InMemoryApprovalStore::new();
+    let mut session = agent(registry, &provider, AgentConfig::new().tool_concurrency(2))
+        .with_approvals(store.clone())
+        .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"))
+        .session("s1");
+
+    let run = session.run("go", RunOptions::new().cancellation(token));
+    let answer = tokio::time::timeout(Duration::from_secs(10), run).await;
+
+    let error = answer.expect("the run ends").unwrap_err();
+    assert_eq!(error, RunError::Cancelled);
+    assert!(
+        session.suspended().is_none(),
+        "a cancelled run does not wait"
+    );
+    assert!(
+        store.pending("s1").await.unwrap().is_empty(),
+        "nobody is asked to approve a call of a cancelled run"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        summary(&tool_rows(session.transcript())),
+        [
+            ("c1".to_owned(), "ok".to_owned()),
+            ("c2".to_owned(), "tool_call_not_dispatched".to_owned()),
+            ("c3".to_owned(), "tool_call_not_dispatched".to_owned()),
+        ]
+    );
 }

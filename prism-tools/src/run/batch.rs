@@ -15,7 +15,8 @@
 //! In a run, a call can also stop the batch by waiting for approval (see
 //! [`ApprovalGate`](crate::dispatch::ApprovalGate)). That is not a failure: nothing new is
 //! claimed, claimed calls settle, and the calls that never started are handed back to the run,
-//! which dispatches them once the run resumes.
+//! which dispatches them once the run resumes. Should the run's token fire while the claimed calls
+//! settle, the batch stops as cancelled instead: a cancelled run waits for no one.
 //!
 //! The calls run as futures on the caller's task (no spawning): concurrency, not parallelism. A
 //! tool that burns CPU should move that work to `spawn_blocking`, as any async code would.
@@ -168,11 +169,17 @@ impl BatchExecutor {
             ctx,
             gate,
         };
-        let stopped = if limit == 1 {
+        let mut stopped = if limit == 1 {
             batch.run_sequentially(&mut slots).await
         } else {
             batch.run_concurrently(&mut slots, limit).await
         };
+        // A call that waits for approval stops the claiming, so a cancellation that fires while
+        // the claimed calls settle is not seen there. A cancelled run does not wait for anyone.
+        let held = slots.iter().any(|slot| matches!(slot, Slot::Held(_)));
+        if stopped.is_none() && held && ctx.is_cancelled() {
+            stopped = Some(BatchStop::Cancelled);
+        }
         let answers = slots
             .into_iter()
             .map(|slot| match slot {

@@ -285,7 +285,8 @@ impl RunOptions {
     }
 
     /// Uses this token to abort the run; calls already started settle, the rest are answered
-    /// `tool_call_not_dispatched`.
+    /// `tool_call_not_dispatched`. The run does not wait for a provider turn, a narrowing
+    /// callback or a round gate once the token fires, and a cancelled run never suspends.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
         self
