@@ -656,3 +656,45 @@ async fn clones_of_an_in_memory_approval_store_share_their_approvals() {
         }))
     ));
 }
+
+#[tokio::test]
+async fn a_later_run_that_reuses_a_call_id_is_asked_about_and_runs_once_approved() {
+    // Providers that send calls without ids get synthetic ones (`call_0`, `gemini-call-0`), so
+    // one session's runs can repeat an id, with the same arguments or with others.
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("call_0", "/tmp/a")]),
+        ProviderResponse::text("first"),
+        ProviderResponse::calls([wipe_call("call_0", "/tmp/a")]),
+        ProviderResponse::text("second"),
+        ProviderResponse::calls([wipe_call("call_0", "/tmp/b")]),
+        ProviderResponse::text("third"),
+    ]);
+    let mut session = fixture.agent(&provider).session("s1");
+    for (turn, text) in ["first", "second", "third"].into_iter().enumerate() {
+        let outcome = session.run(text, RunOptions::new()).await.unwrap();
+        let pending = outcome.pending_approvals().to_vec();
+        assert_eq!(pending.len(), 1, "run {text}");
+        assert_eq!(
+            fixture.store.pending("s1").await.unwrap(),
+            pending,
+            "run {text}: whoever decides sees the call"
+        );
+        assert_eq!(
+            fixture.wipes(),
+            turn,
+            "run {text}: nothing ran before the approval"
+        );
+        let outcome = session
+            .resume([ApprovalDecision::approve(&pending[0].key)])
+            .await
+            .unwrap();
+        assert_eq!(outcome.end, RunEnd::Completed, "run {text}");
+        assert_eq!(outcome.summary().text, text);
+        assert_eq!(
+            fixture.wipes(),
+            turn + 1,
+            "run {text}: the approved call ran once"
+        );
+    }
+}

@@ -28,6 +28,7 @@ macro_rules! approval_store_contract {
                 arguments_and_details_round_trip_exactly,
                 pending_lists_a_sessions_waiting_calls_in_request_order,
                 the_same_call_id_in_two_sessions_is_two_approvals,
+                a_later_run_reusing_a_call_id_asks_again_once_the_earlier_approval_is_decided,
             );
             approval_store_contract!(@two $open;
                 shared_handles_see_each_others_changes,

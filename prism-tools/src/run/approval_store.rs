@@ -9,7 +9,9 @@
 //! approvals survive a restart of the process that suspended the run.
 //!
 //! Every lookup is by the exact [`ApprovalKey`]. A decision whose key names a pending call but
-//! with another tool or other arguments is refused with [`ApprovalStoreError::KeyMismatch`].
+//! with another tool or other arguments is refused with [`ApprovalStoreError::KeyMismatch`]. A
+//! store keeps one approval per call id of a session: a later run that reuses a call id replaces
+//! the earlier run's approval once that one is decided (see [`ApprovalStore::request`]).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -48,6 +50,14 @@ pub struct ApprovalRecord {
     pub pending: PendingApproval,
     /// Where it stands.
     pub state: ApprovalState,
+}
+
+impl ApprovalRecord {
+    /// True when `request`, for the same call of the same session, replaces this record: it was
+    /// made by another run and is already decided, so nothing waits on it any more.
+    fn is_over_for(&self, request: &PendingApproval) -> bool {
+        self.pending.run_id != request.run_id && self.state != ApprovalState::Pending
+    }
 }
 
 /// Why the store refused an operation.
@@ -100,7 +110,11 @@ impl std::error::Error for ApprovalStoreError {}
 /// Keeps pending approvals and decisions.
 pub trait ApprovalStore: Send + Sync + 'static {
     /// Records a pending approval. Recording the same key again changes nothing; the same call
-    /// under another key is [`KeyMismatch`](ApprovalStoreError::KeyMismatch).
+    /// under another key is [`KeyMismatch`](ApprovalStoreError::KeyMismatch). One exception: when
+    /// the call's record was made by another run (`pending.run_id`) and is already decided, that
+    /// approval is over, and the request replaces it with a fresh pending one, last in request
+    /// order. A later run of the session can reuse a call id (providers that send calls without
+    /// ids get numbered ones, such as `call_0`), and its call must be asked about anew.
     fn request<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -224,6 +238,13 @@ impl ApprovalStore for InMemoryApprovalStore {
     ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
         let mut records = self.lock();
         let slot = (pending.key.session_id.clone(), pending.key.call_id.clone());
+        if records
+            .get(&slot)
+            .is_some_and(|record| record.is_over_for(pending))
+        {
+            // Removed, not overwritten: the new request is the newest in request order.
+            records.shift_remove(&slot);
+        }
         let result = match records.get(&slot) {
             Some(record) if record.pending.key == pending.key => Ok(()),
             Some(_) => Err(ApprovalStoreError::KeyMismatch),

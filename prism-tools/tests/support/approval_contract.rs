@@ -246,6 +246,86 @@ pub async fn the_same_call_id_in_two_sessions_is_two_approvals<S: ApprovalStore>
     );
 }
 
+pub async fn a_later_run_reusing_a_call_id_asks_again_once_the_earlier_approval_is_decided<
+    S: ApprovalStore,
+>(
+    store: &S,
+) {
+    let in_run = |run: &str, path: &str, at: u64| PendingApproval {
+        run_id: run.into(),
+        requested_at: 1_700_000_000_000 + at,
+        ..asked("s1", "call_0", json!({ "path": path }))
+    };
+    let first = in_run("run-1", "/a", 0);
+    store.request(&first).await.unwrap();
+    let mut pending_elsewhere = in_run("run-2", "/b", 1);
+    assert_eq!(
+        store.request(&pending_elsewhere).await,
+        Err(ApprovalStoreError::KeyMismatch),
+        "a call still waiting keeps its id"
+    );
+    store
+        .decide(&ApprovalDecision::approve(&first.key))
+        .await
+        .unwrap();
+    let mut same_run = in_run("run-1", "/b", 2);
+    assert_eq!(
+        store.request(&same_run).await,
+        Err(ApprovalStoreError::KeyMismatch),
+        "within one run a call id is one call"
+    );
+    assert_eq!(
+        store.consume(&first.key).await,
+        Ok(ApprovalVerdict::Approved)
+    );
+
+    // A later run reuses the id with the same arguments: asked again, from the start.
+    let other = asked("s1", "c7", json!({}));
+    store.request(&other).await.unwrap();
+    let second = in_run("run-2", "/a", 3);
+    store.request(&second).await.unwrap();
+    assert_eq!(
+        store.get(&second.key).await.unwrap(),
+        Some(record(&second, ApprovalState::Pending))
+    );
+    assert_eq!(
+        store.pending("s1").await.unwrap(),
+        [other.clone(), second.clone()],
+        "the new request is the newest"
+    );
+    assert_eq!(
+        store.consume(&second.key).await,
+        Err(ApprovalStoreError::NotDecided),
+        "the earlier decision does not carry over"
+    );
+    store
+        .decide(&ApprovalDecision::refuse(&second.key, "not now"))
+        .await
+        .unwrap();
+
+    // A third run reuses it with other arguments, before the refusal was acted on.
+    pending_elsewhere.run_id = "run-3".into();
+    store.request(&pending_elsewhere).await.unwrap();
+    assert_eq!(
+        store.get(&pending_elsewhere.key).await.unwrap(),
+        Some(record(&pending_elsewhere, ApprovalState::Pending))
+    );
+    assert_eq!(
+        store.get(&second.key).await,
+        Err(ApprovalStoreError::KeyMismatch)
+    );
+    same_run.run_id = "run-3".into();
+    assert_eq!(
+        store.request(&same_run).await,
+        Ok(()),
+        "the same key again changes nothing"
+    );
+    assert_eq!(
+        store.pending("s1").await.unwrap(),
+        [other, pending_elsewhere]
+    );
+}
+
 /// Runs `attempt(store, n)` for `n` in `0..count`, alternating the two handles, all at once.
 async fn race<'a, S, T, F>(
     stores: [&'a S; 2],

@@ -93,13 +93,21 @@ impl ApprovalStore for PostgresApprovalStore {
     ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
         Box::pin(async move {
             let row = StoredApproval::requested(pending)?;
+            // Another run's decided approval of this call is over: the request replaces it,
+            // with a new place in request order.
             let inserted = self
                 .pool
                 .execute(
                     "INSERT INTO prism_approvals (session_id, call_id, tool, arguments_hash,
                          run_id, arguments, requested_at, state, verdict)
                      VALUES ($1, $2, $3, $4, $5, $6::text::json, $7, $8, $9::text::json)
-                     ON CONFLICT (session_id, call_id) DO NOTHING",
+                     ON CONFLICT (session_id, call_id) DO UPDATE SET
+                         seq = DEFAULT, tool = EXCLUDED.tool,
+                         arguments_hash = EXCLUDED.arguments_hash, run_id = EXCLUDED.run_id,
+                         arguments = EXCLUDED.arguments, requested_at = EXCLUDED.requested_at,
+                         state = EXCLUDED.state, verdict = EXCLUDED.verdict
+                     WHERE prism_approvals.run_id <> EXCLUDED.run_id
+                       AND prism_approvals.state <> 'pending'",
                     &[
                         &row.session_id,
                         &row.call_id,

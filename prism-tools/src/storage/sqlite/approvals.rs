@@ -144,6 +144,17 @@ impl ApprovalStore for SqliteApprovalStore {
             let key = pending.key.clone();
             let row = StoredApproval::requested(pending)?;
             self.write(move |transaction| {
+                // Another run's decided approval of this call is over: the request replaces it.
+                transaction
+                    .prepare_cached(
+                        "DELETE FROM prism_approvals
+                         WHERE session_id = ?1 AND call_id = ?2 AND run_id <> ?3
+                           AND state <> 'pending'",
+                    )
+                    .and_then(|mut delete| {
+                        delete.execute(params![row.session_id, row.call_id, row.run_id])
+                    })
+                    .map_err(sqlite_error)?;
                 let inserted = transaction
                     .prepare_cached(
                         "INSERT INTO prism_approvals (session_id, call_id, tool, arguments_hash,
