@@ -3,7 +3,7 @@
 mod run_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use prism::call::{BlockReason, ErrorCode, ErrorInfo};
 use prism::guard::{before_execute_fn, permission_fn, trust_fn, validator_fn};
@@ -15,7 +15,7 @@ use prism::run::{
 };
 use prism::{
     Agent, Dispatcher, Message, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
-    ToolRegistry, ToolResult,
+    ToolExecutionContext, ToolRegistry, ToolResult,
 };
 use run_support::{named, summary, tool_rows, wipe};
 use serde_json::{Value, json};
@@ -697,4 +697,46 @@ async fn a_later_run_that_reuses_a_call_id_is_asked_about_and_runs_once_approved
             "run {text}: the approved call ran once"
         );
     }
+}
+
+#[tokio::test]
+async fn a_nested_call_of_a_tool_the_policy_asks_about_is_refused_not_run_unapproved() {
+    // `outer` dispatches the model's nested calls itself, with its own context: nobody can be
+    // asked there, so a call the agent's policy wants approved must not run.
+    let fixture = Fixture::new();
+    let dispatcher_slot: Arc<OnceLock<Dispatcher>> = Arc::default();
+    let nested: Arc<Mutex<Vec<ToolResult>>> = Arc::default();
+    let outer = {
+        let slot = Arc::clone(&dispatcher_slot);
+        let nested = Arc::clone(&nested);
+        ToolDefinition::builder("outer").run(move |_args, ctx: ToolExecutionContext| {
+            let slot = Arc::clone(&slot);
+            let nested = Arc::clone(&nested);
+            async move {
+                let dispatcher = slot.get().expect("set before the run").clone();
+                let call = wipe_call("n1", "/");
+                let result = dispatcher
+                    .dispatch(call, &ctx)
+                    .await
+                    .map_err(|tripwire| tripwire.to_string())?;
+                nested.lock().unwrap().push(result);
+                Ok(json!("nested call made"))
+            }
+        })
+    };
+    fixture.registry.register(outer).unwrap();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "outer", json!({}))]),
+        ProviderResponse::text("done"),
+    ]);
+    let agent = fixture.agent(&provider);
+    dispatcher_slot.set(agent.dispatcher().clone()).unwrap();
+    let mut session = agent.session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(fixture.wipes(), 0, "the nested wipe did not run");
+    let nested = nested.lock().unwrap();
+    let error = nested[0].error_info().expect("the nested call was refused");
+    assert_eq!(error.code, ErrorCode::PermissionDenied);
 }

@@ -17,11 +17,18 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use crate::context::{ScopeSlot, ToolExecutionContext};
 use crate::definition::ToolDefinition;
 use crate::grant::ToolGrant;
 use crate::guard::ArgumentValidator;
+use crate::panic::guarded;
 use crate::registry::RegistrySnapshot;
+
+/// The run's answer to "does this call need a person's approval?" (its approval policy), for
+/// calls dispatched where nobody can be asked: a tool's nested calls.
+pub(crate) type ApprovalCheck = Arc<dyn Fn(&ToolDefinition, &Value) -> bool + Send + Sync>;
 
 /// Per-call narrowing: a grant, this turn's visible tools, the run's validator, and optionally the
 /// definitions the run pinned when it started.
@@ -33,6 +40,8 @@ pub struct ToolScope {
     pinned: Option<Arc<RegistrySnapshot>>,
     /// A tool the run itself provides for one turn (search mode's `search_tools`).
     run_tool: Option<ToolDefinition>,
+    /// The run's approval policy, for calls dispatched without an approval gate.
+    approval: Option<ApprovalCheck>,
 }
 
 impl ToolScope {
@@ -44,7 +53,26 @@ impl ToolScope {
             validator: None,
             pinned: None,
             run_tool: None,
+            approval: None,
         }
+    }
+
+    /// Carries the run's approval policy, so a call dispatched without an approval gate (a
+    /// tool's nested call) that the policy asks about is refused instead of run unapproved.
+    pub(crate) fn with_approval_check(mut self, check: ApprovalCheck) -> Self {
+        self.approval = Some(check);
+        self
+    }
+
+    /// Whether the run's approval policy asks about this call; a panicking policy asks. The
+    /// run's own tool never waits for approval, here as in the run's batches.
+    pub(crate) fn asks_approval(&self, tool: &ToolDefinition, arguments: &Value) -> bool {
+        if self.run_tool.as_ref().is_some_and(|own| own.ptr_eq(tool)) {
+            return false;
+        }
+        self.approval
+            .as_ref()
+            .is_some_and(|check| guarded(|| check(tool, arguments)).unwrap_or(true))
     }
 
     /// Lets this scope's calls reach `tool`, which is not in the registry: the run's generated
@@ -97,6 +125,7 @@ impl ToolScope {
                 .run_tool
                 .clone()
                 .filter(|tool| grant.allows(tool.name())),
+            approval: self.approval.clone(),
         }
     }
 
@@ -114,6 +143,8 @@ impl ToolScope {
             validator: self.validator.or_else(|| parent.validator.clone()),
             pinned: self.pinned.or_else(|| parent.pinned.clone()),
             run_tool,
+            // A nested scope cannot drop the approval policy of the run it runs in.
+            approval: parent.approval.clone().or(self.approval),
         }
     }
 
@@ -168,6 +199,7 @@ impl fmt::Debug for ToolScope {
             .field("grant", &self.grant)
             .field("visible", &self.visible)
             .field("validator", &self.validator.is_some())
+            .field("approval", &self.approval.is_some())
             .field("pinned", &self.pinned)
             .field(
                 "run_tool",

@@ -477,7 +477,13 @@ impl Dispatcher {
                         return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                     }
                 },
-                None if tool.requires_approval() => {
+                // Without a gate (a bare dispatch, or a tool's nested call inside a run) nobody
+                // can be asked, whether the tool or the run's policy wants the approval.
+                None if tool.requires_approval()
+                    || ctx
+                        .scope()
+                        .is_some_and(|scope| scope.asks_approval(tool, arguments)) =>
+                {
                     let refusal = no_one_to_ask(&name);
                     return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));
                 }

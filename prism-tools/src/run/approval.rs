@@ -14,6 +14,9 @@
 //! refusal and is never put to anyone. In a batch, the call that waits stops the batch claiming
 //! more calls; the calls after it run when the run resumes (and may wait in turn). An approved
 //! call goes through every guard again when the run resumes, since policy may have changed.
+//!
+//! A tool's nested calls (dispatched with the context it was given) cannot wait for anyone: one
+//! that its tool or the agent's policy wants approved is refused (`permission_denied`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

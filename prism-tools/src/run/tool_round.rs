@@ -318,8 +318,9 @@ impl RunDriver<'_> {
         }
     }
 
-    /// The run's context narrowed to the grant, this turn's visible tools and the run's
-    /// validator, reaching `search_tool` (the turn's generated tool, in search mode) as well.
+    /// The run's context narrowed to the grant, this turn's visible tools, the run's validator
+    /// and the agent's approval policy, reaching `search_tool` (the turn's generated tool, in
+    /// search mode) as well.
     pub(crate) fn scoped_context(
         &self,
         visible: &ToolGrant,
@@ -333,6 +334,16 @@ impl RunDriver<'_> {
         }
         if let Some(tool) = search_tool {
             scope = scope.with_run_tool(tool.clone());
+        }
+        // The batch asks through its approval gate; a tool's nested calls have none, and must
+        // be refused rather than run unapproved.
+        if let Some(policy) = &self.session.agent.approval_policy {
+            let policy = Arc::clone(policy);
+            scope = scope.with_approval_check(Arc::new(
+                move |tool: &ToolDefinition, arguments: &serde_json::Value| {
+                    policy.requires_approval(tool, arguments)
+                },
+            ));
         }
         self.ctx.clone().with_scope(scope)
     }
