@@ -13,11 +13,11 @@ use prism::effects::BoxFuture;
 use prism::run::{
     AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
     ApprovalVerdict, ArtifactLoop, ArtifactVerdict, InMemoryApprovalStore, LoopStrategy,
-    PendingApproval, ScriptedProvider, SessionState, approval_fn, artifact_validator_fn,
+    PendingApproval, RunEnd, ScriptedProvider, SessionState, approval_fn, artifact_validator_fn,
 };
 use prism::{
     Agent, Dispatcher, Message, Provider, ProviderError, ProviderRequest, ProviderResponse,
-    RunOptions, ToolCall, ToolDefinition, ToolRegistry,
+    RunError, RunOptions, ToolCall, ToolDefinition, ToolRegistry,
 };
 use run_support::{named, summary, tool_rows, wipe};
 use serde_json::{Value, json};
@@ -78,6 +78,8 @@ struct PanickyStore {
     panic_on_request: Option<usize>,
     requests: Arc<AtomicUsize>,
     panic_on_consume: bool,
+    /// When set, the next `get` fails as a dropped connection would, once.
+    fail_next_get: Arc<AtomicBool>,
 }
 
 impl ApprovalStore for PanickyStore {
@@ -101,6 +103,10 @@ impl ApprovalStore for PanickyStore {
         &'a self,
         key: &'a ApprovalKey,
     ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
+        if self.fail_next_get.swap(false, Ordering::SeqCst) {
+            let error = ApprovalStoreError::Backend("connection reset".into());
+            return Box::pin(std::future::ready(Err(error)));
+        }
         self.inner.get(key)
     }
     fn pending<'a>(
@@ -383,4 +389,43 @@ async fn a_resumed_artifact_tool_batch_still_runs_one_call_at_a_time() {
         1,
         "the resumed artifact batch ran its calls concurrently"
     );
+}
+
+/// A resume that failed once its decisions were recorded (here the store dropped a read) is
+/// retried with the same decisions, as a host retries after a transient failure: it goes on.
+/// Another verdict on a call already decided is still refused.
+#[tokio::test]
+async fn a_resume_retried_with_the_same_decisions_after_a_failure_goes_on() {
+    let (registry, provider, wipes) = read_then_wipe();
+    let store = PanickyStore::default();
+    let mut session = agent_with(registry, provider, store.clone()).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+
+    store.fail_next_get.store(true, Ordering::SeqCst);
+    let failed = session.resume([ApprovalDecision::approve(&key)]).await;
+    assert!(
+        matches!(
+            failed,
+            Err(RunError::Approval(ApprovalStoreError::Backend(_)))
+        ),
+        "{failed:?}"
+    );
+    assert!(session.suspended().is_some(), "still waiting");
+    let other_verdict = session
+        .resume([ApprovalDecision::refuse(&key, "changed my mind")])
+        .await;
+    assert_eq!(
+        other_verdict.unwrap_err(),
+        RunError::Approval(ApprovalStoreError::AlreadyDecided)
+    );
+    assert_eq!(wipes.load(Ordering::SeqCst), 0);
+
+    let outcome = session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(wipes.load(Ordering::SeqCst), 1);
+    assert_eq!(row_ids(session.transcript()), ["c1", "c2"]);
 }

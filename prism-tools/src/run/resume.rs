@@ -2,7 +2,10 @@
 //!
 //! Decisions are recorded in the agent's [`ApprovalStore`](crate::run::ApprovalStore) first; a
 //! decision whose key does not match a pending call exactly (another tool, other arguments, an
-//! unknown call) is refused there and nothing runs. Until every pending call has a decision the
+//! unknown call) is refused there and nothing runs. A resume that failed after recording its
+//! decisions can be retried on the same session with the same decisions; a decision another
+//! worker recorded first is refused (`AlreadyDecided`), so of two workers resuming one stored
+//! session with the same decision, one goes on. Until every pending call has a decision the
 //! run stays suspended (a request the store lost can never be decided, and its call is refused).
 //! Then each decision is consumed (so it acts once) and the held batch goes on with the suspended
 //! turn's scope: refused calls get a `permission_denied` row, and the
@@ -21,8 +24,8 @@ use crate::run::batch::Answer;
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::HeldCall;
 use crate::run::{
-    ApprovalDecision, ApprovalState, ApprovalVerdict, BatchExecutor, Message, RunEnd, RunError,
-    RunEventKind, RunOptions, RunOutcome, Session, SuspendedRun,
+    ApprovalDecision, ApprovalState, ApprovalStoreError, ApprovalVerdict, BatchExecutor, Message,
+    RunEnd, RunError, RunEventKind, RunOptions, RunOutcome, Session, SuspendedRun,
 };
 use crate::search::SEARCH_TOOLS_NAME;
 
@@ -49,9 +52,13 @@ impl Session {
             return Err(RunError::NoApprovalStore);
         };
         for decision in decisions {
-            guarded_store(|| store.decide(&decision))
-                .await
-                .map_err(RunError::Approval)?;
+            match guarded_store(|| store.decide(&decision)).await {
+                Ok(()) => self.recorded.push(decision),
+                // This session recorded it in a resume that then failed: a retry brings it again.
+                // Another session (a worker racing this one) recording it first is no such case.
+                Err(ApprovalStoreError::AlreadyDecided) if self.recorded.contains(&decision) => {}
+                Err(error) => return Err(RunError::Approval(error)),
+            }
         }
         let mut waiting = Vec::new();
         for approval in suspended.pending() {
@@ -70,6 +77,7 @@ impl Session {
             return Ok(driver.outcome(RunEnd::Suspended { pending: waiting }, None));
         }
         driver.session.suspended = None;
+        driver.session.recorded.clear();
         let dispatcher = driver.session.agent.dispatcher.clone();
         let visible = suspended.visible_grant();
         let searched = suspended.searched_grant();

@@ -18,7 +18,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::run::run_loop::RunDriver;
-use crate::run::{Agent, Message, RunError, RunOptions, RunOutcome, SuspendedRun};
+use crate::run::{
+    Agent, ApprovalDecision, Message, RunError, RunOptions, RunOutcome, SuspendedRun,
+};
 use crate::search::{ActivatedTools, SharedActivatedTools};
 
 /// The storable part of a session.
@@ -56,6 +58,9 @@ pub struct Session {
     pub(crate) suspended: Option<SuspendedRun>,
     /// Shared with the `search_tools` tool of each search-mode turn, which writes its finds.
     pub(crate) activated: SharedActivatedTools,
+    /// Decisions a resume of this session recorded in the approval store while the run stays
+    /// suspended (a resume that failed part way): a retry may bring them again.
+    pub(crate) recorded: Vec<ApprovalDecision>,
 }
 
 impl Session {
@@ -69,6 +74,7 @@ impl Session {
             runs: 0,
             suspended: None,
             activated: SharedActivatedTools::default(),
+            recorded: Vec::new(),
         }
     }
 
@@ -82,6 +88,7 @@ impl Session {
             runs: state.runs,
             suspended: state.suspended,
             activated: SharedActivatedTools::new(state.activated_tool_names),
+            recorded: Vec::new(),
         }
     }
 
