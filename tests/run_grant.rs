@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use prism::call::BlockReason;
 use prism::guard::validator_fn;
+use prism::registry::ToolFilter;
 use prism::run::{AgentConfig, ScriptedProvider, SessionState, Skill};
 use prism::{
     Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
@@ -324,4 +325,48 @@ async fn a_tool_removed_during_a_run_is_unknown_to_its_later_calls() {
         ]
     );
     assert!(!registry.contains("delete"));
+}
+
+#[tokio::test]
+async fn tools_the_dispatchers_filters_refuse_are_neither_granted_nor_described() {
+    // The host denied `delete` when it built the dispatcher: the model must not be shown a
+    // tool it can never call, whether the run names it or not.
+    let dispatcher = || {
+        Dispatcher::builder(registry())
+            .filter(ToolFilter::deny(["delete"]))
+            .build()
+    };
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "delete", json!({}))]),
+        ProviderResponse::text("done"),
+        ProviderResponse::text("done again"),
+    ]);
+    let mut session = Agent::new(dispatcher(), provider.clone()).session("s");
+    session.run("hi", RunOptions::new()).await.unwrap();
+    session
+        .run("again", RunOptions::new().tool_names(["read", "delete"]))
+        .await
+        .unwrap();
+
+    let requests = provider.requests();
+    assert_eq!(requests[0].tool_names, ["read", "write"]);
+    assert_eq!(requests[2].tool_names, ["read"]);
+    assert_eq!(
+        summary(&tool_rows(session.transcript())),
+        [("c1".to_owned(), "tool_denied".to_owned())],
+        "still refused when called by name"
+    );
+
+    // A skill that needs the denied tool finds it missing, as the host-active set lacks it.
+    let skill = Skill::new("cleanup").with_tool_names(["delete"]);
+    let provider = ScriptedProvider::new([ProviderResponse::text("never")]);
+    let mut session = Agent::new(dispatcher(), provider.clone())
+        .with_config(AgentConfig::new().skills([skill]))
+        .session("s2");
+    let error = session.run("hi", RunOptions::new()).await.unwrap_err();
+    assert!(
+        matches!(error, RunError::MissingSkillTools { .. }),
+        "{error:?}"
+    );
+    assert!(provider.requests().is_empty());
 }

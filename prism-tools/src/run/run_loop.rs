@@ -335,10 +335,12 @@ fn prepare(
     {
         return Err(missing_artifact_validator());
     }
+    let dispatcher = &session.agent.dispatcher;
     let tools = RunTools::snapshot(
-        session.agent.dispatcher.registry(),
+        dispatcher.registry(),
         options.tool_names.as_deref(),
         ceiling,
+        |name| dispatcher.filters_allow(name),
     )?;
     for skill in &settings.skills {
         let missing: Vec<String> = skill

@@ -5,7 +5,9 @@
 //! name fails the run before anything is written). The snapshot keeps the registry's order, so the
 //! order a host lists names in cannot change the schema bytes. A resumed session intersects its
 //! stored grant with the live registry: tools registered since cannot widen it, tools removed
-//! since drop out.
+//! since drop out. Tools the dispatcher's own filters refuse are not among the host-active tools:
+//! they are left out of every snapshot (a run naming one is not refused, as the name is
+//! registered), so no turn describes a tool that dispatch would deny.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -26,11 +28,13 @@ pub(crate) struct RunTools {
 
 impl RunTools {
     /// Resolves `requested` (`None`: everything registered) against `registry`, never wider than
-    /// `stored` (the grant a resumed session kept, if any).
+    /// `stored` (the grant a resumed session kept, if any), keeping only the tools `active`
+    /// admits (the dispatcher's filters).
     pub(crate) fn snapshot(
         registry: &ToolRegistry,
         requested: Option<&[String]>,
         stored: Option<&[String]>,
+        active: impl Fn(&str) -> bool,
     ) -> Result<Self, RunError> {
         let live = registry.snapshot();
         if let Some(requested) = requested {
@@ -56,6 +60,7 @@ impl RunTools {
                     .is_none_or(|set| set.contains(tool.name()))
             })
             .filter(|tool| stored.as_ref().is_none_or(|set| set.contains(tool.name())))
+            .filter(|tool| active(tool.name()))
             .cloned()
             .collect();
         let names: Vec<Arc<str>> = tools
@@ -119,6 +124,10 @@ mod tests {
             .collect()
     }
 
+    fn any_tool(_: &str) -> bool {
+        true
+    }
+
     fn names(tools: &RunTools) -> Vec<&str> {
         tools.names().iter().map(|name| &**name).collect()
     }
@@ -126,13 +135,14 @@ mod tests {
     #[test]
     fn grants_follow_registry_order_and_fail_on_unknown_names() {
         let registry = registry(&["a", "b", "c"]);
-        let all = RunTools::snapshot(&registry, None, None).unwrap();
+        let all = RunTools::snapshot(&registry, None, None, any_tool).unwrap();
         assert_eq!(names(&all), ["a", "b", "c"]);
-        let some = RunTools::snapshot(&registry, Some(&["c".into(), "a".into()]), None).unwrap();
+        let some =
+            RunTools::snapshot(&registry, Some(&["c".into(), "a".into()]), None, any_tool).unwrap();
         assert_eq!(names(&some), ["a", "c"]);
-        let none = RunTools::snapshot(&registry, Some(&[]), None).unwrap();
+        let none = RunTools::snapshot(&registry, Some(&[]), None, any_tool).unwrap();
         assert!(none.tools().is_empty() && !none.grant().allows("a"));
-        let error = RunTools::snapshot(&registry, Some(&["a".into(), "zz".into()]), None);
+        let error = RunTools::snapshot(&registry, Some(&["a".into(), "zz".into()]), None, any_tool);
         assert_eq!(
             error.unwrap_err(),
             RunError::UnknownTools {
@@ -148,7 +158,7 @@ mod tests {
         registry
             .register(ToolDefinition::builder("new").run_sync(|_, _| Ok(Value::Null)))
             .unwrap();
-        let resumed = RunTools::snapshot(&registry, None, Some(&stored)).unwrap();
+        let resumed = RunTools::snapshot(&registry, None, Some(&stored), any_tool).unwrap();
         assert_eq!(names(&resumed), ["a"]);
     }
 }
