@@ -159,3 +159,57 @@ async fn a_run_cancelled_while_a_call_waits_for_approval_ends_cancelled_not_susp
         ]
     );
 }
+
+/// A provider turn that never ends and whose future panics when dropped, as a connection guard
+/// might when torn down mid-request.
+struct StuckProvider;
+
+struct PanicsOnDrop;
+
+impl std::future::Future for PanicsOnDrop {
+    type Output = Result<ProviderResponse, prism::ProviderError>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::task::Poll::Pending
+    }
+}
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("the provider's connection guard panicked while torn down");
+    }
+}
+
+impl prism::Provider for StuckProvider {
+    fn complete<'a>(
+        &'a self,
+        _request: prism::ProviderRequest<'a>,
+    ) -> BoxFuture<'a, Result<ProviderResponse, prism::ProviderError>> {
+        Box::pin(PanicsOnDrop)
+    }
+}
+
+#[tokio::test]
+async fn a_provider_turn_that_panics_when_dropped_by_cancellation_does_not_reach_the_host() {
+    use futures_util::FutureExt;
+
+    let registry = ToolRegistry::from_iter([named("read")]);
+    let mut session =
+        Agent::new(Dispatcher::builder(registry).build(), StuckProvider).session("s1");
+    let token = CancellationToken::new();
+    cancel_soon(&token);
+
+    let run = session.run("go", RunOptions::new().cancellation(token));
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        std::panic::AssertUnwindSafe(run).catch_unwind(),
+    )
+    .await
+    .expect("the run ends once cancelled");
+
+    let outcome = answer.expect("no panic reaches the host");
+    assert_eq!(outcome.unwrap_err(), RunError::Cancelled);
+}

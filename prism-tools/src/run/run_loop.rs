@@ -13,16 +13,15 @@
 //! the model made. A suspended run keeps its place (turn, rounds, revisions) in the session's
 //! state and [`RunDriver::resume`] picks it up there.
 
-use std::panic::AssertUnwindSafe;
+use std::pin::pin;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::call::ToolCall;
 use crate::clock::now_or_system;
 use crate::context::ToolExecutionContext;
-use crate::panic::{guarded, payload_message};
+use crate::panic::{DropGuarded, guarded_future};
 use crate::run::config::Resolved;
 use crate::run::run_disclosure::RunDisclosure;
 use crate::run::snapshot::RunTools;
@@ -220,7 +219,8 @@ impl<'s> RunDriver<'s> {
             redactor,
         );
         // The narrowing callback is the host's and may wait on anything; cancelling the run
-        // must not wait with it.
+        // must not wait with it (and its future, dropped then, is dropped under the guard).
+        let assembled = pin!(DropGuarded::new(assembled));
         let turn_tools = tokio::select! {
             biased;
             () = self.ctx.cancellation().cancelled() => return Err(RunError::Cancelled),
@@ -270,24 +270,18 @@ impl<'s> RunDriver<'s> {
                 .with_redactor(Some(self.session.agent.dispatcher.redactor()));
         let provider = &self.session.agent.provider;
         let cancellation = self.ctx.cancellation();
-        let answer = match guarded(|| provider.complete(request)) {
-            // The run's cancellation drops the provider's future, and with it any connection it
-            // holds open, instead of waiting for the turn to end.
-            Ok(future) => tokio::select! {
-                biased;
-                () = cancellation.cancelled() => return Err(RunError::Cancelled),
-                answer = AssertUnwindSafe(future).catch_unwind() => {
-                    answer.unwrap_or_else(|panic| {
-                        Err(ProviderError::new(format!(
-                            "the provider panicked: {}",
-                            payload_message(panic)
-                        )))
-                    })
-                }
-            },
-            Err(panic) => Err(ProviderError::new(format!(
-                "the provider panicked: {panic}"
-            ))),
+        // The run's cancellation drops the provider's future, and with it any connection it
+        // holds open, instead of waiting for the turn to end; its destructor is the provider's
+        // code too, so it is dropped under the panic guard.
+        let turn = pin!(DropGuarded::new(guarded_future(
+            || provider.complete(request)
+        )));
+        let answer = tokio::select! {
+            biased;
+            () = cancellation.cancelled() => return Err(RunError::Cancelled),
+            answer = turn => answer.unwrap_or_else(|panic| {
+                Err(ProviderError::new(format!("the provider panicked: {panic}")))
+            }),
         };
         answer.map_err(|error| {
             let redactor = self.session.agent.dispatcher.redactor();

@@ -12,6 +12,7 @@
 //!    never started included, until it resumes
 //! ```
 
+use std::pin::pin;
 use std::sync::Arc;
 
 use crate::call::{ErrorCode, ErrorInfo, ToolCall};
@@ -21,7 +22,7 @@ use crate::definition::ToolDefinition;
 use crate::dispatch::{Dispatcher, PlannedCall};
 use crate::error::Refusal;
 use crate::grant::ToolGrant;
-use crate::panic::guarded;
+use crate::panic::{DropGuarded, guarded_future};
 use crate::run::approval_gate::RunApprovals;
 use crate::run::approval_store::guarded_store;
 use crate::run::batch::{Answer, not_dispatched};
@@ -83,10 +84,11 @@ impl RunDriver<'_> {
         let charged = {
             let cancellation = self.ctx.cancellation();
             // A gate may wait on a person; cancelling the run must not wait with it.
+            let charging = pin!(DropGuarded::new(self.charge_round(&calls)));
             tokio::select! {
                 biased;
                 () = cancellation.cancelled() => None,
-                charged = self.charge_round(&calls) => Some(charged),
+                charged = charging => Some(charged),
             }
         };
         let Some(charged) = charged else {
@@ -306,16 +308,9 @@ impl RunDriver<'_> {
             round: self.rounds,
             calls,
         };
-        match guarded(|| gate.charge(round)) {
-            Ok(future) => {
-                use futures_util::FutureExt;
-                std::panic::AssertUnwindSafe(future)
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|_| Err(Refusal::new("the round gate panicked")))
-            }
-            Err(_) => Err(Refusal::new("the round gate panicked")),
-        }
+        guarded_future(|| gate.charge(round))
+            .await
+            .unwrap_or_else(|_| Err(Refusal::new("the round gate panicked")))
     }
 
     /// The run's context narrowed to the grant, this turn's visible tools, the run's validator

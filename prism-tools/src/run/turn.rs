@@ -13,13 +13,10 @@
 //! schema bytes and nothing downstream can widen what is upstream.
 
 use std::collections::HashSet;
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 
 use crate::definition::ToolDefinition;
 use crate::grant::ToolGrant;
-use crate::panic::{guarded, payload_message};
+use crate::panic::guarded_future;
 use crate::redact::SecretRedactor;
 use crate::run::config::Resolved;
 use crate::run::run_disclosure::RunDisclosure;
@@ -70,18 +67,9 @@ pub(crate) async fn assemble(
                 last_assistant_text: input.last_assistant_text,
                 tool_ids: tools.names(),
             };
-            let answer = match guarded(|| narrowing.narrow(request)) {
-                Ok(future) => AssertUnwindSafe(future)
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|panic| {
-                        Err(format!(
-                            "the narrowing callback panicked: {}",
-                            payload_message(panic)
-                        ))
-                    }),
-                Err(panic) => Err(format!("the narrowing callback panicked: {panic}")),
-            };
+            let answer = guarded_future(|| narrowing.narrow(request))
+                .await
+                .unwrap_or_else(|panic| Err(format!("the narrowing callback panicked: {panic}")));
             let chosen = answer.map_err(|message| RunError::Narrowing {
                 turn: input.turn,
                 message: redactor.redact_str(&message).into_owned(),
