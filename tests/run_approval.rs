@@ -740,3 +740,33 @@ async fn a_nested_call_of_a_tool_the_policy_asks_about_is_refused_not_run_unappr
     let error = nested[0].error_info().expect("the nested call was refused");
     assert_eq!(error.code, ErrorCode::PermissionDenied);
 }
+
+#[tokio::test]
+async fn a_resume_refuses_decisions_on_calls_its_run_does_not_wait_for() {
+    // Two sessions share the store; a decision handed to the wrong session must not decide the
+    // other session's call.
+    let fixture = Fixture::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call("c1", "/tmp/a")]),
+        ProviderResponse::calls([wipe_call("c1", "/tmp/b")]),
+    ]);
+    let agent = fixture.agent(&provider);
+    let mut first = agent.session("s1");
+    let mut second = agent.session("s2");
+    first.run("clean a", RunOptions::new()).await.unwrap();
+    let outcome = second.run("clean b", RunOptions::new()).await.unwrap();
+    let others = outcome.pending_approvals()[0].key.clone();
+
+    let error = first
+        .resume([ApprovalDecision::approve(&others)])
+        .await
+        .unwrap_err();
+    assert_eq!(error, RunError::Approval(ApprovalStoreError::NotFound));
+    assert_eq!(
+        fixture.store.get(&others).await.unwrap().unwrap().state,
+        ApprovalState::Pending,
+        "the other session's call is still undecided"
+    );
+    assert!(first.suspended().is_some());
+    assert_eq!(fixture.wipes(), 0);
+}

@@ -2,13 +2,14 @@
 //!
 //! Decisions are recorded in the agent's [`ApprovalStore`](crate::run::ApprovalStore) first; a
 //! decision whose key does not match a pending call exactly (another tool, other arguments, an
-//! unknown call) is refused there and nothing runs. A resume that failed after recording its
-//! decisions can be retried on the same session with the same decisions; a decision another
-//! worker recorded first is refused (`AlreadyDecided`), so of two workers resuming one stored
-//! session with the same decision, one goes on. Until every pending call has a decision the
-//! run stays suspended (a request the store lost can never be decided, and its call is refused).
-//! Then each decision is consumed (so it acts once) and the held batch goes on with the suspended
-//! turn's scope: refused calls get a `permission_denied` row, and the
+//! unknown call) is refused there and nothing runs; one on another session's call is refused
+//! (`NotFound`) before any decision is recorded, as the store may be shared. A resume that
+//! failed after recording its decisions can be retried on the same session with the same
+//! decisions; a decision another worker recorded first is refused (`AlreadyDecided`), so of two
+//! workers resuming one stored session with the same decision, one goes on. Until every pending
+//! call has a decision the run stays suspended (a request the store lost can never be decided,
+//! and its call is refused). Then each decision is consumed (so it acts once) and the held batch
+//! goes on with the suspended turn's scope: refused calls get a `permission_denied` row, and the
 //! approved calls and the calls that never started go through the whole pipeline again, in call
 //! order (every guard checks them anew; an approval only answers the approval gate). A call
 //! further on may wait for approval in turn, which suspends the run again; otherwise the held
@@ -51,6 +52,15 @@ impl Session {
         let Some(store) = self.agent.approvals.clone() else {
             return Err(RunError::NoApprovalStore);
         };
+        // The store is shared: a decision handed to the wrong session must not decide another
+        // session's call. Checked before any decision is recorded.
+        let decisions: Vec<ApprovalDecision> = decisions.into_iter().collect();
+        if decisions
+            .iter()
+            .any(|decision| *decision.key.session_id != *self.id)
+        {
+            return Err(RunError::Approval(ApprovalStoreError::NotFound));
+        }
         for decision in decisions {
             match guarded_store(|| store.decide(&decision)).await {
                 Ok(()) => self.recorded.push(decision),
