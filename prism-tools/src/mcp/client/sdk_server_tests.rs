@@ -601,6 +601,25 @@ async fn the_servers_text_never_carries_the_endpoints_credentials() {
     }
 }
 
+/// A server that quotes the credential of an `Authorization` header without its scheme (the
+/// token alone, as servers write it) has it taken out all the same.
+#[tokio::test]
+async fn the_servers_text_never_carries_an_authorization_headers_bare_credential() {
+    let remote = RemoteServer::http("h", "http://127.0.0.1:1/mcp")
+        .header("Authorization", "Bearer sk-HEADER-456");
+    let (dispatcher, ledger) = echoing(remote, &[]).await;
+    for tool in ["fail", "refuse"] {
+        let (message, rows) =
+            echoed(&dispatcher, &ledger, tool, "the token HEADER is refused").await;
+        assert!(!message.contains("sk-HEADER-456"), "{tool}: {message}");
+        assert!(
+            !rows.contains("sk-HEADER-456"),
+            "{tool}: a ledger row holds the token"
+        );
+        assert!(message.contains("is refused"), "the rest stays: {message}");
+    }
+}
+
 /// A secret the host's redactor knows is found whole before any cut: the bridge passes the
 /// server's text on uncut, and the dispatcher cuts only after redacting.
 #[tokio::test]

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use crate::filter::ToolFilter;
 use crate::redact::SecretRedactor;
 
 /// How to reach the server.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) enum Endpoint {
     /// A child process speaking MCP over its stdin and stdout.
     Command {
@@ -55,6 +56,64 @@ pub struct RemoteServer {
     pub(crate) host_hints: BTreeMap<String, ToolAnnotations>,
     pub(crate) approval: Vec<String>,
     pub(crate) bounds: Bounds,
+}
+
+impl fmt::Debug for Endpoint {
+    /// Without the credentials a host gives for the server (the URL's user, password and query,
+    /// header values, environment values): hosts print their configuration in logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Command {
+                program,
+                args,
+                env,
+                current_dir,
+            } => {
+                let names: Vec<&OsString> = env.iter().map(|(name, _)| name).collect();
+                f.debug_struct("Command")
+                    .field("program", program)
+                    .field("args", args)
+                    .field("env", &names)
+                    .field("current_dir", current_dir)
+                    .finish()
+            }
+            Self::Http { url, headers } => {
+                let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
+                let url = credentials(url, headers).redact_str(url).into_owned();
+                f.debug_struct("Http")
+                    .field("url", &url)
+                    .field("headers", &names)
+                    .finish()
+            }
+        }
+    }
+}
+
+/// A redactor of the credentials of an HTTP endpoint at `url` sent `headers`: the URL's user
+/// and password, its query and each value in it (as written and decoded), and each header's
+/// value, with an `Authorization` value's credentials also on their own (a server that refuses
+/// `Bearer sk-…` quotes `sk-…` as often as the whole value).
+fn credentials(url: &str, headers: &[(String, String)]) -> SecretRedactor {
+    let mut secrets: Vec<String> = Vec::new();
+    for (name, value) in headers {
+        secrets.push(value.clone());
+        let authorization = name.eq_ignore_ascii_case("authorization")
+            || name.eq_ignore_ascii_case("proxy-authorization");
+        if authorization && let Some((_scheme, credentials)) = value.trim().split_once(' ') {
+            secrets.push(credentials.trim().to_owned());
+        }
+    }
+    if let Ok(parsed) = url::Url::parse(url) {
+        secrets.push(parsed.username().to_owned());
+        secrets.extend(parsed.password().map(str::to_owned));
+        if let Some(query) = parsed.query() {
+            secrets.push(query.to_owned());
+            let written = query.split('&').filter_map(|pair| pair.split_once('='));
+            secrets.extend(written.map(|(_, value)| value.to_owned()));
+            secrets.extend(parsed.query_pairs().map(|(_, value)| value.into_owned()));
+        }
+    }
+    SecretRedactor::new(secrets)
 }
 
 /// The longest any wait of the bridge may be: a longer one would mean never, and a hung server
@@ -207,23 +266,13 @@ impl RemoteServer {
 
     /// A redactor of the endpoint's credentials, which the host's redactor may not know: the
     /// URL's user and password, its query and each value in it (as written and decoded), and the
-    /// values of the headers given for it. A server may quote any of them back.
+    /// values of the headers given for it (an `Authorization` value's credentials also without
+    /// their scheme). A server may quote any of them back.
     pub(crate) fn scrubber(&self) -> SecretRedactor {
-        let Endpoint::Http { url, headers } = &self.endpoint else {
-            return SecretRedactor::default();
-        };
-        let mut secrets: Vec<String> = headers.iter().map(|(_, value)| value.clone()).collect();
-        if let Ok(parsed) = url::Url::parse(url) {
-            secrets.push(parsed.username().to_owned());
-            secrets.extend(parsed.password().map(str::to_owned));
-            if let Some(query) = parsed.query() {
-                secrets.push(query.to_owned());
-                let written = query.split('&').filter_map(|pair| pair.split_once('='));
-                secrets.extend(written.map(|(_, value)| value.to_owned()));
-                secrets.extend(parsed.query_pairs().map(|(_, value)| value.into_owned()));
-            }
+        match &self.endpoint {
+            Endpoint::Http { url, headers } => credentials(url, headers),
+            Endpoint::Command { .. } => SecretRedactor::default(),
         }
-        SecretRedactor::new(secrets)
     }
 
     /// Refuses a name that cannot prefix tools unambiguously: a tool name itself, with no `__`

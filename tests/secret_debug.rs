@@ -1,0 +1,36 @@
+//! `{:?}` of the public types that hold a host's credentials shows none of them: hosts print
+//! their configuration in logs and panics, where a credential must not appear.
+
+/// Asserts that `shown` holds none of `secrets`.
+fn assert_hides(shown: &str, secrets: &[&str]) {
+    for secret in secrets {
+        assert!(!shown.contains(secret), "{secret} is shown: {shown}");
+    }
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn a_remote_server_shows_none_of_its_credentials() {
+    use prism::mcp::RemoteServer;
+
+    let http = RemoteServer::http(
+        "h",
+        "https://user-1:pa55word-2@mcp.example.org/mcp?key=sk-query-3",
+    )
+    .header("Authorization", "Bearer sk-header-4");
+    let shown = format!("{http:?}\n{http:#?}");
+    assert_hides(
+        &shown,
+        &["user-1", "pa55word-2", "sk-query-3", "sk-header-4"],
+    );
+    assert!(shown.contains("mcp.example.org"), "{shown}");
+    assert!(shown.contains("Authorization"), "{shown}");
+
+    let command = RemoteServer::command("c", "mcp-server")
+        .arg("--verbose")
+        .env("SERVICE_TOKEN", "sk-env-5");
+    let shown = format!("{command:?}\n{command:#?}");
+    assert_hides(&shown, &["sk-env-5"]);
+    assert!(shown.contains("SERVICE_TOKEN"), "{shown}");
+    assert!(shown.contains("--verbose"), "{shown}");
+}
