@@ -34,3 +34,14 @@ fn a_remote_server_shows_none_of_its_credentials() {
     assert!(shown.contains("SERVICE_TOKEN"), "{shown}");
     assert!(shown.contains("--verbose"), "{shown}");
 }
+
+#[cfg(feature = "web")]
+#[test]
+fn a_searxng_backend_shows_none_of_its_credentials() {
+    use prism::tools::web::SearxngBackend;
+
+    let backend = SearxngBackend::new("https://user-1:pa55word-2@searx.example.org/").unwrap();
+    let shown = format!("{backend:?}\n{backend:#?}");
+    assert_hides(&shown, &["pa55word-2"]);
+    assert!(shown.contains("searx.example.org"), "{shown}");
+}

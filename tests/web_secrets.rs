@@ -141,3 +141,34 @@ async fn web_fetch_redacts_a_page_before_it_cuts_it() {
         "the result sent to the model holds a cut secret: {value}"
     );
 }
+
+/// A SearXNG instance behind basic authentication is configured with a URL that holds the
+/// password; a failed search names the instance without it.
+#[tokio::test]
+async fn a_network_error_never_quotes_the_instances_password() {
+    const PASSWORD: &str = "searx-pa55word-0123456789";
+    // A port nothing listens on: the request fails to connect.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let backend = prism::tools::web::SearxngBackend::new(&format!(
+        "http://alice:{PASSWORD}@127.0.0.1:{port}/"
+    ))
+    .unwrap();
+    let tool = web_search(Arc::new(backend), UrlPolicy::new());
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let call = ToolCall::new("c1", "web_search", json!({"query": "tides"}));
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    let message = &result.error_info().expect("an error result").message;
+    assert!(
+        !message.contains(PASSWORD),
+        "the instance's password reached the model: {message}"
+    );
+    assert!(
+        message.contains("127.0.0.1"),
+        "the instance is named: {message}"
+    );
+}

@@ -90,8 +90,12 @@ pub(crate) async fn json_answer(
 ) -> Result<serde_json::Value, WebError> {
     let exchange = async {
         let response = request.send().await.map_err(|error| {
+            // Named without its query (the model's words, encoded) and without the user and
+            // password of an instance behind basic authentication.
             let mut endpoint = url.clone();
             endpoint.set_query(None);
+            let _ = endpoint.set_password(None);
+            let _ = endpoint.set_username("");
             request_error(&endpoint, &error.without_url())
         })?;
         let status = response.status();

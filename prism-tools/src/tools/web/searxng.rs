@@ -1,5 +1,6 @@
 //! A self-hosted SearXNG instance's JSON API (`/search?format=json`).
 
+use std::fmt;
 use std::time::Duration;
 
 use url::Url;
@@ -8,7 +9,7 @@ use super::client::client;
 use super::error::{WebError, WebErrorKind};
 use super::fetch::USER_AGENT;
 use super::search::{SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer};
-use crate::redact::SecretRedactor;
+use crate::redact::{REDACTED, SecretRedactor};
 
 /// Searches through a SearXNG instance. The instance must list `json` among its
 /// `search.formats` (otherwise it answers 403, which this backend reports as such).
@@ -20,7 +21,7 @@ use crate::redact::SecretRedactor;
 /// assert_eq!(searx.name(), "searxng");
 /// assert!(SearxngBackend::new("not a url").is_err());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SearxngBackend {
     endpoint: Url,
     client: reqwest::Client,
@@ -74,6 +75,21 @@ impl SearxngBackend {
         )
         .await?;
         hits_at("searxng", &answer, &["results"], "content", query.count)
+    }
+}
+
+impl fmt::Debug for SearxngBackend {
+    /// The instance without the password of its basic authentication: hosts print their
+    /// configuration in logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut endpoint = self.endpoint.clone();
+        if endpoint.password().is_some() {
+            let _ = endpoint.set_password(Some(REDACTED));
+        }
+        f.debug_struct("SearxngBackend")
+            .field("endpoint", &endpoint.as_str())
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
     }
 }
 
