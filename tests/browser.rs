@@ -650,3 +650,65 @@ fn a_browser_the_host_runs_is_reached_by_its_devtools_address() {
         harness.tools.close_run("connected").await;
     });
 }
+
+/// Page text the tools cut to their bounds (the title, a snapshot's names and values, the URL
+/// of a refused navigation) is redacted first, with the dispatcher's redactor: a secret the cut runs through leaves no part
+/// of itself behind for the dispatcher to miss.
+#[test]
+fn page_text_is_redacted_before_it_is_cut() {
+    use prism::dispatch::SecretRedactor;
+    use prism::tools::browser::BrowserTools;
+    use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
+
+    const SECRET: &str = "sk-live-browser-0123456789abcdef";
+    /// `before` characters, then the secret: a cut at `before + 10` leaves 10 bytes of it.
+    fn across(before: usize) -> String {
+        format!("{}{SECRET} and more", "x".repeat(before))
+    }
+    with_browser(|browser| async move {
+        // The title is cut at 2,000 characters, snapshot names and values at 200.
+        let (title, text, value) = (across(1_990), across(190), across(190));
+        // The URL quoted in a refusal is cut at 200 characters.
+        let refused = format!("http://10.0.0.1/?{}", across(170));
+        let site = serve(SERVER_IP, move |request: &Request| {
+            if request.target == "/leak" {
+                return Reply::redirect(302, &refused);
+            }
+            html(
+                &title,
+                &format!("<p>{text}</p><input aria-label=\"Key\" value=\"{value}\">"),
+            )
+        })
+        .await;
+        let tools = BrowserTools::new(browser, policy(), test_limits());
+        let dispatcher = Dispatcher::builder(ToolRegistry::from_iter(tools.definitions()))
+            .redactor(SecretRedactor::new([SECRET]))
+            .build();
+        let ctx = ToolExecutionContext::new()
+            .with_session_id("session")
+            .with_run_id("secret");
+        for (tool, arguments, succeeds) in [
+            (
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+                true,
+            ),
+            ("browser_snapshot", json!({}), true),
+            (
+                "browser_navigate",
+                json!({"url": format!("http://{site}/leak")}),
+                false,
+            ),
+        ] {
+            let call = ToolCall::new(tool, tool, arguments);
+            let result = dispatcher.dispatch(call, &ctx).await.unwrap();
+            let json = serde_json::to_string(&result).unwrap();
+            assert_eq!(result.as_value().is_some(), succeeds, "{tool}: {json}");
+            let leaked = (8..=SECRET.len())
+                .rev()
+                .map(|len| &SECRET[..len])
+                .find(|prefix| json.contains(prefix));
+            assert_eq!(leaked, None, "{tool} left part of the secret: {json}");
+        }
+    });
+}

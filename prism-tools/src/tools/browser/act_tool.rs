@@ -15,6 +15,7 @@ use super::page_info::page_info;
 use super::run_context::RunContext;
 use super::tool_base::{browser_tool, run_call};
 use crate::definition::ToolDefinition;
+use crate::redact::SecretRedactor;
 use crate::tools::web::tool_base::decode_args;
 
 /// Arguments of `browser_act`.
@@ -52,14 +53,19 @@ pub fn browser_act(tools: BrowserTools) -> ToolDefinition {
             run_call(&ctx, async {
                 let run = tools.context_for(&ctx).await?;
                 let limit = run.limits.action_timeout + run.limits.navigation_timeout;
-                run.bounded("the action", limit, act(&run, &args)).await
+                run.bounded("the action", limit, act(&run, &args, ctx.redactor()))
+                    .await
             })
             .await
         }
     })
 }
 
-async fn act(run: &RunContext, args: &ActArgs) -> Result<Value, BrowserError> {
+async fn act(
+    run: &RunContext,
+    args: &ActArgs,
+    redactor: &SecretRedactor,
+) -> Result<Value, BrowserError> {
     let refs = run.lock().await;
     let element = resolve(run, &refs, &args.reference).await?;
     let before = run.navigation.counts();
@@ -87,7 +93,7 @@ async fn act(run: &RunContext, args: &ActArgs) -> Result<Value, BrowserError> {
         .navigation
         .settle(before, window, limits.navigation_timeout)
         .await;
-    let mut value = page_info(run).await?;
+    let mut value = page_info(run, redactor).await?;
     value["action"] = Value::from(args.action.name());
     value["ref"] = Value::from(args.reference.as_str());
     if let Value::Object(facts) = facts {
@@ -104,7 +110,7 @@ async fn act(run: &RunContext, args: &ActArgs) -> Result<Value, BrowserError> {
         }
         Settled::Refused(refusal) => {
             value["navigated"] = Value::Bool(false);
-            value["navigation_refused"] = Value::from(refusal);
+            value["navigation_refused"] = Value::from(refusal.message(redactor));
         }
     }
     Ok(value)

@@ -54,11 +54,12 @@ pub(crate) async fn guard_requests(
                     Ok(()) => RawCommand::new("Fetch.continueRequest", json!({"requestId": id})),
                     Err(error) => {
                         if is_main_document {
-                            navigation.record_refusal(format!(
-                                "`{}` is refused: {}",
-                                cut(&event.request.url),
-                                error.message()
-                            ));
+                            // Quoted (and cut) by the tool that waits for the navigation, which
+                            // knows the secrets to take out of it first.
+                            navigation.record_refusal(
+                                event.request.url.clone(),
+                                error.message().to_owned(),
+                            );
                         }
                         // A navigation the page started is aborted, which leaves the page in
                         // place. One `browser_navigate` asked for is blocked instead: Chromium
@@ -99,12 +100,4 @@ pub(crate) async fn check(policy: &UrlPolicy, url: &str) -> Result<(), BrowserEr
         policy.resolve(domain).await?;
     }
     Ok(())
-}
-
-/// A URL short enough to quote in a message.
-fn cut(url: &str) -> &str {
-    match url.char_indices().nth(200) {
-        Some((end, _)) => &url[..end],
-        None => url,
-    }
 }

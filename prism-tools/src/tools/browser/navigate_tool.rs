@@ -12,6 +12,7 @@ use super::page_info::page_info;
 use super::run_context::RunContext;
 use super::tool_base::{browser_tool, run_call};
 use crate::definition::ToolDefinition;
+use crate::redact::SecretRedactor;
 use crate::tools::web::tool_base::decode_args;
 
 /// Arguments of `browser_navigate`.
@@ -50,16 +51,21 @@ pub fn browser_navigate(tools: BrowserTools) -> ToolDefinition {
                 check(tools.policy(), &args.url).await?;
                 let run = tools.context_for(&ctx).await?;
                 let limit = run.limits.navigation_timeout;
-                run.bounded("loading the page", limit, navigate_page(&run, &args.url))
-                    .await
+                let loading = navigate_page(&run, &args.url, ctx.redactor());
+                run.bounded("loading the page", limit, loading).await
             })
             .await
         }
     })
 }
 
-/// Loads `url` in the page and waits for its load event.
-pub(crate) async fn navigate_page(run: &RunContext, url: &str) -> Result<Value, BrowserError> {
+/// Loads `url` in the page and waits for its load event. `redactor` (the calling dispatcher's)
+/// is applied to the page's URL and title before they are cut.
+pub(crate) async fn navigate_page(
+    run: &RunContext,
+    url: &str,
+    redactor: &SecretRedactor,
+) -> Result<Value, BrowserError> {
     let _refs = run.lock().await;
     let before = run.navigation.counts();
     run.navigation.set_by_tool(true);
@@ -69,7 +75,8 @@ pub(crate) async fn navigate_page(run: &RunContext, url: &str) -> Result<Value, 
     if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
         if run.navigation.counts().refused > before.refused {
             let refusal = run.navigation.last_refusal().unwrap_or_default();
-            return Err(BrowserError::new(BrowserErrorKind::Refused, refusal));
+            let message = refusal.message(redactor);
+            return Err(BrowserError::new(BrowserErrorKind::Refused, message));
         }
         return Err(BrowserError::new(
             BrowserErrorKind::Navigation,
@@ -84,13 +91,14 @@ pub(crate) async fn navigate_page(run: &RunContext, url: &str) -> Result<Value, 
             .await
         {
             Settled::Refused(refusal) => {
-                return Err(BrowserError::new(BrowserErrorKind::Refused, refusal));
+                let message = refusal.message(redactor);
+                return Err(BrowserError::new(BrowserErrorKind::Refused, message));
             }
             Settled::StillLoading => loading = true,
             Settled::Loaded | Settled::Quiet => {}
         }
     }
-    let mut info = page_info(run).await?;
+    let mut info = page_info(run, redactor).await?;
     if loading {
         info["loading"] = Value::Bool(true);
     }

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::redact::SecretRedactor;
+
 /// Counters of the main frame's navigations since the context opened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct NavigationCounts {
@@ -27,17 +29,41 @@ pub(crate) enum Settled {
     Quiet,
     /// A navigation started and the new page fired its load event.
     Loaded,
-    /// A navigation started and the URL policy refused it; the message says which URL and why.
-    Refused(String),
+    /// A navigation started and the URL policy refused it.
+    Refused(Refusal),
     /// A navigation started but did not finish loading in time.
     StillLoading,
+}
+
+/// A navigation the URL policy refused: which URL, and why.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    url: String,
+    why: String,
+}
+
+impl Refusal {
+    /// The message for the model: the URL cut to 200 characters and why it was refused. The
+    /// URL is cut once `redactor`'s secrets are out of it: the page chose it, a secret may sit
+    /// in it, and a cut could leave part of one that the dispatcher would no longer find.
+    pub(crate) fn message(&self, redactor: &SecretRedactor) -> String {
+        if self.url.is_empty() {
+            return "the URL policy refused the navigation".into();
+        }
+        let url = redactor.redact_str(&self.url);
+        let url = match url.char_indices().nth(200) {
+            Some((end, _)) => &url[..end],
+            None => &url,
+        };
+        format!("`{url}` is refused: {}", self.why)
+    }
 }
 
 /// The shared counters, updated by the event tasks and read by the tools.
 #[derive(Debug)]
 pub(crate) struct NavigationState {
     counts: watch::Sender<NavigationCounts>,
-    last_refusal: Mutex<Option<String>>,
+    last_refusal: Mutex<Option<Refusal>>,
     by_tool: AtomicBool,
 }
 
@@ -68,14 +94,15 @@ impl NavigationState {
         self.counts.send_modify(change);
     }
 
-    pub(crate) fn record_refusal(&self, message: String) {
+    /// Records that the URL policy refused `url` for the reason `why`.
+    pub(crate) fn record_refusal(&self, url: String, why: String) {
         if let Ok(mut last) = self.last_refusal.lock() {
-            *last = Some(message);
+            *last = Some(Refusal { url, why });
         }
         self.record(|counts| counts.refused += 1);
     }
 
-    pub(crate) fn last_refusal(&self) -> Option<String> {
+    pub(crate) fn last_refusal(&self) -> Option<Refusal> {
         self.last_refusal.lock().ok().and_then(|last| last.clone())
     }
 
@@ -118,10 +145,7 @@ impl NavigationState {
         .ok()
         .and_then(|change| change.ok().map(|now| now.refused > before.refused));
         match ended {
-            Some(true) => Settled::Refused(
-                self.last_refusal()
-                    .unwrap_or_else(|| "the URL policy refused the navigation".into()),
-            ),
+            Some(true) => Settled::Refused(self.last_refusal().unwrap_or_default()),
             Some(false) => Settled::Loaded,
             None => Settled::StillLoading,
         }

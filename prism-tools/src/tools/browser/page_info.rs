@@ -5,13 +5,18 @@ use serde_json::{Value, json};
 
 use super::error::{BrowserError, BrowserErrorKind};
 use super::run_context::RunContext;
+use crate::redact::SecretRedactor;
 
 /// Characters of a URL or title a tool hands back.
 const MAX_FIELD_CHARS: usize = 2_000;
 
 /// The page's URL, title and the HTTP status of its document (`null` for pages not loaded over
-/// HTTP, such as error pages).
-pub(crate) async fn page_info(run: &RunContext) -> Result<Value, BrowserError> {
+/// HTTP, such as error pages). The URL and title are cut once `redactor`'s secrets are taken out
+/// of them: a cut could leave part of a secret that the dispatcher would no longer find.
+pub(crate) async fn page_info(
+    run: &RunContext,
+    redactor: &SecretRedactor,
+) -> Result<Value, BrowserError> {
     let info = evaluate(
         run,
         "(() => { const entry = performance.getEntriesByType('navigation')[0]; \
@@ -20,8 +25,8 @@ pub(crate) async fn page_info(run: &RunContext) -> Result<Value, BrowserError> {
     )
     .await?;
     Ok(json!({
-        "url": cut(info.get("url")),
-        "title": cut(info.get("title")),
+        "url": redacted_cut(info.get("url"), redactor),
+        "title": redacted_cut(info.get("title"), redactor),
         "status": info.get("status").cloned().unwrap_or(Value::Null),
     }))
 }
@@ -77,9 +82,9 @@ fn script_value(answer: Value) -> Result<Value, BrowserError> {
         .unwrap_or(Value::Null))
 }
 
-fn cut(value: Option<&Value>) -> Value {
+fn redacted_cut(value: Option<&Value>, redactor: &SecretRedactor) -> Value {
     match value.and_then(Value::as_str) {
-        Some(text) => Value::from(cut_str(text)),
+        Some(text) => Value::from(cut_str(&redactor.redact_str(text))),
         None => Value::Null,
     }
 }

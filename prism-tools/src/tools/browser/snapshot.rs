@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::refs::RefTable;
+use crate::redact::SecretRedactor;
 
 /// Roles a model can act on; these lines carry a ref.
 const INTERACTIVE_ROLES: &[&str] = &[
@@ -61,12 +62,14 @@ pub(crate) struct Snapshot {
 
 /// Renders the nodes of `Accessibility.getFullAXTree`, assigning refs through `refs` (whose
 /// previous snapshot stops being valid). At most `max_chars` characters; names and values are
-/// cut at `max_text` characters.
+/// cut at `max_text` characters once `redactor`'s secrets are taken out of them (a cut could
+/// leave part of a secret that the dispatcher, redacting the result afterwards, would not find).
 pub(crate) fn render(
     nodes: &[Value],
     refs: &mut RefTable,
     max_chars: usize,
     max_text: usize,
+    redactor: &SecretRedactor,
 ) -> Snapshot {
     refs.begin_snapshot();
     let by_id: HashMap<&str, &Value> = nodes
@@ -83,7 +86,7 @@ pub(crate) fn render(
         roots.rev().map(|node| (node, 0, String::new())).collect();
     while let Some((node, depth, parent_name)) = stack.pop() {
         let role = string_at(node, "role");
-        let name = clean(string_at(node, "name"), max_text);
+        let name = clean(&redactor.redact_str(string_at(node, "name")), max_text);
         let ignored = node
             .get("ignored")
             .and_then(Value::as_bool)
@@ -108,7 +111,7 @@ pub(crate) fn render(
                 let _ = write!(line, " [ref={}]", refs.assign(node_id));
                 ref_count += 1;
             }
-            let value = clean(string_at(node, "value"), max_text);
+            let value = clean(&redactor.redact_str(string_at(node, "value")), max_text);
             if !value.is_empty() && value != name {
                 let _ = write!(line, " value={}", quote(&value));
             }
@@ -243,7 +246,7 @@ mod tests {
             node("7", Some("3"), "StaticText", "Sign in", &[]),
         ];
         let mut refs = RefTable::default();
-        let snapshot = render(&nodes, &mut refs, 10_000, 200);
+        let snapshot = render(&nodes, &mut refs, 10_000, 200, &SecretRedactor::default());
         assert_eq!(
             snapshot.text,
             "- heading \"Sign in\"\n\
@@ -253,7 +256,7 @@ mod tests {
         );
         assert_eq!(snapshot.refs, 3);
         assert_eq!(refs.resolve("e3").unwrap(), 106);
-        let cut = render(&nodes, &mut refs, 70, 200);
+        let cut = render(&nodes, &mut refs, 70, 200, &SecretRedactor::default());
         assert!(
             cut.truncated && cut.text.lines().count() == 2,
             "{}",

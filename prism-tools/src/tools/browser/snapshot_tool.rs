@@ -11,6 +11,7 @@ use super::run_context::RunContext;
 use super::snapshot::render;
 use super::tool_base::{browser_tool, run_call};
 use crate::definition::ToolDefinition;
+use crate::redact::SecretRedactor;
 use crate::tools::web::tool_base::decode_args;
 
 /// Arguments of `browser_snapshot`: none.
@@ -38,7 +39,7 @@ pub fn browser_snapshot(tools: BrowserTools) -> ToolDefinition {
             run_call(&ctx, async {
                 let run = tools.context_for(&ctx).await?;
                 let limit = run.limits.action_timeout;
-                run.bounded("taking a snapshot", limit, snapshot(&run))
+                run.bounded("taking a snapshot", limit, snapshot(&run, ctx.redactor()))
                     .await
             })
             .await
@@ -46,8 +47,12 @@ pub fn browser_snapshot(tools: BrowserTools) -> ToolDefinition {
     })
 }
 
-/// The page's snapshot; its refs replace the previous snapshot's.
-pub(crate) async fn snapshot(run: &RunContext) -> Result<Value, BrowserError> {
+/// The page's snapshot; its refs replace the previous snapshot's. `redactor` (the calling
+/// dispatcher's) is applied to the page's text before any of it is cut.
+pub(crate) async fn snapshot(
+    run: &RunContext,
+    redactor: &SecretRedactor,
+) -> Result<Value, BrowserError> {
     let mut refs = run.lock().await;
     let committed = run.navigation.counts().committed;
     if refs.document != committed {
@@ -66,8 +71,9 @@ pub(crate) async fn snapshot(run: &RunContext) -> Result<Value, BrowserError> {
         &mut refs.table,
         limits.snapshot_max_chars,
         limits.snapshot_max_text,
+        redactor,
     );
-    let mut value = page_info(run).await?;
+    let mut value = page_info(run, redactor).await?;
     value["snapshot"] = Value::from(rendered.text);
     value["refs"] = Value::from(rendered.refs);
     value["truncated"] = Value::from(rendered.truncated);
