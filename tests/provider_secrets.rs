@@ -81,3 +81,24 @@ async fn a_dispatcher_secret_is_redacted_before_the_error_body_is_cut() {
         &text[text.len().saturating_sub(40)..]
     );
 }
+
+/// A partial answer's tool call names are the model's text, as its arguments are: a provider
+/// error hands both back redacted.
+#[test]
+fn a_partial_answers_call_names_are_redacted() {
+    use prism::{ProviderError, ProviderResponse, ToolCall};
+
+    const SECRET: &str = "sk-live-name-0123456789";
+    let partial = ProviderResponse::calls([ToolCall::new(
+        "c1",
+        format!("run_{SECRET}"),
+        json!({"key": SECRET}),
+    )]);
+    let error = ProviderError::new("the stream broke")
+        .with_partial(partial)
+        .redacted(&SecretRedactor::new([SECRET]));
+    let shown = format!("{error:?}");
+    assert!(!shown.contains(SECRET), "{shown}");
+    let call = &error.partial().expect("the partial answer").tool_calls[0];
+    assert_eq!(call.name, "run_[REDACTED]");
+}

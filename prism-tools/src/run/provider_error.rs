@@ -156,8 +156,8 @@ impl ProviderError {
         error
     }
 
-    /// The same error with its message, and any partial text and tool calls (their arguments,
-    /// and why those could not be read), redacted.
+    /// The same error with its message, and any partial text and tool calls (their names and
+    /// arguments, and why those could not be read), redacted.
     pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
         redactor.redact_string(&mut self.message);
         let partial = self
@@ -167,6 +167,8 @@ impl ProviderError {
         if let Some(partial) = partial {
             redactor.redact_string(&mut partial.text);
             for call in &mut partial.tool_calls {
+                // The model chose the name, as it chose the arguments.
+                redactor.redact_string(&mut call.name);
                 redactor.redact_value_in_place(&mut call.arguments);
                 if let Some(error) = &mut call.arguments_error {
                     redactor.redact_string(error);
