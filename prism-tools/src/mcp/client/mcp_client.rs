@@ -323,6 +323,7 @@ impl Connection {
         let site = CallSite {
             server: &self.server,
             scrubber: self.progress.scrubber(),
+            host: ctx.redactor(),
             peer: &self.peer,
             progress: &self.progress,
         };
@@ -343,7 +344,9 @@ impl Connection {
             RemoteOutcome::Complete(output) => Ok(output),
             RemoteOutcome::Failed(message) => Err(ToolError::new(message)),
             RemoteOutcome::InputRequired(request) => {
-                let error = request.to_tool_error(self.progress.scrubber());
+                // One pass with the host's secrets (see `CallSite::scrubber`).
+                let scrubber = self.progress.scrubber().union(ctx.redactor());
+                let error = request.to_tool_error(&scrubber);
                 if let Some(id) = ctx.tool_call_id() {
                     let mut kept = self.kept_input();
                     if kept.len() == KEPT_INPUT_REQUESTS {

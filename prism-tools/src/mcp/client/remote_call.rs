@@ -30,8 +30,19 @@ pub(crate) struct CallSite<'a> {
     pub(crate) server: &'a RemoteServer,
     /// The endpoint's credentials, taken out of the server's text.
     pub(crate) scrubber: &'a SecretRedactor,
+    /// The calling dispatcher's redactor, whose secrets are taken out in the same pass.
+    pub(crate) host: &'a SecretRedactor,
     pub(crate) peer: &'a Peer<RoleClient>,
     pub(crate) progress: &'a ProgressRoutes,
+}
+
+impl CallSite<'_> {
+    /// A redactor of the endpoint's credentials and the host's secrets as one: one redactor
+    /// after the other would leave the rest of a host secret that holds a credential (a query
+    /// value such as `2`) once the credential inside it was replaced.
+    pub(crate) fn scrubber(&self) -> SecretRedactor {
+        self.scrubber.union(self.host)
+    }
 }
 
 /// Answers to a server's earlier `input_required`, sent with the call again.
@@ -93,7 +104,13 @@ pub(crate) async fn call(
     cancel.peer = None;
     match response {
         Ok(ServerResult::CallToolResult(result)) => {
-            outcome::complete(result, bounds.max_result_bytes, site.scrubber)
+            // Only an error's text is quoted, so only then is the scrubber built.
+            let scrubber = if result.is_error == Some(true) {
+                site.scrubber()
+            } else {
+                SecretRedactor::default()
+            };
+            outcome::complete(result, bounds.max_result_bytes, &scrubber)
         }
         Ok(ServerResult::EmptyResult(_)) => Ok(RemoteOutcome::Complete(Value::Null.into())),
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
@@ -148,7 +165,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
                 "MCP server `{}` refused `{tool}` (JSON-RPC {}): {}",
                 server.name,
                 data.code.0,
-                site.scrubber.redact_str(&data.message)
+                site.scrubber().redact_str(&data.message)
             ),
         ),
         other => ToolError::with_code(
@@ -156,7 +173,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
             format!(
                 "MCP server `{}`: `{tool}` failed: {}",
                 server.name,
-                site.scrubber.redact_str(&other.to_string())
+                site.scrubber().redact_str(&other.to_string())
             ),
         ),
     }

@@ -620,6 +620,25 @@ async fn the_servers_text_never_carries_an_authorization_headers_bare_credential
     }
 }
 
+/// The endpoint's credentials and the host's secrets are taken out of the server's text in one
+/// pass: a query value found inside a host secret (`v=2`) must not split the secret before the
+/// host's redactor looks for it, which would leave both parts of it in the message.
+#[tokio::test]
+async fn a_credential_inside_a_host_secret_leaves_no_part_of_it() {
+    let secret = "host-secret-2-abcdef";
+    let remote = RemoteServer::http("h", "http://127.0.0.1:1/mcp?key=sk-SECRET-123&v=2");
+    let (dispatcher, ledger) = echoing(remote, &[secret]).await;
+    let text = format!("the secret {secret} is refused");
+    for tool in ["fail", "refuse"] {
+        let (message, rows) = echoed(&dispatcher, &ledger, tool, &text).await;
+        for part in ["host-secret", "abcdef"] {
+            assert!(!message.contains(part), "{tool}: {message}");
+            assert!(!rows.contains(part), "{tool}: a ledger row holds {part}");
+        }
+        assert!(message.contains("is refused"), "the rest stays: {message}");
+    }
+}
+
 /// A secret the host's redactor knows is found whole before any cut: the bridge passes the
 /// server's text on uncut, and the dispatcher cuts only after redacting.
 #[tokio::test]
