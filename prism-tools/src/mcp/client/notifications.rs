@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
@@ -36,9 +36,20 @@ const EARLY_UPDATES: usize = 64;
 
 #[derive(Default)]
 struct Routes {
-    live: HashMap<ProgressToken, ToolExecutionContext>,
-    /// Updates that arrived before their call registered, oldest first.
-    early: VecDeque<(ProgressToken, Value)>,
+    live: HashMap<ProgressToken, Route>,
+    /// Updates that arrived before their call registered, oldest first, as the server sent
+    /// them: their messages are scrubbed once the call, and so its secrets, are known.
+    early: VecDeque<(ProgressToken, ProgressNotificationParam)>,
+}
+
+/// A call that listens for progress.
+#[derive(Clone)]
+struct Route {
+    ctx: ToolExecutionContext,
+    /// The endpoint's credentials and the call's dispatcher's secrets as one redactor, built
+    /// at the call's first progress message: one redactor after the other would leave the rest
+    /// of a host secret that holds a credential once the credential inside it was replaced.
+    scrubber: Arc<OnceLock<SecretRedactor>>,
 }
 
 impl ProgressRoutes {
@@ -51,6 +62,10 @@ impl ProgressRoutes {
     /// Sends progress with `token` to `ctx` until the returned guard is dropped, starting with
     /// the updates for `token` that arrived before it registered.
     pub(crate) fn register(&self, token: ProgressToken, ctx: ToolExecutionContext) -> RouteGuard {
+        let route = Route {
+            ctx,
+            scrubber: Arc::default(),
+        };
         let held: VecDeque<_> = {
             let mut routes = self.lock();
             let (held, kept) = routes
@@ -58,11 +73,11 @@ impl ProgressRoutes {
                 .drain(..)
                 .partition(|(early, _)| *early == token);
             routes.early = kept;
-            routes.live.insert(token.clone(), ctx.clone());
+            routes.live.insert(token.clone(), route.clone());
             held
         };
-        for (_, update) in held {
-            ctx.progress(update);
+        for (_, params) in held {
+            self.send(&route, params);
         }
         RouteGuard {
             routes: self.clone(),
@@ -77,28 +92,33 @@ impl ProgressRoutes {
 
     fn deliver(&self, params: ProgressNotificationParam) {
         let token = params.progress_token.clone();
-        let update = self.update(params);
         // Looked up and, when no call listens yet, held under one lock: a route registered in
         // between would otherwise miss the update.
-        let ctx = {
+        let route = {
             let mut routes = self.lock();
             match routes.live.get(&token) {
-                Some(ctx) => ctx.clone(),
+                Some(route) => route.clone(),
                 None => {
                     if routes.early.len() == EARLY_UPDATES {
                         routes.early.pop_front();
                     }
-                    routes.early.push_back((token, update));
+                    routes.early.push_back((token, params));
                     return;
                 }
             }
         };
-        // A full queue drops the update (and counts it): progress never slows the call down.
-        ctx.progress(update);
+        self.send(&route, params);
     }
 
-    /// The update a context receives for `params`.
-    fn update(&self, params: ProgressNotificationParam) -> Value {
+    /// Hands `route`'s call the update for `params`. A full queue drops the update (and counts
+    /// it): progress never slows the call down.
+    fn send(&self, route: &Route, params: ProgressNotificationParam) {
+        let update = self.update(params, route);
+        route.ctx.progress(update);
+    }
+
+    /// The update `route`'s call receives for `params`.
+    fn update(&self, params: ProgressNotificationParam, route: &Route) -> Value {
         let mut update = Map::new();
         update.insert("progress".to_owned(), number(params.progress));
         if let Some(total) = params.total {
@@ -108,7 +128,10 @@ impl ProgressRoutes {
             // The server's text, into every event and ledger row of the update: bounded, and
             // left out whole rather than cut (the dispatcher's redactor must see a secret whole).
             let message = if message.len() <= PROGRESS_MESSAGE_BYTES {
-                self.scrubber.redact_str(&message).into_owned()
+                let scrubber = route
+                    .scrubber
+                    .get_or_init(|| self.scrubber.union(route.ctx.redactor()));
+                scrubber.redact_str(&message).into_owned()
             } else {
                 format!(
                     "[a progress message of {} bytes was left out]",
@@ -262,6 +285,35 @@ mod tests {
             routes.early.front().map(|(t, _)| t.clone()),
             Some(ProgressToken(NumberOrString::Number(10)))
         );
+    }
+
+    /// The endpoint's credentials and the calling dispatcher's secrets are taken out of a
+    /// progress message in one pass: a credential found inside a host secret (a query value such
+    /// as `2`) must not split the secret, which the dispatcher's redactor would then miss.
+    #[tokio::test]
+    async fn a_credential_inside_a_host_secret_leaves_no_part_of_it_in_progress() {
+        let (_, routes, _) = BridgeHandler::new(SecretRedactor::new(["2"]));
+        let (sender, receiver) = progress_queue(&Limits::default());
+        let host = Arc::new(SecretRedactor::new(["host-secret-2-abcdef"]));
+        let ctx = ToolExecutionContext::new().for_call("c1".into(), Some(sender), &host);
+        let token = ProgressToken(NumberOrString::Number(1));
+        let early = ProgressToken(NumberOrString::Number(2));
+        let mut params = update(&early, 1.0);
+        params.message = Some("early: host-secret-2-abcdef".into());
+        routes.deliver(params);
+        let _early = routes.register(early, ctx.clone());
+        let _route = routes.register(token.clone(), ctx);
+        let mut params = update(&token, 1.0);
+        params.message = Some("late: host-secret-2-abcdef".into());
+        routes.deliver(params);
+        for _ in 0..2 {
+            let received = receiver.recv().await;
+            // What the dispatcher's redactor does to the update before any event or row.
+            let message = host.redact_str(received.progress["message"].as_str().unwrap());
+            for part in ["host-secret", "abcdef"] {
+                assert!(!message.contains(part), "{message}");
+            }
+        }
     }
 
     #[tokio::test]
