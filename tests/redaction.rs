@@ -220,3 +220,18 @@ fn recorded_rows_have_their_error_codes_redacted() {
     let text = serde_json::to_string(&row).unwrap();
     assert_free_of(&[SECRET], &text);
 }
+
+/// A row's tool name is the name the call asked for, which the model chose: a recorded row that
+/// is redacted (to export it, say) has its name redacted too, in the row and in its result.
+#[test]
+fn recorded_rows_have_their_tool_names_redacted() {
+    let redactor = SecretRedactor::new([SECRET]);
+    let name = format!("lookup_{SECRET}");
+    let error = ErrorInfo::blocked(BlockReason::UnknownTool, "Unknown tool");
+    let mut row = ToolCallRecord::new("c".into(), name.as_str().into(), RecordStatus::Blocked);
+    row.outcome = Some(ToolOutcome::Blocked(error));
+    let row = row.redacted(&redactor);
+    let text = serde_json::to_string(&row).unwrap();
+    assert_free_of(&[SECRET], &text);
+    assert_eq!(&*row.tool_name, "lookup_[REDACTED]");
+}

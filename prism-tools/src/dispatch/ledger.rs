@@ -259,10 +259,14 @@ impl ToolCallRecord {
         }
     }
 
-    /// This row with every secret replaced in its arguments, progress, result and content records.
+    /// This row with every secret replaced in its tool name, arguments, progress, result and
+    /// content records. The name is the one the call asked for, which the model chose.
     pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
         if redactor.is_empty() {
             return self;
+        }
+        if let std::borrow::Cow::Owned(name) = redactor.redact_str(&self.tool_name) {
+            self.tool_name = name.into();
         }
         for value in [
             &mut self.arguments,
