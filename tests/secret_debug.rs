@@ -25,6 +25,10 @@ fn a_remote_server_shows_none_of_its_credentials() {
     );
     assert!(shown.contains("mcp.example.org"), "{shown}");
     assert!(shown.contains("Authorization"), "{shown}");
+    // A URL that does not parse (a missing colon) cannot be taken apart: it is not shown.
+    let unparsed = RemoteServer::http("u", "https//user-1:pa55word-2@mcp.example.org/mcp");
+    let shown = format!("{unparsed:?}");
+    assert_hides(&shown, &["pa55word-2"]);
 
     let command = RemoteServer::command("c", "mcp-server")
         .arg("--verbose")

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::definition::ToolAnnotations;
 use crate::filter::ToolFilter;
-use crate::redact::SecretRedactor;
+use crate::redact::{REDACTED, SecretRedactor};
 
 /// How to reach the server.
 #[derive(Clone)]
@@ -79,7 +79,13 @@ impl fmt::Debug for Endpoint {
             }
             Self::Http { url, headers } => {
                 let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
-                let url = credentials(url, headers).redact_str(url).into_owned();
+                // A URL that does not parse cannot be taken apart: shown whole, a password
+                // in it would be too.
+                let url = if url::Url::parse(url).is_ok() {
+                    credentials(url, headers).redact_str(url).into_owned()
+                } else {
+                    REDACTED.to_owned()
+                };
                 f.debug_struct("Http")
                     .field("url", &url)
                     .field("headers", &names)
