@@ -49,3 +49,20 @@ fn a_searxng_backend_shows_none_of_its_credentials() {
     assert_hides(&shown, &["pa55word-2"]);
     assert!(shown.contains("searx.example.org"), "{shown}");
 }
+
+#[cfg(feature = "openai")]
+#[test]
+fn an_http_provider_shows_none_of_its_urls_credentials() {
+    use prism::provider::http::{ApiKey, HttpProvider};
+
+    let builder = HttpProvider::openai_chat("gpt-test")
+        .key(ApiKey::new("sk-key-0"))
+        .base_url("https://user-1:pa55word-2@gateway.example.org/v1?token=sk-query-3");
+    let shown = format!("{builder:?}\n{builder:#?}");
+    assert_hides(&shown, &["sk-key-0", "pa55word-2", "sk-query-3"]);
+    assert!(shown.contains("gateway.example.org"), "{shown}");
+    let provider = builder.build().unwrap();
+    let shown = format!("{provider:?}\n{provider:#?}");
+    assert_hides(&shown, &["sk-key-0", "pa55word-2", "sk-query-3"]);
+    assert!(shown.contains("gateway.example.org"), "{shown}");
+}

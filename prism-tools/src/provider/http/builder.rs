@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::provider::http::api::Api;
+use crate::provider::http::api::{Api, shown_url};
 use crate::provider::http::client::{HttpProvider, Inner};
 use crate::provider::http::key::KeySource;
 use crate::provider::http::tls::client;
@@ -146,7 +146,7 @@ impl fmt::Debug for HttpProviderBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpProviderBuilder")
             .field("provider", &self.api.provider_name)
-            .field("base_url", &self.api.base_url)
+            .field("base_url", &shown_url(&self.api.base_url))
             .field("model", &self.settings.model)
             .field("key", &self.key)
             .field("timeouts", &self.timeouts)

@@ -19,7 +19,7 @@ use tokio::time::timeout;
 use tracing::Instrument;
 
 use crate::effects::BoxFuture;
-use crate::provider::http::api::{Api, Auth};
+use crate::provider::http::api::{Api, Auth, shown_url};
 use crate::provider::http::key::{ApiKey, ResolvedKey};
 use crate::provider::http::retry::{server_wait, should_retry};
 use crate::provider::http::span::{chat_span, record_outcome};
@@ -369,7 +369,7 @@ impl fmt::Debug for HttpProvider {
         f.debug_struct("HttpProvider")
             .field("provider", &inner.api.provider_name)
             .field("format", &inner.api.format.name())
-            .field("url", &inner.api.url(&inner.settings))
+            .field("url", &shown_url(&inner.api.url(&inner.settings)))
             .field("model", &inner.settings.model)
             .field("key", &key)
             .field("timeouts", &inner.timeouts)
