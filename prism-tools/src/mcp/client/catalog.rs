@@ -86,7 +86,8 @@ pub(crate) fn build(
         } else {
             name.to_owned()
         };
-        if let Err(reason) = check_name(&local) {
+        // The remote name on its own too: a prefix would make an empty one look valid.
+        if let Err(reason) = check_name(name).and_then(|()| check_name(&local)) {
             skip(reason);
             continue;
         }
@@ -267,5 +268,21 @@ mod tests {
             definitions[0].description(),
             Some("ééééé [cut: 200 bytes in all]")
         );
+    }
+
+    /// A prefix makes every remote name look valid (`s__` for an empty one): the remote name
+    /// is checked on its own too, so a tool the server named outside MCP's rule is skipped.
+    #[test]
+    fn a_remote_name_outside_the_rule_is_skipped_even_when_prefixed() {
+        let tools = [
+            remote(json!({"name": "", "inputSchema": {"type": "object"}})),
+            remote(json!({"name": "ok", "inputSchema": {"type": "object"}})),
+        ];
+        let server = RemoteServer::command("s", "true").prefixed(true);
+        let (definitions, skipped) = build(&server, &tools, false, |_| Arc::new(Never));
+        let names: Vec<_> = definitions.iter().map(ToolDefinition::name).collect();
+        assert_eq!(names, ["s__ok"]);
+        let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();
+        assert_eq!(skipped, [""]);
     }
 }
