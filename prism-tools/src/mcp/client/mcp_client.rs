@@ -263,7 +263,8 @@ impl McpClient {
     }
 
     /// The [`InputRequired`] of the dispatched call `call_id`, which failed with code
-    /// `mcp_input_required`; taken, so a second read gives `None`. The last 64 are kept.
+    /// `mcp_input_required`; taken, so a second read gives `None`. The last 64 are kept; a
+    /// call id used again names its latest call only.
     pub fn take_input_required(&self, call_id: &str) -> Option<InputRequired> {
         let mut kept = self.connection.kept_input();
         let index = kept.iter().position(|(id, _)| id.as_str() == call_id)?;
@@ -349,6 +350,9 @@ impl Connection {
                 let error = request.to_tool_error(&scrubber);
                 if let Some(id) = ctx.tool_call_id() {
                     let mut kept = self.kept_input();
+                    // Models reuse call ids from turn to turn: an id names its latest call, so
+                    // an earlier call's request under it is replaced, never handed out for it.
+                    kept.retain(|(kept_id, _)| kept_id != id);
                     if kept.len() == KEPT_INPUT_REQUESTS {
                         kept.pop_front();
                     }

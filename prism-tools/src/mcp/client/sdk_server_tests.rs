@@ -662,3 +662,71 @@ async fn a_known_secret_is_never_cut_before_it_is_redacted() {
         }
     }
 }
+
+/// Asks for input on every call, with the call's `dir` argument as the request state, so each
+/// `input_required` says which call it answers.
+struct AlwaysAsking;
+
+impl ServerHandler for AlwaysAsking {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.protocol_version = ProtocolVersion::V_2026_07_28;
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {"dir": {"type": "string"}}});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!("an object")
+        };
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "purge",
+            "Deletes the files of a directory.",
+            schema,
+        )]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let dir = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("dir"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        Ok(InputRequiredResult::new(Some(InputRequests::new()), Some(dir)).into())
+    }
+}
+
+/// A call id names the call that used it last: a model that reuses an id (many do, turn after
+/// turn) gets the input request of its latest call, not one left over from an earlier turn.
+#[tokio::test]
+async fn a_reused_call_id_gives_the_input_request_of_its_latest_call() {
+    let client = connected(AlwaysAsking, RemoteServer::command("asker", "unused")).await;
+    let registry = ToolRegistry::from_iter(client.tools().await.unwrap().into_definitions());
+    let dispatcher = Dispatcher::builder(registry).build();
+    let ctx = ToolExecutionContext::new();
+    for dir in ["/tmp/first", "/tmp/second"] {
+        let call = ToolCall::new("c1", "purge", json!({ "dir": dir }));
+        let result = dispatcher.dispatch(call, &ctx).await.unwrap();
+        assert_eq!(
+            result.error_info().unwrap().code,
+            ErrorCode::parse(codes::INPUT_REQUIRED)
+        );
+    }
+    let request = client.take_input_required("c1").expect("kept for the host");
+    assert_eq!(request.request_state.as_deref(), Some("/tmp/second"));
+    assert!(
+        client.take_input_required("c1").is_none(),
+        "the earlier call's request is gone with it"
+    );
+    client.close().await;
+}
