@@ -508,8 +508,9 @@ async fn pages_left_unread_at_the_bound_are_reported() {
 }
 
 /// Answers `fail` with `isError: true` and `refuse` with a JSON-RPC error, each carrying the
-/// `text` argument as the server's message, with `HEADER` and `KEY` spelled out as the
-/// credentials of the tests' endpoint (a server quoting back what it was sent).
+/// `text` argument as the server's message, with `HEADER`, `KEY`, `BASIC`,
+/// `PAIR` and `PASSWORD` spelled out as the credentials of the tests' endpoints (a server
+/// quoting back what it was sent).
 struct EchoingServer;
 
 impl ServerHandler for EchoingServer {
@@ -544,7 +545,10 @@ impl ServerHandler for EchoingServer {
             .and_then(serde_json::Value::as_str)
             .unwrap_or_default()
             .replace("HEADER", "sk-HEADER-456")
-            .replace("KEY", "sk-SECRET-123");
+            .replace("KEY", "sk-SECRET-123")
+            .replace("BASIC", "dXNlci0xOnBhNTUtdzByZA==")
+            .replace("PAIR", "user-1:pa55-w0rd")
+            .replace("PASSWORD", "pa55-w0rd");
         match request.name.as_ref() {
             "fail" => Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into()),
             _ => Err(ErrorData::invalid_params(text, None)),
@@ -729,4 +733,28 @@ async fn a_reused_call_id_gives_the_input_request_of_its_latest_call() {
         "the earlier call's request is gone with it"
     );
     client.close().await;
+}
+
+/// An `Authorization` header's credentials are secret on their own, without the scheme before
+/// them: a server that quotes back only the token (or the user and password of a basic
+/// header) has them taken out too.
+#[tokio::test]
+async fn the_credentials_of_an_authorization_header_are_taken_out_without_their_scheme() {
+    let remote = RemoteServer::http("h", "http://127.0.0.1:1/mcp")
+        .header("Authorization", "Bearer sk-HEADER-456")
+        // `user-1:pa55-w0rd`
+        .header("Proxy-Authorization", "Basic dXNlci0xOnBhNTUtdzByZA==");
+    let (dispatcher, ledger) = echoing(remote, &[]).await;
+    let text = "the token HEADER is unknown; so are BASIC, PAIR and PASSWORD";
+    for tool in ["fail", "refuse"] {
+        let (message, rows) = echoed(&dispatcher, &ledger, tool, text).await;
+        for secret in ["sk-HEADER-456", "dXNlci0xOnBhNTUtdzByZA==", "pa55-w0rd"] {
+            assert!(!message.contains(secret), "{tool}: {message}");
+            assert!(
+                !rows.contains(secret),
+                "{tool}: a ledger row holds {secret}"
+            );
+        }
+        assert!(message.contains("is unknown"), "the rest stays: {message}");
+    }
 }

@@ -6,6 +6,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use base64::Engine as _;
+
 use crate::definition::ToolAnnotations;
 use crate::filter::ToolFilter;
 use crate::redact::{REDACTED, SecretRedactor};
@@ -105,8 +107,8 @@ fn credentials(url: &str, headers: &[(String, String)]) -> SecretRedactor {
         secrets.push(value.clone());
         let authorization = name.eq_ignore_ascii_case("authorization")
             || name.eq_ignore_ascii_case("proxy-authorization");
-        if authorization && let Some((_scheme, credentials)) = value.trim().split_once(' ') {
-            secrets.push(credentials.trim().to_owned());
+        if authorization {
+            secrets.extend(authorization_credentials(value));
         }
     }
     if let Ok(parsed) = url::Url::parse(url) {
@@ -272,8 +274,9 @@ impl RemoteServer {
 
     /// A redactor of the endpoint's credentials, which the host's redactor may not know: the
     /// URL's user and password, its query and each value in it (as written and decoded), and the
-    /// values of the headers given for it (an `Authorization` value's credentials also without
-    /// their scheme). A server may quote any of them back.
+    /// values of the headers given for it, and an authorization header's credentials without
+    /// their scheme (a basic one's also decoded, and its password alone). A server may quote any
+    /// of them back.
     pub(crate) fn scrubber(&self) -> SecretRedactor {
         match &self.endpoint {
             Endpoint::Http { url, headers } => credentials(url, headers),
@@ -383,4 +386,26 @@ impl RemoteServer {
     pub(crate) fn effective_call_timeout(&self) -> Duration {
         self.bounds.call_timeout.min(self.bounds.max_call_timeout)
     }
+}
+
+/// The credentials of an authorization header's `value` as a server may quote them on their
+/// own: the part after the scheme (`Bearer`, `Basic`…) and, for a basic one, the decoded
+/// `user:password` and the password.
+fn authorization_credentials(value: &str) -> Vec<String> {
+    let Some((scheme, credentials)) = value.trim().split_once(char::is_whitespace) else {
+        return Vec::new();
+    };
+    let credentials = credentials.trim();
+    let mut found = vec![credentials.to_owned()];
+    if scheme.eq_ignore_ascii_case("basic")
+        && let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(credentials)
+        && let Ok(pair) = String::from_utf8(decoded)
+    {
+        found.extend(
+            pair.split_once(':')
+                .map(|(_, password)| password.to_owned()),
+        );
+        found.push(pair);
+    }
+    found
 }
