@@ -113,9 +113,9 @@ impl InputRequired {
     }
 }
 
-/// The outcome of a completed call, checked against `max_bytes`. A remote error's text is
-/// passed on whole (within `max_bytes`) with the endpoint's credentials (`scrubber`) taken out:
-/// the dispatcher redacts it, then cuts it to its bound.
+/// The outcome of a completed call, checked against `max_bytes`, with the endpoint's
+/// credentials (`scrubber`) taken out of its content and value. A remote error's text is passed
+/// on whole (within `max_bytes`): the dispatcher redacts it, then cuts it to its bound.
 pub(crate) fn complete(
     result: CallToolResult,
     max_bytes: usize,
@@ -134,7 +134,10 @@ pub(crate) fn complete(
             ),
         ));
     }
-    let blocks: Vec<ContentBlock> = result.content.iter().map(block).collect();
+    let mut blocks: Vec<ContentBlock> = result.content.iter().map(block).collect();
+    // A server may echo what it was sent: the endpoint's credentials come out of the result
+    // too, which the host's redactor may not know.
+    scrubber.redact_content(&mut blocks);
     if result.is_error == Some(true) {
         let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
         let message = if text.is_empty() {
@@ -144,7 +147,8 @@ pub(crate) fn complete(
         };
         return Ok(RemoteOutcome::Failed(message));
     }
-    let value = result.structured_content.unwrap_or(Value::Null);
+    let mut value = result.structured_content.unwrap_or(Value::Null);
+    scrubber.redact_value_in_place(&mut value);
     Ok(RemoteOutcome::Complete(
         ToolOutput::new(value).with_content(blocks),
     ))

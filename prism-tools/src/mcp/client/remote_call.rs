@@ -104,8 +104,9 @@ pub(crate) async fn call(
     cancel.peer = None;
     match response {
         Ok(ServerResult::CallToolResult(result)) => {
-            // Only an error's text is quoted, so only then is the scrubber built.
-            let scrubber = if result.is_error == Some(true) {
+            // A result may echo the endpoint's credentials, so it is scrubbed whenever there
+            // are some; an error's text is also quoted in messages, so it always is.
+            let scrubber = if result.is_error == Some(true) || !site.scrubber.is_empty() {
                 site.scrubber()
             } else {
                 SecretRedactor::default()

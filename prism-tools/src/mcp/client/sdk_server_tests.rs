@@ -507,8 +507,8 @@ async fn pages_left_unread_at_the_bound_are_reported() {
     );
 }
 
-/// Answers `fail` with `isError: true` and `refuse` with a JSON-RPC error, each carrying the
-/// `text` argument as the server's message, with `HEADER`, `KEY`, `BASIC`,
+/// Answers `fail` with `isError: true`, `refuse` with a JSON-RPC error and `echo` with a result,
+/// each carrying the `text` argument as the server's message, with `HEADER`, `KEY`, `BASIC`,
 /// `PAIR` and `PASSWORD` spelled out as the credentials of the tests' endpoints (a server
 /// quoting back what it was sent).
 struct EchoingServer;
@@ -529,7 +529,8 @@ impl ServerHandler for EchoingServer {
         };
         Ok(ListToolsResult::with_all_items(vec![
             Tool::new("fail", "Fails with the text.", schema.clone()),
-            Tool::new("refuse", "Refuses with the text.", schema),
+            Tool::new("refuse", "Refuses with the text.", schema.clone()),
+            Tool::new("echo", "Answers with the text.", schema),
         ]))
     }
 
@@ -551,6 +552,11 @@ impl ServerHandler for EchoingServer {
             .replace("PASSWORD", "pa55-w0rd");
         match request.name.as_ref() {
             "fail" => Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into()),
+            "echo" => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text.clone())]);
+                result.structured_content = Some(json!({ "text": text }));
+                Ok(result.into())
+            }
             _ => Err(ErrorData::invalid_params(text, None)),
         }
     }
@@ -641,6 +647,20 @@ async fn a_credential_inside_a_host_secret_leaves_no_part_of_it() {
         }
         assert!(message.contains("is refused"), "the rest stays: {message}");
     }
+    // A successful result that echoes it is scrubbed in the same one pass.
+    let call = ToolCall::new("c-echo", "echo", json!({"text": text}));
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    let shown = format!("{:?} {:?}", result.content(), result.as_value());
+    let rows = serde_json::to_string(&ledger.records()).unwrap();
+    for part in ["host-secret", "abcdef"] {
+        assert!(!shown.contains(part), "echo: {shown}");
+        assert!(!rows.contains(part), "echo: a ledger row holds {part}");
+    }
+    assert!(shown.contains("is refused"), "the rest stays: {shown}");
 }
 
 /// A secret the host's redactor knows is found whole before any cut: the bridge passes the
@@ -757,4 +777,31 @@ async fn the_credentials_of_an_authorization_header_are_taken_out_without_their_
         }
         assert!(message.contains("is unknown"), "the rest stays: {message}");
     }
+}
+
+/// A server that quotes the endpoint's credentials back in a successful result (an echo of
+/// what it was sent) has them taken out of the result's content and value too, so they reach
+/// neither the model nor a ledger row.
+#[tokio::test]
+async fn a_result_never_carries_the_endpoints_credentials() {
+    let remote = RemoteServer::http("h", "http://127.0.0.1:1/mcp?key=sk-SECRET-123")
+        .header("Authorization", "Bearer sk-HEADER-456");
+    let (dispatcher, ledger) = echoing(remote, &[]).await;
+    let call = ToolCall::new(
+        "c-echo",
+        "echo",
+        json!({"text": "sent Bearer HEADER with KEY"}),
+    );
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    let shown = format!("{:?} {:?}", result.content(), result.as_value());
+    let rows = serde_json::to_string(&ledger.records()).unwrap();
+    for secret in ["sk-HEADER-456", "sk-SECRET-123"] {
+        assert!(!shown.contains(secret), "{shown}");
+        assert!(!rows.contains(secret), "a ledger row holds {secret}");
+    }
+    assert!(shown.contains("sent"), "the rest stays: {shown}");
 }
