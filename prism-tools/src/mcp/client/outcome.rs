@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::call::{ContentBlock, ToolOutput};
 use crate::error::ToolError;
 
+use super::catalog::bounded;
 use super::error::codes;
 use crate::redact::SecretRedactor;
 
@@ -121,8 +122,60 @@ pub(crate) fn complete(
     max_bytes: usize,
     scrubber: &SecretRedactor,
 ) -> Result<RemoteOutcome, ToolError> {
-    let content_bytes = serde_json::to_vec(&result.content).map_or(usize::MAX, |json| json.len());
-    let value_bytes = result.structured_content.as_ref().map_or(0, |value| {
+    let content = result
+        .content
+        .iter()
+        .map(|block| serde_json::to_value(block).unwrap_or(Value::Null))
+        .collect();
+    finish(
+        content,
+        result.structured_content,
+        result.is_error,
+        max_bytes,
+        scrubber,
+    )
+}
+
+/// The outcome of an answer the SDK could not read as a tool result, when it is one all the
+/// same: a `content` list (with a block of a kind the SDK does not know, from a newer revision,
+/// or one it cannot read), a structured value or an error flag. Each block the host cannot read
+/// becomes a text block saying so, as [`complete`] does; the rest crosses. `None` when the
+/// answer is not a tool result at all.
+pub(crate) fn lenient(
+    result: Value,
+    max_bytes: usize,
+    scrubber: &SecretRedactor,
+) -> Option<Result<RemoteOutcome, ToolError>> {
+    let Value::Object(mut fields) = result else {
+        return None;
+    };
+    let finished = fields
+        .get("resultType")
+        .is_some_and(|kind| kind != "complete");
+    let content = fields.remove("content");
+    let structured = fields.remove("structuredContent");
+    let is_error = fields.get("isError").and_then(Value::as_bool);
+    if finished || (content.is_none() && structured.is_none() && is_error.is_none()) {
+        return None;
+    }
+    let content = match content {
+        None => Vec::new(),
+        Some(Value::Array(blocks)) => blocks,
+        Some(_) => return None,
+    };
+    Some(finish(content, structured, is_error, max_bytes, scrubber))
+}
+
+/// The outcome of a result's parts, as the server wrote them.
+fn finish(
+    content: Vec<Value>,
+    structured: Option<Value>,
+    is_error: Option<bool>,
+    max_bytes: usize,
+    scrubber: &SecretRedactor,
+) -> Result<RemoteOutcome, ToolError> {
+    let content_bytes = serde_json::to_vec(&content).map_or(usize::MAX, |json| json.len());
+    let value_bytes = structured.as_ref().map_or(0, |value| {
         serde_json::to_vec(value).map_or(usize::MAX, |json| json.len())
     });
     let bytes = content_bytes.saturating_add(value_bytes);
@@ -134,11 +187,11 @@ pub(crate) fn complete(
             ),
         ));
     }
-    let mut blocks: Vec<ContentBlock> = result.content.iter().map(block).collect();
+    let mut blocks: Vec<ContentBlock> = content.into_iter().map(block).collect();
     // A server may echo what it was sent: the endpoint's credentials come out of the result
     // too, which the host's redactor may not know.
     scrubber.redact_content(&mut blocks);
-    if result.is_error == Some(true) {
+    if is_error == Some(true) {
         let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
         let message = if text.is_empty() {
             "the remote tool reported an error without a message".to_owned()
@@ -147,22 +200,24 @@ pub(crate) fn complete(
         };
         return Ok(RemoteOutcome::Failed(message));
     }
-    let mut value = result.structured_content.unwrap_or(Value::Null);
+    let mut value = structured.unwrap_or(Value::Null);
     scrubber.redact_value_in_place(&mut value);
     Ok(RemoteOutcome::Complete(
         ToolOutput::new(value).with_content(blocks),
     ))
 }
 
-/// One of the server's content blocks as the host's: MCP's wire shape is the host's own, so
-/// the block crosses as it is; a kind the host does not know becomes a text block saying what
-/// was left out, never a silent gap.
-fn block(remote: &rmcp::model::ContentBlock) -> ContentBlock {
-    let wire = serde_json::to_value(remote).unwrap_or(Value::Null);
-    serde_json::from_value(wire.clone()).unwrap_or_else(|_| {
-        let kind = wire.get("type").and_then(Value::as_str).unwrap_or("unknown");
+/// One of the server's content blocks (as the server wrote it) as the host's: MCP's wire shape
+/// is the host's own, so the block crosses as it is; a kind the host does not know, or a block
+/// it cannot read, becomes a text block saying what was left out, never a silent gap.
+fn block(wire: Value) -> ContentBlock {
+    let kind = wire
+        .get("type")
+        .and_then(Value::as_str)
+        .map_or_else(|| "unknown".to_owned(), |kind| bounded(kind, 64));
+    serde_json::from_value(wire).unwrap_or_else(|_| {
         ContentBlock::text(format!(
-            "[a content block of kind `{kind}` from the MCP server was left out: this host does not read that kind]"
+            "[a content block of kind `{kind}` from the MCP server was left out: this host does not read it]"
         ))
     })
 }
@@ -219,5 +274,59 @@ mod tests {
             "{}",
             error.message()
         );
+    }
+
+    /// A server in `sh` that answers `initialize`, then `tools/call` with a result holding a
+    /// text block and a block of a kind this host does not know; `isError` when the tool is
+    /// `fail`.
+    const NEWER_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=${line#*\"id\":}; id=${id%%[,\}]*}
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"newer","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/call"'*'"fail"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"no such zone"},{"type":"hologram","frames":3}],"isError":true}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hi"},{"type":"hologram","frames":3}],"structuredContent":{"n":1}}}\n' "$id" ;;
+    *'"method":"notifications/'*) ;;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown"}}\n' "$id" ;;
+  esac
+done
+"#;
+
+    /// A block of a kind the host does not know (a newer revision's) costs only that block: the
+    /// rest of the result crosses, with a text block saying what was left out, and a remote
+    /// error stays the tool's error.
+    #[tokio::test]
+    async fn a_block_of_an_unknown_kind_is_left_out_and_the_rest_of_the_result_kept() {
+        use super::super::connect::ProtocolEra;
+        use super::super::mcp_client::McpClient;
+        use super::super::server::RemoteServer;
+        use crate::context::ToolExecutionContext;
+
+        let server = RemoteServer::command("newer", "sh").args(["-c", NEWER_SERVER]);
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let ctx = ToolExecutionContext::new();
+        let outcome = client.call("show", json!({}), &ctx).await.unwrap();
+        let RemoteOutcome::Complete(output) = outcome else {
+            panic!("a complete result: {outcome:?}");
+        };
+        assert_eq!(output.value, json!({"n": 1}));
+        let texts: Vec<_> = output
+            .content()
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
+        assert_eq!(texts[0], "hi");
+        assert!(texts[1].contains("`hologram`"), "{texts:?}");
+
+        let failed = client.call("fail", json!({}), &ctx).await.unwrap();
+        match failed {
+            RemoteOutcome::Failed(message) => {
+                assert!(message.contains("no such zone"), "{message}")
+            }
+            other => panic!("expected a failure, got {other:?}"),
+        }
+        client.close().await;
     }
 }

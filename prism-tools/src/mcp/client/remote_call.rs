@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CancelledNotificationParam, ClientRequest, InputResponses, Request,
-    RequestId, ServerResult,
+    CallToolRequestParams, CancelledNotificationParam, ClientRequest, CustomResult, InputResponses,
+    Request, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
@@ -117,6 +117,11 @@ pub(crate) async fn call(
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
             InputRequired::from_wire(&site.server.name, tool, result),
         )),
+        // A tool result the SDK could not read (a block of a newer kind): read leniently.
+        Ok(ServerResult::CustomResult(CustomResult(value))) => {
+            outcome::lenient(value, bounds.max_result_bytes, site.scrubber)
+                .unwrap_or_else(|| Err(not_a_tool_result(site.server, tool)))
+        }
         Ok(ServerResult::CreateTaskResult(_)) => Err(ToolError::with_code(
             codes::PROTOCOL_ERROR,
             format!(
@@ -124,15 +129,19 @@ pub(crate) async fn call(
                 site.server.name
             ),
         )),
-        Ok(_) => Err(ToolError::with_code(
-            codes::PROTOCOL_ERROR,
-            format!(
-                "MCP server `{}` answered `{tool}` with something that is not a tool result",
-                site.server.name
-            ),
-        )),
+        Ok(_) => Err(not_a_tool_result(site.server, tool)),
         Err(error) => Err(service_error(&site, tool, error)),
     }
+}
+
+fn not_a_tool_result(server: &RemoteServer, tool: &str) -> ToolError {
+    ToolError::with_code(
+        codes::PROTOCOL_ERROR,
+        format!(
+            "MCP server `{}` answered `{tool}` with something that is not a tool result",
+            server.name
+        ),
+    )
 }
 
 fn timed_out(server: &RemoteServer, tool: &str, waited: Duration) -> ToolError {
