@@ -36,9 +36,10 @@ impl RemoteTools {
         self.definitions
     }
 
-    /// The tools the bridge refused, each with its reason (a schema over its bound or referring
-    /// outside itself, a name outside MCP's character set, a duplicate, one tool too many, or
-    /// `*` for pages left unread at the bound).
+    /// The tools the bridge refused, each with its reason (a tool the SDK cannot read, named `?`
+    /// when it has no name, a schema over its bound or referring outside itself, a name outside
+    /// MCP's character set, a duplicate, one tool too many, or `*` for pages left unread at the
+    /// bound).
     /// Tools the host's filter left out are not listed here: they were not wanted.
     pub fn skipped(&self) -> &[SkippedTool] {
         &self.skipped

@@ -6,10 +6,15 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{PaginatedRequestParams, Tool};
-use rmcp::service::{Peer, RoleClient};
+use rmcp::model::{
+    ClientRequest, CustomResult, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+use serde_json::Value;
 
+use super::catalog::{SkippedTool, bounded};
 use super::error::McpClientError;
+use super::remote_call::CancelOnDrop;
 use super::server::RemoteServer;
 use crate::filter::CompiledFilters;
 
@@ -19,6 +24,8 @@ const MAX_PAGES: usize = 100;
 /// The server's tools the host's filters allow, and until when the server said the list holds.
 pub(crate) struct Listed {
     pub(crate) tools: Vec<Tool>,
+    /// The tools the host's filters allow that the SDK could not read, with the reason.
+    pub(crate) unreadable: Vec<SkippedTool>,
     pub(crate) expires_at: Option<Instant>,
     /// Whether listing stopped at the bound, with pages left unread.
     pub(crate) cut: bool,
@@ -41,6 +48,7 @@ pub(crate) async fn list(
 
 async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed, McpClientError> {
     let mut tools = Vec::new();
+    let mut unreadable = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
     let mut expires_at: Option<Instant> = None;
@@ -50,14 +58,18 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
         let params = cursor
             .clone()
             .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
-        let page = peer
-            .list_tools(params)
+        let page = page(peer, params)
             .await
-            .map_err(|error| McpClientError::Request {
+            .map_err(|message| McpClientError::Request {
                 server: server.name.clone(),
                 during: "tools/list",
-                message: server.scrub(&error.to_string()),
+                message: server.scrub(&message),
             })?;
+        unreadable.extend(
+            page.unreadable
+                .into_iter()
+                .filter(|tool| tool.name == NAMELESS || filters.allows(&tool.name)),
+        );
         match page.ttl_ms {
             Some(ttl) => {
                 let page_expiry = Instant::now().checked_add(Duration::from_millis(ttl));
@@ -91,6 +103,7 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
             None => {
                 return Ok(Listed {
                     tools,
+                    unreadable,
                     expires_at: expires_at.filter(|_| every_page_has_a_hint),
                     cut,
                 });
@@ -102,4 +115,150 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
         during: "tools/list",
         message: format!("the list goes on past {MAX_PAGES} pages"),
     })
+}
+
+/// One page of the list as the bridge reads it.
+struct Page {
+    tools: Vec<Tool>,
+    /// The tools on the page the SDK could not read, with the reason.
+    unreadable: Vec<SkippedTool>,
+    next_cursor: Option<String>,
+    ttl_ms: Option<u64>,
+}
+
+/// The name a [`SkippedTool`] has when the server gave the tool none.
+const NAMELESS: &str = "?";
+
+/// Asks for one page. A page the SDK cannot read as a whole (one tool with a boolean schema or
+/// a hint of the wrong type spoils it for the SDK) is read a tool at a time, so that tool alone
+/// is skipped. The error is the SDK's text, not yet scrubbed.
+async fn page(
+    peer: &Peer<RoleClient>,
+    params: Option<PaginatedRequestParams>,
+) -> Result<Page, String> {
+    let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+        method: Default::default(),
+        params,
+        extensions: Default::default(),
+    });
+    let handle = peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|error| error.to_string())?;
+    // The list timeout drops this future: the server is told the request is abandoned.
+    let mut cancel = CancelOnDrop {
+        peer: Some(peer.clone()),
+        id: handle.id.clone(),
+        reason: "the listing timed out",
+    };
+    let answer = handle.await_response().await;
+    cancel.peer = None;
+    match answer.map_err(|error| error.to_string())? {
+        ServerResult::ListToolsResult(page) => Ok(Page {
+            tools: page.tools,
+            unreadable: Vec::new(),
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms,
+        }),
+        ServerResult::CustomResult(CustomResult(value)) => {
+            lenient(value).ok_or_else(|| "the server's answer is not a list of tools".to_owned())
+        }
+        _ => Err("the server's answer is not a list of tools".to_owned()),
+    }
+}
+
+/// A page read a tool at a time, or `None` when it has no list of tools.
+fn lenient(value: Value) -> Option<Page> {
+    let Value::Object(mut fields) = value else {
+        return None;
+    };
+    let Some(Value::Array(listed)) = fields.remove("tools") else {
+        return None;
+    };
+    let mut tools = Vec::new();
+    let mut unreadable = Vec::new();
+    for tool in listed {
+        let name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .map_or_else(|| NAMELESS.to_owned(), |name| bounded(name, 140));
+        match serde_json::from_value::<Tool>(tool) {
+            Ok(tool) => tools.push(tool),
+            Err(error) => unreadable.push(SkippedTool {
+                name,
+                reason: bounded(&format!("the tool cannot be read: {error}"), 512),
+            }),
+        }
+    }
+    Some(Page {
+        tools,
+        unreadable,
+        next_cursor: fields
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        // As the SDK reads it: a negative hint keeps nothing.
+        ttl_ms: fields
+            .get("ttlMs")
+            .and_then(Value::as_i64)
+            .and_then(|ttl| u64::try_from(ttl.max(0)).ok()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::catalog::SkippedTool;
+    use super::super::connect::ProtocolEra;
+    use super::super::mcp_client::McpClient;
+    use super::super::server::RemoteServer;
+    use crate::definition::ToolDefinition;
+    use crate::filter::ToolFilter;
+
+    /// A server in `sh` whose one page of tools holds a good tool beside three the SDK cannot
+    /// read: a boolean input schema, a hint of the wrong type, no name at all.
+    const SLOPPY_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=${line#*\"id\":}; id=${id%%[,\}]*}
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sloppy","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"good","inputSchema":{"type":"object"}},{"name":"boolean","inputSchema":true},{"name":"hinted","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"yes"}},{"nameless":1,"inputSchema":{"type":"object"}},{"name":"unwanted","inputSchema":false}]}}\n' "$id" ;;
+    *'"method":"notifications/'*) ;;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown"}}\n' "$id" ;;
+  esac
+done
+"#;
+
+    /// One tool the SDK cannot read costs only that tool: the others are taken, and it is
+    /// named among the skipped with the reason (unless the host's filter did not want it).
+    #[tokio::test]
+    async fn a_tool_the_sdk_cannot_read_is_skipped_and_the_rest_of_the_list_kept() {
+        let server = RemoteServer::command("sloppy", "sh")
+            .args(["-c", SLOPPY_SERVER])
+            .filter(ToolFilter::deny(["unwanted"]));
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let tools = client.tools().await.unwrap();
+        let names: Vec<_> = tools
+            .definitions()
+            .iter()
+            .map(ToolDefinition::name)
+            .collect();
+        assert_eq!(names, ["good"]);
+        let skipped: Vec<_> = tools
+            .skipped()
+            .iter()
+            .map(|tool| tool.name.as_str())
+            .collect();
+        assert_eq!(skipped, ["boolean", "hinted", "?"], "{:?}", tools.skipped());
+        assert!(
+            tools
+                .skipped()
+                .iter()
+                .all(|SkippedTool { reason, .. }| !reason.is_empty()),
+            "{:?}",
+            tools.skipped()
+        );
+        client.close().await;
+    }
 }

@@ -186,13 +186,16 @@ impl McpClient {
             .inspect_err(|_| {
                 connection.tools_changed.fetch_or(changed, Ordering::AcqRel);
             })?;
-        let (definitions, skipped) =
+        let (definitions, built_skipped) =
             catalog::build(&connection.server, &remote.tools, remote.cut, |name| {
                 Arc::new(RemoteToolHandler {
                     connection: Arc::clone(connection),
                     remote_name: Arc::from(name),
                 })
             });
+        // Tools the SDK could not read come first; pages left unread stay last.
+        let mut skipped = remote.unreadable;
+        skipped.extend(built_skipped);
         for tool in &skipped {
             tracing::warn!(
                 target: "prism::mcp",

@@ -190,11 +190,13 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
 }
 
 /// Tells the server a request is abandoned when the call ends without its answer: cancelled
-/// through the context, timed out by the backstop, or dropped by the dispatcher.
-struct CancelOnDrop {
-    peer: Option<Peer<RoleClient>>,
-    id: RequestId,
-    reason: &'static str,
+/// through the context, timed out by the backstop, or dropped by the dispatcher (or, for a
+/// listing, by its timeout).
+pub(super) struct CancelOnDrop {
+    /// Taken once the answer arrived: nothing to cancel.
+    pub(super) peer: Option<Peer<RoleClient>>,
+    pub(super) id: RequestId,
+    pub(super) reason: &'static str,
 }
 
 impl Drop for CancelOnDrop {
