@@ -21,8 +21,9 @@
 //!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow): the
 //!   first ones are taken, and listing stops reading there (pages left unread are named `*` in
 //!   [`RemoteTools::skipped`]).
-//! - **Results are bounded** (the transport refuses oversized messages before decoding them;
-//!   a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their content
+//! - **Results are bounded** (the transport refuses oversized messages before decoding them,
+//!   and the call they answer fails at once; a result over [`RemoteServer::max_result_bytes`]
+//!   is `output_too_large`), keep their content
 //!   blocks (text, image, audio, resource links, embedded resources) and are marked untrusted,
 //!   so wire formats fence them as data for the model. A remote `isError` is the call's
 //!   `tool_error`, with the remote text as the message: passed on whole, so that the

@@ -10,6 +10,8 @@ use rmcp::model::{
     Request, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use rmcp::transport::DynamicTransportError;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 use serde_json::{Map, Value};
 
 use crate::context::ToolExecutionContext;
@@ -162,11 +164,29 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
     let server = site.server;
     match error {
         ServiceError::Timeout { timeout } => timed_out(server, tool, timeout),
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => ToolError::with_code(
+        ServiceError::TransportClosed => ToolError::with_code(
             codes::CONNECTION_LOST,
             format!(
                 "the connection to MCP server `{}` is gone; `{tool}` did not finish",
                 server.name
+            ),
+        ),
+        // Over HTTP each request is sent on its own: its failure carries its cause (a status,
+        // an answer over the bound), which the caller needs to act on.
+        ServiceError::TransportSend(error) if answer_too_large(&error) => ToolError::with_code(
+            "output_too_large",
+            format!(
+                "MCP server `{}` answered `{tool}` past the transport's bound: {}",
+                server.name,
+                site.scrubber().redact_str(&error.error.to_string())
+            ),
+        ),
+        ServiceError::TransportSend(error) => ToolError::with_code(
+            codes::CONNECTION_LOST,
+            format!(
+                "the request to MCP server `{}` failed; `{tool}` did not finish: {}",
+                server.name,
+                site.scrubber().redact_str(&error.error.to_string())
             ),
         ),
         ServiceError::McpError(data) => ToolError::with_code(
@@ -187,6 +207,21 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
             ),
         ),
     }
+}
+
+/// Whether a failed send is the HTTP transport refusing an answer over its bound.
+fn answer_too_large(error: &DynamicTransportError) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = cause {
+        if matches!(
+            current.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+            Some(StreamableHttpError::ResponseBodyTooLarge { .. })
+        ) {
+            return true;
+        }
+        cause = current.source();
+    }
+    false
 }
 
 /// Tells the server a request is abandoned when the call ends without its answer: cancelled
@@ -214,5 +249,142 @@ impl Drop for CancelOnDrop {
             let _ =
                 tokio::time::timeout(Duration::from_secs(5), peer.notify_cancelled(params)).await;
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    use crate::context::ToolExecutionContext;
+
+    use super::super::connect::ProtocolEra;
+    use super::super::mcp_client::McpClient;
+    use super::super::outcome::RemoteOutcome;
+    use super::super::server::RemoteServer;
+
+    /// An HTTP server speaking just enough streamable HTTP: it answers `initialize`, accepts
+    /// notifications, refuses the standalone stream, and answers `tools/call` of `big` with a
+    /// JSON body of 400,000 bytes, of `broken` with HTTP 500, of any other tool with a small
+    /// result. Its URL.
+    async fn fake_http() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve(stream));
+            }
+        });
+        url
+    }
+
+    async fn serve(mut stream: TcpStream) {
+        let mut buffer = Vec::new();
+        loop {
+            let end = loop {
+                if let Some(at) = buffer.windows(4).position(|bytes| bytes == b"\r\n\r\n") {
+                    break at + 4;
+                }
+                if !read_more(&mut stream, &mut buffer).await {
+                    return;
+                }
+            };
+            let head = String::from_utf8_lossy(&buffer[..end]).into_owned();
+            let length = head
+                .lines()
+                .filter_map(|line| line.split_once(':'))
+                .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+                .and_then(|(_, value)| value.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            while buffer.len() < end + length {
+                if !read_more(&mut stream, &mut buffer).await {
+                    return;
+                }
+            }
+            let body: Value =
+                serde_json::from_slice(&buffer[end..end + length]).unwrap_or(Value::Null);
+            buffer.drain(..end + length);
+            let post = head.starts_with("POST ");
+            if stream.write_all(&respond(post, &body)).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    async fn read_more(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> bool {
+        let mut chunk = [0_u8; 8192];
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => false,
+            Ok(read) => {
+                buffer.extend_from_slice(&chunk[..read]);
+                true
+            }
+        }
+    }
+
+    fn respond(post: bool, body: &Value) -> Vec<u8> {
+        let reply = |status: &str, json: Option<Value>| {
+            let body = json.map(|value| value.to_string()).unwrap_or_default();
+            let kind = if body.is_empty() {
+                ""
+            } else {
+                "Content-Type: application/json\r\n"
+            };
+            format!(
+                "HTTP/1.1 {status}\r\n{kind}Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
+        };
+        if !post {
+            return reply("405 Method Not Allowed", None);
+        }
+        let Some(id) = body.get("id").cloned() else {
+            return reply("202 Accepted", None);
+        };
+        let text = |text: String| json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}});
+        match (body["method"].as_str(), body["params"]["name"].as_str()) {
+            (Some("initialize"), _) => reply(
+                "200 OK",
+                Some(json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "fake", "version": "1"}
+                }})),
+            ),
+            (Some("tools/call"), Some("big")) => reply("200 OK", Some(text("x".repeat(400_000)))),
+            (Some("tools/call"), Some("broken")) => reply("500 Internal Server Error", None),
+            (Some("tools/call"), _) => reply("200 OK", Some(text("small".to_owned()))),
+            _ => reply(
+                "200 OK",
+                Some(
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "unknown"}}),
+                ),
+            ),
+        }
+    }
+
+    /// Over HTTP, an answer over the transport's bound fails its call with `output_too_large`
+    /// (not as a lost connection), a failed POST says why (its status), and the session goes on.
+    #[tokio::test]
+    async fn an_http_answer_over_the_bound_or_a_failed_post_says_why() {
+        let server = RemoteServer::http("fake", fake_http().await)
+            .max_result_bytes(1000)
+            .call_timeout(Duration::from_secs(30));
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let ctx = ToolExecutionContext::new();
+        let big = client.call("big", json!({}), &ctx).await.unwrap_err();
+        assert_eq!(big.code().as_str(), "output_too_large", "{}", big.message());
+        let broken = client.call("broken", json!({}), &ctx).await.unwrap_err();
+        assert!(broken.message().contains("500"), "{}", broken.message());
+        let small = client.call("small", json!({}), &ctx).await.unwrap();
+        assert!(matches!(small, RemoteOutcome::Complete(_)), "{small:?}");
+        client.close().await;
     }
 }
