@@ -131,7 +131,8 @@ const NAMELESS: &str = "?";
 
 /// Asks for one page. A page the SDK cannot read as a whole (one tool with a boolean schema or
 /// a hint of the wrong type spoils it for the SDK) is read a tool at a time, so that tool alone
-/// is skipped. The error is the SDK's text, not yet scrubbed.
+/// is skipped. Sent past the SDK's response cache: the client keeps the whole list itself, by
+/// the same hints. The error is the SDK's text, not yet scrubbed.
 async fn page(
     peer: &Peer<RoleClient>,
     params: Option<PaginatedRequestParams>,

@@ -218,10 +218,8 @@ impl McpClient {
 
     /// Forgets the kept list, so the next [`tools`](Self::tools) asks the server again.
     pub async fn refresh_tools(&self) {
-        let mut listed = self.listed.lock().await;
-        // The SDK keeps each page by the same hint: forget those too.
-        self.connection.peer.clear_response_cache().await;
-        *listed = None;
+        // Pages are asked for without the SDK's cache (see `listing`): only this list is kept.
+        *self.listed.lock().await = None;
     }
 
     /// Calls the remote tool `tool` (its name on the server) directly, **outside the
