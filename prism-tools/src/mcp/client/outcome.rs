@@ -19,7 +19,8 @@ pub enum RemoteOutcome {
     /// The tool finished; its output is bounded, with the server's content blocks in order.
     /// The remote tool may still have reported an error: see [`RemoteOutcome::Failed`].
     Complete(ToolOutput),
-    /// The remote tool reported an error (`isError: true`); the message is its text.
+    /// The remote tool reported an error (`isError: true`); the message is its text, or its
+    /// structured value as JSON when it has no text.
     Failed(String),
     /// The server needs input before the tool can finish (MCP's `input_required`).
     InputRequired(InputRequired),
@@ -193,12 +194,15 @@ fn finish(
     scrubber.redact_content(&mut blocks);
     if is_error == Some(true) {
         let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
-        let message = if text.is_empty() {
-            "the remote tool reported an error without a message".to_owned()
-        } else {
-            scrubber.redact_str(&text.join("\n")).into_owned()
+        // An error told only in the structured value is told by it: nothing is dropped.
+        let message = match structured.filter(|value| !value.is_null()) {
+            _ if !text.is_empty() => text.join("\n"),
+            Some(value) => value.to_string(),
+            None => "the remote tool reported an error without a message".to_owned(),
         };
-        return Ok(RemoteOutcome::Failed(message));
+        return Ok(RemoteOutcome::Failed(
+            scrubber.redact_str(&message).into_owned(),
+        ));
     }
     let mut value = structured.unwrap_or(Value::Null);
     scrubber.redact_value_in_place(&mut value);
@@ -260,6 +264,25 @@ mod tests {
         );
         match complete(failed, 10_000, &SecretRedactor::default()).unwrap() {
             RemoteOutcome::Failed(message) => assert_eq!(message, "no such zone"),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    /// A remote error told only in its structured value keeps what it says: the value is the
+    /// message (with the endpoint's credentials taken out), not a generic "without a message".
+    #[test]
+    fn a_remote_error_with_only_a_structured_value_keeps_it_as_its_message() {
+        let failed = wire_result(json!({
+            "content": [],
+            "structuredContent": {"error": "quota exceeded", "key": "sk-endpoint-1"},
+            "isError": true
+        }));
+        let scrubber = SecretRedactor::new(["sk-endpoint-1"]);
+        match complete(failed, 10_000, &scrubber).unwrap() {
+            RemoteOutcome::Failed(message) => {
+                assert!(message.contains("quota exceeded"), "{message}");
+                assert!(!message.contains("sk-endpoint-1"), "{message}");
+            }
             other => panic!("expected a failure, got {other:?}"),
         }
     }
