@@ -41,18 +41,24 @@ pub use verdict::{IntoVerdict, Verdict};
 
 /// Anything a builder stage accepts for a guard of kind `G`: the guard itself, an `Arc<dyn G>`,
 /// or an `Option` of either (which may be `None`).
+///
+/// Sealed: implement the guard trait itself, and its implementors convert. The builder records
+/// from [`Presence`] whether a guard was certainly given, and
+/// [`build_secure`](crate::DispatchBuilder::build_secure) relies on that record, so no other
+/// conversion may claim [`Given`] and hand over no guard.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used as this dispatcher guard",
     label = "not a guard of the kind this stage takes",
     note = "pass a value implementing the stage's guard trait, an `Arc<dyn …>` of one, or an `Option` of either; closures go through `permission_fn`, `validator_fn` and friends"
 )]
-pub trait IntoGuard<G: ?Sized> {
+pub trait IntoGuard<G: ?Sized>: sealed::Sealed<G> {
     /// [`Given`] for a guard, [`Missing`] for an `Option`.
     type Presence: Presence;
     /// The guard, if any.
     fn into_guard(self) -> Option<Arc<G>>;
 }
 
+impl<G: ?Sized, T: IntoGuard<G>> sealed::Sealed<G> for Option<T> {}
 impl<G: ?Sized, T: IntoGuard<G>> IntoGuard<G> for Option<T> {
     type Presence = Missing;
     fn into_guard(self) -> Option<Arc<G>> {
@@ -64,12 +70,21 @@ impl<G: ?Sized, T: IntoGuard<G>> IntoGuard<G> for Option<T> {
 /// its trait object.
 macro_rules! impl_into_guard {
     ($($guard:ident),* $(,)?) => {$(
+        // Without `do_not_recommend`, rustc reports the guard trait a wrong value lacks and lists
+        // its implementors (or every conversion), instead of the sentence about what a stage
+        // takes.
+        #[diagnostic::do_not_recommend]
+        impl<T: $guard> sealed::Sealed<dyn $guard> for T {}
+        #[diagnostic::do_not_recommend]
         impl<T: $guard> IntoGuard<dyn $guard> for T {
             type Presence = Given;
             fn into_guard(self) -> Option<Arc<dyn $guard>> {
                 Some(Arc::new(self))
             }
         }
+        #[diagnostic::do_not_recommend]
+        impl sealed::Sealed<dyn $guard> for Arc<dyn $guard> {}
+        #[diagnostic::do_not_recommend]
         impl IntoGuard<dyn $guard> for Arc<dyn $guard> {
             type Presence = Given;
             fn into_guard(self) -> Option<Arc<dyn $guard>> {
@@ -86,3 +101,13 @@ impl_into_guard!(
     ArgumentValidator,
     BeforeExecute,
 );
+
+mod sealed {
+    //! The conversions [`IntoGuard`](super::IntoGuard) allows: the ones this module writes.
+    #[diagnostic::on_unimplemented(
+        message = "`IntoGuard` cannot be implemented outside prism",
+        label = "`{Self}` is not a guard",
+        note = "implement the guard trait itself (`TrustPolicy`, `PermissionPolicy`, `ArgumentValidator`, …) for `{Self}`: every guard converts, and an `Option` of one may be `None`"
+    )]
+    pub trait Sealed<G: ?Sized> {}
+}
