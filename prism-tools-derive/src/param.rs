@@ -78,6 +78,10 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
         return None;
     }
     let ty = &*input.ty;
+    if let Some(message) = mutable_context(ty) {
+        errors.at(ty, message);
+        return None;
+    }
     if let Some(context) = recognised_context(ty).or(marked_ctx.map(|_| Context::Extractor)) {
         if let Some(args) = marked_args {
             errors.at(
@@ -205,6 +209,24 @@ fn recognised_context(ty: &Type) -> Option<Context> {
             }
             _ => None,
         },
+    }
+}
+
+/// The error for `&mut ToolExecutionContext` or `&mut State<T>`: a context parameter, which the
+/// argument rules would otherwise report as JSON that must own its data.
+fn mutable_context(ty: &Type) -> Option<String> {
+    let Type::Reference(reference) = ty else {
+        return None;
+    };
+    reference.mutability?;
+    let taken = tokens(&reference.elem);
+    match last_segment(&reference.elem)? {
+        ("ToolExecutionContext", _) => Some(format!(
+            "the call's context cannot be borrowed mutably: take `{taken}` or `&{taken}`"
+        )),
+        _ => Some(format!(
+            "the tool's state cannot be borrowed mutably, every call shares it: take `{taken}`, and keep what changes behind a `Mutex` or an atomic"
+        )),
     }
 }
 
