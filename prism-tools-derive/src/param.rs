@@ -78,7 +78,7 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
         return None;
     }
     let ty = &*input.ty;
-    if let Some(message) = mutable_context(ty) {
+    if let Some(message) = mutable_context(ty).or_else(|| optional_context(ty)) {
         errors.at(ty, message);
         return None;
     }
@@ -226,6 +226,33 @@ fn mutable_context(ty: &Type) -> Option<String> {
         )),
         _ => Some(format!(
             "the tool's state cannot be borrowed mutably, every call shares it: take `{taken}`, and keep what changes behind a `Mutex` or an atomic"
+        )),
+    }
+}
+
+/// The error for `Option<ToolExecutionContext>` or `Option<State<T>>`: both are always supplied,
+/// and the argument rules would otherwise ask for `Deserialize` on them.
+fn optional_context(ty: &Type) -> Option<String> {
+    let Type::Path(TypePath { qself: None, path }) = ty else {
+        return None;
+    };
+    let segment = path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    let inner = match args.args.first() {
+        Some(GenericArgument::Type(inner)) if segment.ident == "Option" && args.args.len() == 1 => {
+            inner
+        }
+        _ => return None,
+    };
+    let taken = tokens(inner);
+    match recognised_context(inner)? {
+        Context::Execution { .. } => Some(format!(
+            "the call's context is always supplied: take `{taken}`, not an `Option` of it"
+        )),
+        _ => Some(format!(
+            "the tool's state is always supplied, by `definition(state)`: take `{taken}`, not an `Option` of it"
         )),
     }
 }
