@@ -119,9 +119,10 @@ pub(crate) async fn call(
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
             InputRequired::from_wire(&site.server.name, tool, result),
         )),
-        // A tool result the SDK could not read (a block of a newer kind): read leniently.
+        // A tool result the SDK could not read (a block of a newer kind): read leniently, and
+        // scrubbed in one pass whatever it is (this path is rare).
         Ok(ServerResult::CustomResult(CustomResult(value))) => {
-            outcome::lenient(value, bounds.max_result_bytes, site.scrubber)
+            outcome::lenient(value, bounds.max_result_bytes, &site.scrubber())
                 .unwrap_or_else(|| Err(not_a_tool_result(site.server, tool)))
         }
         Ok(ServerResult::CreateTaskResult(_)) => Err(ToolError::with_code(
