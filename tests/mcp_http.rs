@@ -274,20 +274,13 @@ async fn a_request_head_that_never_ends_is_closed_after_the_header_timeout() {
 async fn after_shutdown_no_connection_is_open_and_no_call_starts() {
     let fixture = fixture();
     let server = serve(&fixture.server, local()).await;
-    let host = server.local_addr().to_string();
     // A stateless call of a tool with an effect, its body not yet all sent.
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":{"cents":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let (first, rest) = body.split_at(20);
+    let request = raw_pay(&server, 1);
+    let (first, rest) = request.split_at(request.len() - 20);
     let mut paying = tokio::net::TcpStream::connect(server.local_addr())
         .await
         .unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: pay\r\nContent-Length: {}\r\n\r\n{first}",
-        body.len()
-    );
-    paying.write_all(head.as_bytes()).await.unwrap();
+    paying.write_all(first.as_bytes()).await.unwrap();
     let mut idle = tokio::net::TcpStream::connect(server.local_addr())
         .await
         .unwrap();
@@ -324,18 +317,13 @@ async fn the_sessions_open_at_once_are_bounded() {
 async fn shutdown_returns_once_a_started_effect_recorded_its_outcome() {
     let fixture = fixture();
     let server = serve(&fixture.server, local()).await;
-    let host = server.local_addr().to_string();
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":{"cents":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let mut paying = tokio::net::TcpStream::connect(server.local_addr())
         .await
         .unwrap();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: pay\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    paying.write_all(request.as_bytes()).await.unwrap();
+    paying
+        .write_all(raw_pay(&server, 7).as_bytes())
+        .await
+        .unwrap();
     // The payment started; its client goes away.
     mcp_server_support::wait_for_row(&fixture.ledger, prism::dispatch::RecordStatus::Started).await;
     drop(paying);
@@ -370,4 +358,19 @@ async fn a_session_id_that_is_not_text_does_not_slip_past_the_session_bound() {
     let garbled = [("Host", host.as_str()), ("Mcp-Session-Id", "\u{ff}")];
     assert_eq!(status_of(&server, &garbled, INITIALIZE).await, 503);
     server.shutdown().await;
+}
+
+/// A whole HTTP request of a stateless 2026-07-28 call of `pay` for `cents`, as a raw client
+/// writes it.
+fn raw_pay(server: &McpHttpServer, cents: u64) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"pay","arguments":{{"cents":{cents}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"raw","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: pay\r\nContent-Length: {}\r\n\r\n{body}",
+        server.local_addr(),
+        body.len()
+    )
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use prism::context::CancellationToken;
 use prism::definition::Refusal;
 use prism::effects::BoxFuture;
@@ -16,7 +17,7 @@ use prism::run::{
     ScriptedProvider, ToolNarrowing, ToolRoundGate, approval_fn,
 };
 use prism::{
-    Agent, Dispatcher, ProviderResponse, RunError, RunOptions, ToolCall, ToolDefinition,
+    Agent, Dispatcher, ProviderResponse, RunError, RunOptions, Session, ToolCall, ToolDefinition,
     ToolRegistry,
 };
 use run_support::{named, summary, tool_rows, wipe};
@@ -43,13 +44,25 @@ impl ToolNarrowing for NeverNarrows {
     }
 }
 
-/// Cancels `token` a moment from now, from another task.
-fn cancel_soon(token: &CancellationToken) {
-    let token = token.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        token.cancel();
+/// How `session`'s run of "go" ends when its token fires a moment after it starts (from another
+/// task); it must end within 10 seconds, with an error and no panic.
+async fn cancelled_soon(session: &mut Session) -> RunError {
+    let token = CancellationToken::new();
+    tokio::spawn({
+        let token = token.clone();
+        async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            token.cancel();
+        }
     });
+    let run = session.run("go", RunOptions::new().cancellation(token));
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        std::panic::AssertUnwindSafe(run).catch_unwind(),
+    )
+    .await
+    .expect("the run ends once cancelled");
+    answer.expect("no panic reaches the host").unwrap_err()
 }
 
 fn agent(registry: ToolRegistry, provider: &ScriptedProvider, config: AgentConfig) -> Agent {
@@ -69,14 +82,8 @@ async fn a_run_waiting_on_its_round_gate_ends_when_cancelled() {
     let registry = ToolRegistry::from_iter([named("read"), wipe(&runs)]);
     let config = AgentConfig::new().charge_tool_round(NobodyAnswers);
     let mut session = agent(registry, &provider, config).session("s1");
-    let token = CancellationToken::new();
-    cancel_soon(&token);
 
-    let run = session.run("go", RunOptions::new().cancellation(token));
-    let answer = tokio::time::timeout(Duration::from_secs(10), run).await;
-
-    let error = answer.expect("the run ends once cancelled").unwrap_err();
-    assert_eq!(error, RunError::Cancelled);
+    assert_eq!(cancelled_soon(&mut session).await, RunError::Cancelled);
     assert_eq!(runs.load(Ordering::SeqCst), 0, "nothing ran");
     assert_eq!(
         summary(&tool_rows(session.transcript())),
@@ -93,14 +100,8 @@ async fn a_run_waiting_on_its_narrowing_callback_ends_when_cancelled() {
     let registry = ToolRegistry::from_iter([named("read")]);
     let config = AgentConfig::new().tool_narrowing(NeverNarrows);
     let mut session = agent(registry, &provider, config).session("s1");
-    let token = CancellationToken::new();
-    cancel_soon(&token);
 
-    let run = session.run("go", RunOptions::new().cancellation(token));
-    let answer = tokio::time::timeout(Duration::from_secs(10), run).await;
-
-    let error = answer.expect("the run ends once cancelled").unwrap_err();
-    assert_eq!(error, RunError::Cancelled);
+    assert_eq!(cancelled_soon(&mut session).await, RunError::Cancelled);
     assert!(provider.requests().is_empty(), "no provider turn was sent");
 }
 
@@ -194,22 +195,8 @@ impl prism::Provider for StuckProvider {
 
 #[tokio::test]
 async fn a_provider_turn_that_panics_when_dropped_by_cancellation_does_not_reach_the_host() {
-    use futures_util::FutureExt;
-
     let registry = ToolRegistry::from_iter([named("read")]);
     let mut session =
         Agent::new(Dispatcher::builder(registry).build(), StuckProvider).session("s1");
-    let token = CancellationToken::new();
-    cancel_soon(&token);
-
-    let run = session.run("go", RunOptions::new().cancellation(token));
-    let answer = tokio::time::timeout(
-        Duration::from_secs(10),
-        std::panic::AssertUnwindSafe(run).catch_unwind(),
-    )
-    .await
-    .expect("the run ends once cancelled");
-
-    let outcome = answer.expect("no panic reaches the host");
-    assert_eq!(outcome.unwrap_err(), RunError::Cancelled);
+    assert_eq!(cancelled_soon(&mut session).await, RunError::Cancelled);
 }

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use common::leaked_prefix;
 use prism::dispatch::SecretRedactor;
-use prism::tools::web::{BraveBackend, UrlPolicy, WebFetcher, web_fetch, web_search};
+use prism::tools::web::{
+    BraveBackend, SearchBackend, UrlPolicy, WebFetcher, web_fetch, web_search,
+};
 use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
 use serde_json::json;
 
@@ -28,16 +30,12 @@ async fn a_search_backends_error_body_is_redacted_before_it_is_cut() {
     let backend = BraveBackend::new("brave-key")
         .endpoint(&format!("http://{address}/res/v1/web/search"))
         .unwrap();
-    let tool = web_search(Arc::new(backend), UrlPolicy::new());
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
-        .redactor(SecretRedactor::new([SECRET]))
-        .build();
-    let call = ToolCall::new("c1", "web_search", json!({"query": "tides"}));
-    let result = dispatcher
-        .dispatch(call, &ToolExecutionContext::new())
-        .await
-        .unwrap();
-    let message = &result.error_info().expect("an error result").message;
+    let message = &search_error(
+        backend,
+        SecretRedactor::new([SECRET]),
+        json!({"query": "tides"}),
+    )
+    .await;
     assert_eq!(
         leaked_prefix(message, SECRET),
         None,
@@ -62,14 +60,12 @@ async fn the_brave_key_is_taken_out_of_what_the_backend_echoes() {
     let backend = BraveBackend::new(KEY)
         .endpoint(&format!("http://{address}/res/v1/web/search"))
         .unwrap();
-    let tool = web_search(Arc::new(backend), UrlPolicy::new());
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
-    let call = ToolCall::new("c1", "web_search", json!({"query": "tides"}));
-    let result = dispatcher
-        .dispatch(call, &ToolExecutionContext::new())
-        .await
-        .unwrap();
-    let message = &result.error_info().expect("an error result").message;
+    let message = &search_error(
+        backend,
+        SecretRedactor::default(),
+        json!({"query": "tides"}),
+    )
+    .await;
     assert!(
         !message.contains(KEY),
         "the Brave key reached the result sent to the model: {message}"
@@ -82,27 +78,16 @@ async fn the_brave_key_is_taken_out_of_what_the_backend_echoes() {
 async fn a_network_error_never_quotes_the_encoded_query() {
     // An AWS-style secret key: base64, with `/` and `+`.
     const SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY+EXAMPLEKEY";
-    // A port nothing listens on: the request fails to connect.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let port = closed_port();
     let backend = BraveBackend::new("brave-key")
         .endpoint(&format!("http://127.0.0.1:{port}/res/v1/web/search"))
         .unwrap();
-    let tool = web_search(Arc::new(backend), UrlPolicy::new());
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
-        .redactor(SecretRedactor::new([SECRET]))
-        .build();
-    let call = ToolCall::new(
-        "c1",
-        "web_search",
+    let message = &search_error(
+        backend,
+        SecretRedactor::new([SECRET]),
         json!({"query": format!("key {SECRET}")}),
-    );
-    let result = dispatcher
-        .dispatch(call, &ToolExecutionContext::new())
-        .await
-        .unwrap();
-    let message = &result.error_info().expect("an error result").message;
+    )
+    .await;
     // `application/x-www-form-urlencoded`, as the backend writes `q=`.
     let encoded = SECRET.replace('/', "%2F").replace('+', "%2B");
     assert!(
@@ -147,22 +132,17 @@ async fn web_fetch_redacts_a_page_before_it_cuts_it() {
 #[tokio::test]
 async fn a_network_error_never_quotes_the_instances_password() {
     const PASSWORD: &str = "searx-pa55word-0123456789";
-    // A port nothing listens on: the request fails to connect.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let port = closed_port();
     let backend = prism::tools::web::SearxngBackend::new(&format!(
         "http://alice:{PASSWORD}@127.0.0.1:{port}/"
     ))
     .unwrap();
-    let tool = web_search(Arc::new(backend), UrlPolicy::new());
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
-    let call = ToolCall::new("c1", "web_search", json!({"query": "tides"}));
-    let result = dispatcher
-        .dispatch(call, &ToolExecutionContext::new())
-        .await
-        .unwrap();
-    let message = &result.error_info().expect("an error result").message;
+    let message = &search_error(
+        backend,
+        SecretRedactor::default(),
+        json!({"query": "tides"}),
+    )
+    .await;
     assert!(
         !message.contains(PASSWORD),
         "the instance's password reached the model: {message}"
@@ -171,4 +151,33 @@ async fn a_network_error_never_quotes_the_instances_password() {
         message.contains("127.0.0.1"),
         "the instance is named: {message}"
     );
+}
+
+/// The error message `web_search` on `backend` gives for `arguments`, through a dispatcher
+/// with `redactor`.
+async fn search_error(
+    backend: impl SearchBackend,
+    redactor: SecretRedactor,
+    arguments: serde_json::Value,
+) -> String {
+    let tool = web_search(Arc::new(backend), UrlPolicy::new());
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
+        .redactor(redactor)
+        .build();
+    let call = ToolCall::new("c1", "web_search", arguments);
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    result
+        .error_info()
+        .expect("an error result")
+        .message
+        .clone()
+}
+
+/// A port nothing listens on: a request to it fails to connect.
+fn closed_port() -> u16 {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    closed.local_addr().unwrap().port()
 }

@@ -211,31 +211,19 @@ mod tests {
     use super::super::catalog::SkippedTool;
     use super::super::connect::ProtocolEra;
     use super::super::mcp_client::McpClient;
-    use super::super::server::RemoteServer;
+    use super::super::scripted_server::scripted_server;
     use crate::definition::ToolDefinition;
     use crate::filter::ToolFilter;
 
-    /// A server in `sh` whose one page of tools holds a good tool beside three the SDK cannot
-    /// read: a boolean input schema, a hint of the wrong type, no name at all.
-    const SLOPPY_SERVER: &str = r#"
-while IFS= read -r line; do
-  id=${line#*\"id\":}; id=${id%%[,\}]*}
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sloppy","version":"1"}}}\n' "$id" ;;
-    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"good","inputSchema":{"type":"object"}},{"name":"boolean","inputSchema":true},{"name":"hinted","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"yes"}},{"nameless":1,"inputSchema":{"type":"object"}},{"name":"unwanted","inputSchema":false}]}}\n' "$id" ;;
-    *'"method":"notifications/'*) ;;
-    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown"}}\n' "$id" ;;
-  esac
-done
-"#;
+    /// The `tools/list` answer of a server whose one page holds a good tool beside three the
+    /// SDK cannot read: a boolean input schema, a hint of the wrong type, no name at all.
+    const SLOPPY_LIST: &str = r#"    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"good","inputSchema":{"type":"object"}},{"name":"boolean","inputSchema":true},{"name":"hinted","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"yes"}},{"nameless":1,"inputSchema":{"type":"object"}},{"name":"unwanted","inputSchema":false}]}}\n' "$id" ;;"#;
 
     /// One tool the SDK cannot read costs only that tool: the others are taken, and it is
     /// named among the skipped with the reason (unless the host's filter did not want it).
     #[tokio::test]
     async fn a_tool_the_sdk_cannot_read_is_skipped_and_the_rest_of_the_list_kept() {
-        let server = RemoteServer::command("sloppy", "sh")
-            .args(["-c", SLOPPY_SERVER])
-            .filter(ToolFilter::deny(["unwanted"]));
+        let server = scripted_server("sloppy", SLOPPY_LIST).filter(ToolFilter::deny(["unwanted"]));
         let client = McpClient::connect_with(server, ProtocolEra::Handshake)
             .await
             .unwrap();

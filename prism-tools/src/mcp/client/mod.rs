@@ -67,6 +67,8 @@ mod outcome;
 mod remote_call;
 mod remote_schema;
 #[cfg(test)]
+mod scripted_server;
+#[cfg(test)]
 mod sdk_server_tests;
 mod server;
 mod tool_name;

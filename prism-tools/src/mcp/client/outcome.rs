@@ -299,21 +299,10 @@ mod tests {
         );
     }
 
-    /// A server in `sh` that answers `initialize`, then `tools/call` with a result holding a
-    /// text block and a block of a kind this host does not know; `isError` when the tool is
-    /// `fail`.
-    const NEWER_SERVER: &str = r#"
-while IFS= read -r line; do
-  id=${line#*\"id\":}; id=${id%%[,\}]*}
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"newer","version":"1"}}}\n' "$id" ;;
-    *'"method":"tools/call"'*'"fail"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"no such zone"},{"type":"hologram","frames":3}],"isError":true}}\n' "$id" ;;
-    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hi"},{"type":"hologram","frames":3}],"structuredContent":{"n":1}}}\n' "$id" ;;
-    *'"method":"notifications/'*) ;;
-    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown"}}\n' "$id" ;;
-  esac
-done
-"#;
+    /// The `tools/call` answers of a server whose results hold a text block and a block of a
+    /// kind this host does not know; `isError` when the tool is `fail`.
+    const NEWER_CALLS: &str = r#"    *'"method":"tools/call"'*'"fail"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"no such zone"},{"type":"hologram","frames":3}],"isError":true}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hi"},{"type":"hologram","frames":3}],"structuredContent":{"n":1}}}\n' "$id" ;;"#;
 
     /// A block of a kind the host does not know (a newer revision's) costs only that block: the
     /// rest of the result crosses, with a text block saying what was left out, and a remote
@@ -322,10 +311,10 @@ done
     async fn a_block_of_an_unknown_kind_is_left_out_and_the_rest_of_the_result_kept() {
         use super::super::connect::ProtocolEra;
         use super::super::mcp_client::McpClient;
-        use super::super::server::RemoteServer;
+        use super::super::scripted_server::scripted_server;
         use crate::context::ToolExecutionContext;
 
-        let server = RemoteServer::command("newer", "sh").args(["-c", NEWER_SERVER]);
+        let server = scripted_server("newer", NEWER_CALLS);
         let client = McpClient::connect_with(server, ProtocolEra::Handshake)
             .await
             .unwrap();

@@ -38,14 +38,32 @@ async fn connected(handler: impl ServerHandler, remote: RemoteServer) -> McpClie
     McpClient::connect_over(remote, client_side).await.unwrap()
 }
 
+/// A server of tools in the 2026-07-28 revision.
+fn current_era_tools() -> ServerConfig {
+    let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+    info.protocol_version = ProtocolVersion::V_2026_07_28;
+    info
+}
+
+/// The one tool of the servers that ask before they purge: `purge({dir})`.
+fn purge_listed() -> ListToolsResult {
+    let schema = json!({"type": "object", "properties": {"dir": {"type": "string"}}});
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!("an object")
+    };
+    ListToolsResult::with_all_items(vec![Tool::new(
+        "purge",
+        "Deletes the files of a directory.",
+        schema,
+    )])
+}
+
 /// Asks "Delete 3 files?" before `purge` runs, then runs it with the answer.
 struct AskingServer;
 
 impl ServerHandler for AskingServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
-        info.protocol_version = ProtocolVersion::V_2026_07_28;
-        info
+        current_era_tools()
     }
 
     async fn list_tools(
@@ -53,15 +71,7 @@ impl ServerHandler for AskingServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = json!({"type": "object", "properties": {"dir": {"type": "string"}}});
-        let serde_json::Value::Object(schema) = schema else {
-            unreachable!("an object")
-        };
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "purge",
-            "Deletes the files of a directory.",
-            schema,
-        )]))
+        Ok(purge_listed())
     }
 
     async fn call_tool(
@@ -693,9 +703,7 @@ struct AlwaysAsking;
 
 impl ServerHandler for AlwaysAsking {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
-        info.protocol_version = ProtocolVersion::V_2026_07_28;
-        info
+        current_era_tools()
     }
 
     async fn list_tools(
@@ -703,15 +711,7 @@ impl ServerHandler for AlwaysAsking {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = json!({"type": "object", "properties": {"dir": {"type": "string"}}});
-        let serde_json::Value::Object(schema) = schema else {
-            unreachable!("an object")
-        };
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "purge",
-            "Deletes the files of a directory.",
-            schema,
-        )]))
+        Ok(purge_listed())
     }
 
     async fn call_tool(

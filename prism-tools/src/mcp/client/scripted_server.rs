@@ -1,0 +1,24 @@
+//! Test support: an MCP server written as a few lines of `sh`, for answers the SDK's own
+//! server types cannot produce (a malformed tool, a content block of an unknown kind).
+
+use super::server::RemoteServer;
+
+/// A server named `name` over stdio that answers `initialize` in the 2025-11-25 era, ignores
+/// notifications, runs `cases` (more `case` arms of `sh`, matching on `$line`, with the
+/// request's id in `$id`) and answers any other request with `-32601`.
+pub(super) fn scripted_server(name: &str, cases: &str) -> RemoteServer {
+    let script = format!(
+        r#"
+while IFS= read -r line; do
+  id=${{line#*\"id\":}}; id=${{id%%[,\}}]*}}
+  case "$line" in
+    *'"method":"initialize"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"{name}","version":"1"}}}}}}\n' "$id" ;;
+{cases}
+    *'"method":"notifications/'*) ;;
+    *'"id":'*) printf '{{"jsonrpc":"2.0","id":%s,"error":{{"code":-32601,"message":"unknown"}}}}\n' "$id" ;;
+  esac
+done
+"#
+    );
+    RemoteServer::command(name, "sh").args(["-c", &script])
+}
