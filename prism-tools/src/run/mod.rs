@@ -91,6 +91,7 @@ mod suspension;
 mod tool_choice;
 mod tool_round;
 mod turn;
+mod until_cancelled;
 
 pub use agent::Agent;
 pub use approval::{

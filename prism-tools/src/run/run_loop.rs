@@ -13,7 +13,6 @@
 //! the model made. A suspended run keeps its place (turn, rounds, revisions) in the session's
 //! state and [`RunDriver::resume`] picks it up there.
 
-use std::pin::pin;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -21,11 +20,12 @@ use serde_json::Value;
 use crate::call::ToolCall;
 use crate::clock::now_or_system;
 use crate::context::ToolExecutionContext;
-use crate::panic::{DropGuarded, guarded_future};
+use crate::panic::guarded_future;
 use crate::run::config::Resolved;
 use crate::run::run_disclosure::RunDisclosure;
 use crate::run::snapshot::RunTools;
 use crate::run::turn::{TurnInput, TurnTools, assemble};
+use crate::run::until_cancelled::until_cancelled;
 use crate::run::{
     LoopStrategy, Message, ProviderError, ProviderRequest, ProviderResponse, RunEnd, RunError,
     RunEvent, RunEventKind, RunOptions, RunOutcome, RunSummary, Session, SuspendedRun,
@@ -218,14 +218,10 @@ impl<'s> RunDriver<'s> {
             input,
             redactor,
         );
-        // The narrowing callback is the host's and may wait on anything; cancelling the run
-        // must not wait with it (and its future, dropped then, is dropped under the guard).
-        let assembled = pin!(DropGuarded::new(assembled));
-        let turn_tools = tokio::select! {
-            biased;
-            () = self.ctx.cancellation().cancelled() => return Err(RunError::Cancelled),
-            turn_tools = assembled => turn_tools?,
-        };
+        // The narrowing callback is the host's and may wait on anything.
+        let turn_tools = until_cancelled(self.ctx.cancellation(), assembled)
+            .await
+            .ok_or(RunError::Cancelled)??;
         if !turn_tools.clamped.is_empty() {
             self.emit(RunEventKind::ToolNarrowingClamped {
                 turn: self.turn,
@@ -271,18 +267,16 @@ impl<'s> RunDriver<'s> {
         let provider = &self.session.agent.provider;
         let cancellation = self.ctx.cancellation();
         // The run's cancellation drops the provider's future, and with it any connection it
-        // holds open, instead of waiting for the turn to end; its destructor is the provider's
-        // code too, so it is dropped under the panic guard.
-        let turn = pin!(DropGuarded::new(guarded_future(
-            || provider.complete(request)
-        )));
-        let answer = tokio::select! {
-            biased;
-            () = cancellation.cancelled() => return Err(RunError::Cancelled),
-            answer = turn => answer.unwrap_or_else(|panic| {
-                Err(ProviderError::new(format!("the provider panicked: {panic}")))
-            }),
-        };
+        // holds open, instead of waiting for the turn to end.
+        let turn = guarded_future(|| provider.complete(request));
+        let answer = until_cancelled(cancellation, turn)
+            .await
+            .ok_or(RunError::Cancelled)?
+            .unwrap_or_else(|panic| {
+                Err(ProviderError::new(format!(
+                    "the provider panicked: {panic}"
+                )))
+            });
         answer.map_err(|error| {
             let redactor = self.session.agent.dispatcher.redactor();
             RunError::Provider {

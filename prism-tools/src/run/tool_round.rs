@@ -12,7 +12,6 @@
 //!    never started included, until it resumes
 //! ```
 
-use std::pin::pin;
 use std::sync::Arc;
 
 use crate::call::{ErrorCode, ErrorInfo, ToolCall};
@@ -22,13 +21,14 @@ use crate::definition::ToolDefinition;
 use crate::dispatch::{Dispatcher, PlannedCall};
 use crate::error::Refusal;
 use crate::grant::ToolGrant;
-use crate::panic::{DropGuarded, guarded_future};
+use crate::panic::guarded_future;
 use crate::run::approval_gate::RunApprovals;
 use crate::run::approval_store::guarded_store;
 use crate::run::batch::{Answer, not_dispatched};
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::{HeldCall, stored_visible};
 use crate::run::turn::TurnTools;
+use crate::run::until_cancelled::until_cancelled;
 use crate::run::{
     ApprovalDecision, ApprovalKey, BatchExecutor, BatchStop, LoopStrategy, Message,
     PendingApproval, RoundCharge, RunEnd, RunError, RunEventKind, RunOutcome, SuspendedRun,
@@ -81,17 +81,9 @@ impl RunDriver<'_> {
             self.answer_unstarted(&dispatcher, &calls, &error);
             return Err(RunError::ToolRoundLimit { limit });
         }
-        let charged = {
-            let cancellation = self.ctx.cancellation();
-            // A gate may wait on a person; cancelling the run must not wait with it.
-            let charging = pin!(DropGuarded::new(self.charge_round(&calls)));
-            tokio::select! {
-                biased;
-                () = cancellation.cancelled() => None,
-                charged = charging => Some(charged),
-            }
-        };
-        let Some(charged) = charged else {
+        // A gate may wait on a person.
+        let charging = self.charge_round(&calls);
+        let Some(charged) = until_cancelled(self.ctx.cancellation(), charging).await else {
             self.answer_unstarted(&dispatcher, &calls, &not_dispatched());
             return Err(RunError::Cancelled);
         };
