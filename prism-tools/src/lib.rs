@@ -163,6 +163,8 @@ pub mod extract;
 pub mod filter;
 pub mod grant;
 pub mod guard;
+#[cfg(any(feature = "web", feature = "mcp"))]
+mod host_name;
 mod icon;
 pub mod limits;
 #[doc(hidden)]

@@ -8,11 +8,11 @@
 //! refuse what rmcp's would let through: a second `Host` or `Origin` header, userinfo, an
 //! absolute-form target naming another host.
 
-use std::net::IpAddr;
-
 use http::header::{HOST, ORIGIN};
 use http::uri::Authority;
 use http::{Request, StatusCode, Uri};
+
+use crate::host_name::normalise_host;
 
 /// The hosts and origins a server answers, parsed once from its
 /// [`HttpOptions`](super::HttpOptions).
@@ -51,7 +51,7 @@ impl HeadRules {
                 Some((host, port)) => Some(HostRule { host, port }),
                 // A bare IPv6 address (`::1`) is not an authority.
                 None => (!entry.contains(['/', '@'])).then(|| HostRule {
-                    host: normalized(entry),
+                    host: normalise_host(entry),
                     port: None,
                 }),
             })
@@ -135,7 +135,7 @@ fn authority(text: &str) -> Option<(String, Option<u16>)> {
         return None;
     }
     let parsed: Authority = text.parse().ok()?;
-    Some((normalized(parsed.host()), parsed.port_u16()))
+    Some((normalise_host(parsed.host()), parsed.port_u16()))
 }
 
 /// The scheme, host and port (the scheme's default when none is written) of an origin:
@@ -152,16 +152,6 @@ fn origin(text: &str) -> Option<(String, String, u16)> {
         _ => None,
     })?;
     bare.then_some((scheme, host, port))
-}
-
-/// `host` as it is compared: lowercase, an IPv6 address without brackets, and an IP address in
-/// its one canonical text (`[0:0::1]` and `::1` name the same host).
-fn normalized(host: &str) -> String {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    match bare.parse::<IpAddr>() {
-        Ok(address) => address.to_string(),
-        Err(_) => bare.to_ascii_lowercase(),
-    }
 }
 
 #[cfg(test)]

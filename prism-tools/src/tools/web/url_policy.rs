@@ -17,6 +17,7 @@ use url::{Host, Url};
 
 use super::address::{AddressClass, classify};
 use super::error::{WebError, WebErrorKind};
+use crate::host_name;
 
 /// Redirects followed before a fetch gives up, unless the host sets another limit.
 pub const DEFAULT_MAX_REDIRECTS: usize = 5;
@@ -243,22 +244,10 @@ impl UrlPolicy {
     }
 }
 
-/// A host as a URL's host is written, so that a list entry and a URL naming one host compare
-/// equal: without a trailing dot or IPv6 brackets, a domain in lower-case ASCII (`bücher.example`
-/// as `xn--bcher-kva.example`), an IP address in its canonical form (`fd00:0:0:0:0:0:0:5` as
-/// `fd00::5`, `0x7f.1` as `127.0.0.1`).
+/// A host as a URL's host is written (see [`host_name::normalise_host`]), without a trailing
+/// dot: `example.com.` is fetched as `example.com`, so a list entry names both.
 fn normalise_host(host: &str) -> String {
-    let host = host.trim().trim_end_matches('.');
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
-        return ip.to_string();
-    }
-    match url::Host::parse(bare) {
-        Ok(url::Host::Domain(domain)) => domain,
-        Ok(url::Host::Ipv4(ip)) => ip.to_string(),
-        Ok(url::Host::Ipv6(ip)) => ip.to_string(),
-        Err(_) => bare.to_ascii_lowercase(),
-    }
+    host_name::normalise_host(host.trim().trim_end_matches('.'))
 }
 
 /// `host` is `entry` or a subdomain of it.
