@@ -31,8 +31,13 @@
 //! [`EffectKeySecret`](crate::EffectKeySecret), which makes effect keys an HMAC-SHA-256 under a
 //! key the store never sees.
 
+#[cfg(any(feature = "http", feature = "web", feature = "mcp"))]
+mod shown_url;
 mod value_walk;
 mod written_forms;
+
+#[cfg(any(feature = "http", feature = "web", feature = "mcp"))]
+pub(crate) use shown_url::shown_url;
 
 use std::borrow::Cow;
 use std::fmt;

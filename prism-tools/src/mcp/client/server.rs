@@ -10,7 +10,7 @@ use base64::Engine as _;
 
 use crate::definition::ToolAnnotations;
 use crate::filter::ToolFilter;
-use crate::redact::{REDACTED, SecretRedactor};
+use crate::redact::{SecretRedactor, shown_url};
 
 /// How to reach the server.
 #[derive(Clone)]
@@ -81,13 +81,10 @@ impl fmt::Debug for Endpoint {
             }
             Self::Http { url, headers } => {
                 let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
-                // A URL that does not parse cannot be taken apart: shown whole, a password
-                // in it would be too.
-                let url = if url::Url::parse(url).is_ok() {
-                    credentials(url, headers).redact_str(url).into_owned()
-                } else {
-                    REDACTED.to_owned()
-                };
+                // Also without the user and any header value the URL repeats.
+                let url = credentials(url, headers)
+                    .redact_str(&shown_url(url))
+                    .into_owned();
                 f.debug_struct("Http")
                     .field("url", &url)
                     .field("headers", &names)

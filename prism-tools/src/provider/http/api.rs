@@ -6,26 +6,7 @@ use std::sync::Arc;
 
 use crate::provider::names::NameRule;
 use crate::provider::wire::{ModelSettings, WireFormat};
-use crate::redact::REDACTED;
 use crate::schema::Dialect;
-
-/// `url` as `Debug` output shows it: without the password and the query a base URL may hold
-/// (a gateway behind basic authentication, a token parameter), nor the whole URL when it does
-/// not parse and so cannot be taken apart.
-pub(crate) fn shown_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut parsed) => {
-            if parsed.password().is_some() {
-                let _ = parsed.set_password(Some(REDACTED));
-            }
-            if parsed.query().is_some() {
-                parsed.set_query(Some(REDACTED));
-            }
-            parsed.to_string()
-        }
-        Err(_) => REDACTED.to_owned(),
-    }
-}
 
 /// How an API takes its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

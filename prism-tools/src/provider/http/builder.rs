@@ -5,13 +5,14 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::provider::http::api::{Api, shown_url};
+use crate::provider::http::api::Api;
 use crate::provider::http::client::{HttpProvider, Inner};
 use crate::provider::http::key::KeySource;
 use crate::provider::http::tls::client;
 use crate::provider::http::{RetryPolicy, Timeouts};
 use crate::provider::wire::ModelSettings;
 use crate::redact::SecretRedactor;
+use crate::redact::shown_url;
 use crate::schema::LoweringCache;
 
 /// The most bytes of an answer read by default: 32 MiB, far above any real turn.

@@ -19,7 +19,7 @@ use tokio::time::timeout;
 use tracing::Instrument;
 
 use crate::effects::BoxFuture;
-use crate::provider::http::api::{Api, Auth, shown_url};
+use crate::provider::http::api::{Api, Auth};
 use crate::provider::http::key::{ApiKey, ResolvedKey};
 use crate::provider::http::retry::{server_wait, should_retry};
 use crate::provider::http::span::{chat_span, record_outcome};
@@ -31,6 +31,7 @@ use crate::provider::http::{RetryPolicy, Timeouts};
 use crate::provider::prepare::prepare_tools;
 use crate::provider::wire::{ModelSettings, ToolTable};
 use crate::redact::SecretRedactor;
+use crate::redact::shown_url;
 use crate::run::{
     Provider, ProviderError, ProviderErrorKind, ProviderEvent, ProviderRequest, ProviderResponse,
 };

@@ -9,7 +9,7 @@ use super::client::client;
 use super::error::{WebError, WebErrorKind};
 use super::fetch::USER_AGENT;
 use super::search::{SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer};
-use crate::redact::{REDACTED, SecretRedactor};
+use crate::redact::{SecretRedactor, shown_url};
 
 /// Searches through a SearXNG instance. The instance must list `json` among its
 /// `search.formats` (otherwise it answers 403, which this backend reports as such).
@@ -82,12 +82,8 @@ impl fmt::Debug for SearxngBackend {
     /// The instance without the password of its basic authentication: hosts print their
     /// configuration in logs.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut endpoint = self.endpoint.clone();
-        if endpoint.password().is_some() {
-            let _ = endpoint.set_password(Some(REDACTED));
-        }
         f.debug_struct("SearxngBackend")
-            .field("endpoint", &endpoint.as_str())
+            .field("endpoint", &shown_url(self.endpoint.as_str()))
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
