@@ -600,6 +600,34 @@ async fn echoed(
     (message, serde_json::to_string(&ledger.records()).unwrap())
 }
 
+/// What the model and the ledger got from the `echo` tool called with `text`: the result's
+/// content and value, and every ledger row as JSON.
+async fn echoed_back(
+    dispatcher: &Dispatcher,
+    ledger: &InMemoryLedger,
+    text: &str,
+) -> (String, String) {
+    let call = ToolCall::new("c-echo", "echo", json!({"text": text}));
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    let shown = format!("{:?} {:?}", result.content(), result.as_value());
+    (shown, serde_json::to_string(&ledger.records()).unwrap())
+}
+
+/// Asserts that none of `secrets` is in what `tool`'s call showed or in the ledger's `rows`.
+fn assert_kept_out(tool: &str, shown: &str, rows: &str, secrets: &[&str]) {
+    for secret in secrets {
+        assert!(!shown.contains(secret), "{tool}: {shown}");
+        assert!(
+            !rows.contains(secret),
+            "{tool}: a ledger row holds {secret}"
+        );
+    }
+}
+
 /// The endpoint's credentials (a header value, a query parameter's value on its own) are taken
 /// out of whatever the server says back: a remote `isError` and a JSON-RPC error alike.
 #[tokio::test]
@@ -610,13 +638,7 @@ async fn the_servers_text_never_carries_the_endpoints_credentials() {
     let text = "the credential Bearer HEADER and the key KEY are refused";
     for tool in ["fail", "refuse"] {
         let (message, rows) = echoed(&dispatcher, &ledger, tool, text).await;
-        for secret in ["sk-HEADER-456", "sk-SECRET-123"] {
-            assert!(!message.contains(secret), "{tool}: {message}");
-            assert!(
-                !rows.contains(secret),
-                "{tool}: a ledger row holds {secret}"
-            );
-        }
+        assert_kept_out(tool, &message, &rows, &["sk-HEADER-456", "sk-SECRET-123"]);
         assert!(message.contains("are refused"), "the rest stays: {message}");
     }
 }
@@ -651,25 +673,12 @@ async fn a_credential_inside_a_host_secret_leaves_no_part_of_it() {
     let text = format!("the secret {secret} is refused");
     for tool in ["fail", "refuse"] {
         let (message, rows) = echoed(&dispatcher, &ledger, tool, &text).await;
-        for part in ["host-secret", "abcdef"] {
-            assert!(!message.contains(part), "{tool}: {message}");
-            assert!(!rows.contains(part), "{tool}: a ledger row holds {part}");
-        }
+        assert_kept_out(tool, &message, &rows, &["host-secret", "abcdef"]);
         assert!(message.contains("is refused"), "the rest stays: {message}");
     }
     // A successful result that echoes it is scrubbed in the same one pass.
-    let call = ToolCall::new("c-echo", "echo", json!({"text": text}));
-    let result = dispatcher
-        .dispatch(call, &ToolExecutionContext::new())
-        .await
-        .unwrap();
-    assert!(result.error_info().is_none(), "{result:?}");
-    let shown = format!("{:?} {:?}", result.content(), result.as_value());
-    let rows = serde_json::to_string(&ledger.records()).unwrap();
-    for part in ["host-secret", "abcdef"] {
-        assert!(!shown.contains(part), "echo: {shown}");
-        assert!(!rows.contains(part), "echo: a ledger row holds {part}");
-    }
+    let (shown, rows) = echoed_back(&dispatcher, &ledger, &text).await;
+    assert_kept_out("echo", &shown, &rows, &["host-secret", "abcdef"]);
     assert!(shown.contains("is refused"), "the rest stays: {shown}");
 }
 
@@ -768,13 +777,12 @@ async fn the_credentials_of_an_authorization_header_are_taken_out_without_their_
     let text = "the token HEADER is unknown; so are BASIC, PAIR and PASSWORD";
     for tool in ["fail", "refuse"] {
         let (message, rows) = echoed(&dispatcher, &ledger, tool, text).await;
-        for secret in ["sk-HEADER-456", "dXNlci0xOnBhNTUtdzByZA==", "pa55-w0rd"] {
-            assert!(!message.contains(secret), "{tool}: {message}");
-            assert!(
-                !rows.contains(secret),
-                "{tool}: a ledger row holds {secret}"
-            );
-        }
+        assert_kept_out(
+            tool,
+            &message,
+            &rows,
+            &["sk-HEADER-456", "dXNlci0xOnBhNTUtdzByZA==", "pa55-w0rd"],
+        );
         assert!(message.contains("is unknown"), "the rest stays: {message}");
     }
 }
@@ -787,21 +795,7 @@ async fn a_result_never_carries_the_endpoints_credentials() {
     let remote = RemoteServer::http("h", "http://127.0.0.1:1/mcp?key=sk-SECRET-123")
         .header("Authorization", "Bearer sk-HEADER-456");
     let (dispatcher, ledger) = echoing(remote, &[]).await;
-    let call = ToolCall::new(
-        "c-echo",
-        "echo",
-        json!({"text": "sent Bearer HEADER with KEY"}),
-    );
-    let result = dispatcher
-        .dispatch(call, &ToolExecutionContext::new())
-        .await
-        .unwrap();
-    assert!(result.error_info().is_none(), "{result:?}");
-    let shown = format!("{:?} {:?}", result.content(), result.as_value());
-    let rows = serde_json::to_string(&ledger.records()).unwrap();
-    for secret in ["sk-HEADER-456", "sk-SECRET-123"] {
-        assert!(!shown.contains(secret), "{shown}");
-        assert!(!rows.contains(secret), "a ledger row holds {secret}");
-    }
+    let (shown, rows) = echoed_back(&dispatcher, &ledger, "sent Bearer HEADER with KEY").await;
+    assert_kept_out("echo", &shown, &rows, &["sk-HEADER-456", "sk-SECRET-123"]);
     assert!(shown.contains("sent"), "the rest stays: {shown}");
 }
