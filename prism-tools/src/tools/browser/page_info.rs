@@ -67,6 +67,10 @@ pub(crate) async fn call_on(
     script_value(answer)
 }
 
+/// The script's value, or its exception as an action error. The exception's text is kept whole:
+/// the page wrote it and may quote a secret, which the dispatcher takes out before it bounds
+/// the message; cut here first, the end of a secret could be left where it can no longer be
+/// recognised.
 fn script_value(answer: Value) -> Result<Value, BrowserError> {
     if let Some(details) = answer.get("exceptionDetails") {
         let text = details
@@ -74,7 +78,7 @@ fn script_value(answer: Value) -> Result<Value, BrowserError> {
             .or_else(|| details.get("text"))
             .and_then(Value::as_str)
             .unwrap_or("script error");
-        return Err(BrowserError::new(BrowserErrorKind::Action, cut_str(text)));
+        return Err(BrowserError::new(BrowserErrorKind::Action, text));
     }
     Ok(answer
         .pointer("/result/value")
@@ -93,5 +97,34 @@ fn cut_str(text: &str) -> String {
     match text.char_indices().nth(MAX_FIELD_CHARS) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_script_exception_keeps_a_secret_whole_for_the_redactor() {
+        let secret = "sk-live-0123456789abcdef0123456789";
+        let padding = "x".repeat(MAX_FIELD_CHARS - 10);
+        let answer = json!({"exceptionDetails": {
+            "text": "Uncaught",
+            "exception": {"description": format!("Error: {padding}{secret} at page.js:1")},
+        }});
+        let error = script_value(answer).unwrap_err();
+        assert_eq!(error.kind(), BrowserErrorKind::Action);
+        assert!(error.message().contains(secret), "{}", error.message());
+        let redacted = SecretRedactor::new([secret])
+            .redact_str(error.message())
+            .into_owned();
+        assert!(!redacted.contains("sk-live"), "{redacted}");
+    }
+
+    #[test]
+    fn a_script_value_is_its_result() {
+        let answer = json!({"result": {"type": "number", "value": 3}});
+        assert_eq!(script_value(answer).unwrap(), json!(3));
+        assert_eq!(script_value(json!({})).unwrap(), Value::Null);
     }
 }
