@@ -11,12 +11,13 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningSe
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, Command};
 
 use super::error::McpClientError;
 use super::notifications::BridgeHandler;
 use super::server::{Endpoint, RemoteServer};
+use crate::redact::SecretRedactor;
 
 /// Environment variables a child process keeps from the host's: what a program needs to find
 /// itself and its files. Everything else (tokens, keys) must be given explicitly.
@@ -108,6 +109,7 @@ async fn open_child(
         args,
         env,
         current_dir,
+        ..
     } = &server.endpoint
     else {
         unreachable!("open_child is only called for a command");
@@ -136,7 +138,7 @@ async fn open_child(
         unreachable!("both pipes were asked for");
     };
     if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(log_stderr(server.name.clone(), stderr));
+        tokio::spawn(log_stderr(server.name.clone(), stderr, server.scrubber()));
     }
     let transport = AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(server.bounds.max_message_bytes());
@@ -216,15 +218,91 @@ fn handshake_error(server: &RemoteServer, error: &dyn std::fmt::Display) -> McpC
     }
 }
 
-/// Forwards what the server writes on its standard error to the host's log, a bounded chunk at
-/// a time, so a chatty server can neither fill a pipe and stall nor flood the log unbounded.
-async fn log_stderr(server: String, mut stderr: ChildStderr) {
-    let mut buffer = vec![0_u8; 4096];
-    while let Ok(read) = stderr.read(&mut buffer).await {
-        if read == 0 {
-            break;
+/// The longest line of a server's standard error that reaches the log.
+const MAX_STDERR_LINE: usize = 4096;
+
+/// Forwards what the server writes on its standard error to the host's log (see
+/// [`scrubbed_lines`]).
+async fn log_stderr(server: String, stderr: ChildStderr, scrubber: SecretRedactor) {
+    scrubbed_lines(stderr, &scrubber, |line| {
+        tracing::debug!(target: "prism::mcp", server = %server, stderr = %line);
+    })
+    .await;
+}
+
+/// Hands each line `reader` gives to `each`, `scrubber`'s secrets taken out, until the end or
+/// an error. A line is read whole or not at all: one over [`MAX_STDERR_LINE`] bytes is replaced
+/// by a note, since a cut could split a secret where the scrubber would no longer find it; and
+/// a chatty server can neither fill its pipe and stall nor flood the log with one line.
+async fn scrubbed_lines(
+    reader: impl AsyncRead + Unpin,
+    scrubber: &SecretRedactor,
+    mut each: impl FnMut(&str),
+) {
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::with_capacity(256);
+    let mut too_long = false;
+    loop {
+        line.clear();
+        let limit = (MAX_STDERR_LINE + 1) as u64;
+        match (&mut reader).take(limit).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
         }
-        let text = String::from_utf8_lossy(&buffer[..read]);
-        tracing::debug!(target: "prism::mcp", server = %server, stderr = %text.trim_end());
+        // Whole unless it filled the limit without ending (the last line may lack its `\n`).
+        let ended = line.last() == Some(&b'\n');
+        if !too_long && (ended || line.len() <= MAX_STDERR_LINE) {
+            let text = String::from_utf8_lossy(&line);
+            each(&scrubber.redact_str(text.trim_end()));
+            continue;
+        }
+        // Part of an over-long line: dropped, up to its end.
+        too_long = !ended;
+        if ended {
+            each(LEFT_OUT);
+        }
+    }
+    if too_long {
+        each(LEFT_OUT);
+    }
+}
+
+/// What the log shows for a line of standard error over [`MAX_STDERR_LINE`].
+const LEFT_OUT: &str = "(a line over 4096 bytes was left out)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines_of(stderr: &[u8], secrets: &[&str]) -> Vec<String> {
+        let mut lines = Vec::new();
+        let scrubber = SecretRedactor::new(secrets.iter().copied());
+        scrubbed_lines(stderr, &scrubber, |line| lines.push(line.to_owned())).await;
+        lines
+    }
+
+    #[tokio::test]
+    async fn standard_error_is_logged_a_scrubbed_line_at_a_time() {
+        let secret = "tok-5f0c8e1d2b3a49678";
+        // Longer than one read of the pipe: the secret sits across the first 4 KiB.
+        let long = format!("{}{secret} rejected\n", "x".repeat(4045));
+        let stderr = format!("starting\nusing key {secret}\n{long}last words");
+        let lines = lines_of(stderr.as_bytes(), &[secret]).await;
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert_eq!(lines[0], "starting");
+        assert_eq!(lines[1], "using key [REDACTED]");
+        assert!(lines[2].ends_with("[REDACTED] rejected"), "{}", lines[2]);
+        assert_eq!(lines[3], "last words");
+        assert!(lines.iter().all(|line| !line.contains("tok-")), "{lines:?}");
+    }
+
+    #[tokio::test]
+    async fn an_over_long_line_is_left_out_whole() {
+        let secret = "tok-5f0c8e1d2b3a49678";
+        let over = format!("{}{secret}{}\n", "y".repeat(4090), "z".repeat(9000));
+        let stderr = format!("{over}after\n{over}");
+        let lines = lines_of(stderr.as_bytes(), &[secret]).await;
+        assert_eq!(lines, [LEFT_OUT, "after", LEFT_OUT]);
+        assert!(LEFT_OUT.contains(&MAX_STDERR_LINE.to_string()));
     }
 }

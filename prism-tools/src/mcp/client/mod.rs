@@ -39,15 +39,18 @@
 //!   errors, and a server may quote back what it was sent; the bridge takes the URL's user,
 //!   password, query and each query value, and the values of the headers given for the server
 //!   (an authorization header's credentials also without their scheme, a basic one's also
-//!   decoded), out of every error, progress message and result it passes on.
+//!   decoded), or a child's [`RemoteServer::secret_env`] values, out of every error, progress
+//!   message and result it passes on.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
 //!   elicitation of its own; a server that needs input answers `input_required`, which fails
 //!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed
 //!   [`InputRequired`] waits in [`McpClient::take_input_required`] for the host, who may answer
 //!   it with [`McpClient::resume`].
 //! - **A child process gets a small environment**: `PATH`, `HOME`, the locale and what
-//!   [`RemoteServer::env`] adds, never the host's other variables. Its standard error goes to
-//!   the log (`prism::mcp`, debug level); it is killed when the connection ends.
+//!   [`RemoteServer::env`] and [`RemoteServer::secret_env`] add, never the host's other
+//!   variables. Its standard error goes to the log (`prism::mcp`, debug level) a whole line at a
+//!   time, with the values given by `secret_env` taken out (a line over 4 KiB is left out, never
+//!   cut); it is killed when the connection ends.
 //!
 //! Progress notifications reach the call's [`ToolExecutionContext`](crate::ToolExecutionContext)
 //! as `{"progress", "total", "message"}` (a message over 4 KiB is left out whole, never cut

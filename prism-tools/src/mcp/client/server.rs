@@ -20,6 +20,8 @@ pub(crate) enum Endpoint {
         program: OsString,
         args: Vec<OsString>,
         env: Vec<(OsString, OsString)>,
+        /// The values given with [`RemoteServer::secret_env`], as the server would quote them.
+        secrets: Vec<String>,
         current_dir: Option<PathBuf>,
     },
     /// A streamable HTTP endpoint.
@@ -70,6 +72,7 @@ impl fmt::Debug for Endpoint {
                 args,
                 env,
                 current_dir,
+                ..
             } => {
                 let names: Vec<&OsString> = env.iter().map(|(name, _)| name).collect();
                 f.debug_struct("Command")
@@ -177,6 +180,7 @@ impl RemoteServer {
                 program: program.into(),
                 args: Vec::new(),
                 env: Vec::new(),
+                secrets: Vec::new(),
                 current_dir: None,
             },
         )
@@ -230,10 +234,34 @@ impl RemoteServer {
         self
     }
 
-    /// Sets an environment variable of the child process (no effect on an HTTP server).
+    /// Sets an environment variable of the child process (no effect on an HTTP server). For a
+    /// credential, use [`secret_env`](Self::secret_env).
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         if let Endpoint::Command { env, .. } = &mut self.endpoint {
             env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets an environment variable of the child process whose value is a credential (an API
+    /// key, a token), and takes that value out of everything the server sends back (results,
+    /// errors, progress) and of its standard error in the host's log, as the bridge does with an
+    /// HTTP endpoint's header values. No effect on an HTTP server.
+    ///
+    /// ```
+    /// use prism::mcp::RemoteServer;
+    ///
+    /// let github = RemoteServer::command("github", "github-mcp-server")
+    ///     .arg("stdio")
+    ///     .secret_env("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_example")
+    ///     .env("GITHUB_TOOLSETS", "repos,issues");
+    /// assert!(!format!("{github:?}").contains("ghp_example"));
+    /// ```
+    pub fn secret_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        if let Endpoint::Command { env, secrets, .. } = &mut self.endpoint {
+            let value = value.into();
+            secrets.push(value.to_string_lossy().into_owned());
+            env.push((key.into(), value));
         }
         self
     }
@@ -272,12 +300,13 @@ impl RemoteServer {
     /// A redactor of the endpoint's credentials, which the host's redactor may not know: the
     /// URL's user and password, its query and each value in it (as written and decoded), and the
     /// values of the headers given for it, and an authorization header's credentials without
-    /// their scheme (a basic one's also decoded, and its password alone). A server may quote any
-    /// of them back.
+    /// their scheme (a basic one's also decoded, and its password alone); for a child process,
+    /// the values given with [`secret_env`](Self::secret_env). A server may quote any of them
+    /// back.
     pub(crate) fn scrubber(&self) -> SecretRedactor {
         match &self.endpoint {
             Endpoint::Http { url, headers } => credentials(url, headers),
-            Endpoint::Command { .. } => SecretRedactor::default(),
+            Endpoint::Command { secrets, .. } => SecretRedactor::new(secrets),
         }
     }
 
@@ -405,4 +434,45 @@ fn authorization_credentials(value: &str) -> Vec<String> {
         found.push(pair);
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::connect::ProtocolEra;
+    use super::super::mcp_client::McpClient;
+    use super::super::outcome::RemoteOutcome;
+    use super::super::scripted_server::scripted_server;
+    use crate::context::ToolExecutionContext;
+
+    /// A server that quotes its token back: in a result when the tool is `show`, in an error
+    /// otherwise.
+    const QUOTING_CALLS: &str = r#"    *'"method":"tools/call"'*'"show"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"using %s"}]}}\n' "$id" "$API_TOKEN" ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"token %s refused"}],"isError":true}}\n' "$id" "$API_TOKEN" ;;"#;
+
+    #[tokio::test]
+    async fn a_secret_env_value_is_scrubbed_from_what_the_server_sends_back() {
+        let token = "tok-9c1e7a4b2d6f80351";
+        let server = scripted_server("quoting", QUOTING_CALLS)
+            .secret_env("API_TOKEN", token)
+            .env("REGION", "eu");
+        assert!(!format!("{server:?}").contains(token));
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let ctx = ToolExecutionContext::new();
+        let shown = client.call("show", json!({}), &ctx).await.unwrap();
+        let RemoteOutcome::Complete(output) = shown else {
+            panic!("a complete result: {shown:?}");
+        };
+        let text = output.content()[0].as_text().unwrap();
+        assert_eq!(text, "using [REDACTED]");
+        let failed = client.call("fail", json!({}), &ctx).await.unwrap();
+        let RemoteOutcome::Failed(message) = failed else {
+            panic!("a failure: {failed:?}");
+        };
+        assert!(message.contains("token [REDACTED] refused"), "{message}");
+        client.close().await;
+    }
 }
