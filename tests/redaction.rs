@@ -90,6 +90,26 @@ async fn tool_errors_are_redacted() {
     assert_eq!(error_of(&result).message, "auth failed for key [REDACTED]");
 }
 
+/// A host that names its secrets in two places (its own, and a library's) must not lose the
+/// first ones to the second call.
+#[tokio::test]
+async fn a_second_redactor_adds_its_secrets_to_the_first() {
+    let tool = ToolDefinition::builder("t")
+        .run_sync(|_, _| Err(format!("{SECRET} and {OTHER} were refused").into()));
+    let dispatcher = registry(tool)
+        .redactor(SecretRedactor::new([SECRET]))
+        .redactor(SecretRedactor::new([OTHER]))
+        .build();
+    let result = dispatcher
+        .dispatch(ToolCall::new("c", "t", json!({})), &ctx())
+        .await
+        .unwrap();
+    assert_eq!(
+        error_of(&result).message,
+        "[REDACTED] and [REDACTED] were refused"
+    );
+}
+
 #[tokio::test]
 async fn validator_messages_are_redacted() {
     let builder = registry(echo("t")).validate(validator_fn(|_, args| {

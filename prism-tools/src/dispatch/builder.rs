@@ -431,9 +431,11 @@ impl<S, T, P, V> DispatchBuilder<S, T, P, V> {
         self
     }
 
-    /// Sets the redactor applied to results, errors, events and rows.
+    /// Adds `redactor`'s secrets to those taken out of results, errors, events and rows. A
+    /// second call adds to the first rather than replacing it, so a secret once named stays
+    /// redacted (and two that overlap are redacted as one).
     pub fn redactor(mut self, redactor: SecretRedactor) -> Self {
-        self.parts.redactor = redactor;
+        self.parts.redactor = self.parts.redactor.union(&redactor);
         self
     }
 

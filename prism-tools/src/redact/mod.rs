@@ -143,7 +143,6 @@ impl SecretRedactor {
 
     /// A redactor of this one's secrets and `other`'s, which redacts overlapping secrets of the
     /// two as one (two redactors one after the other could leave part of one behind).
-    #[cfg(any(feature = "http", feature = "mcp"))]
     pub(crate) fn union(&self, other: &SecretRedactor) -> SecretRedactor {
         if other.is_empty() {
             self.clone()
