@@ -270,6 +270,44 @@ async fn a_request_head_that_never_ends_is_closed_after_the_header_timeout() {
     server.shutdown().await;
 }
 
+#[tokio::test]
+async fn a_body_that_trickles_in_is_answered_and_closed_after_the_body_timeout() {
+    let fixture = fixture();
+    let mut options = local();
+    options.body_timeout = Duration::from_millis(300);
+    let server = serve(&fixture.server, options).await;
+    let mut slow = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    let host = server.local_addr().to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        INITIALIZE.len()
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    // Part of the body, and then a byte at a time, each well within any per-read timeout.
+    slow.write_all(&INITIALIZE.as_bytes()[..10]).await.unwrap();
+    let trickle = async {
+        for byte in &INITIALIZE.as_bytes()[10..] {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if slow.write_all(std::slice::from_ref(byte)).await.is_err() {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), trickle).await;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), slow.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes the connection");
+    assert!(read.is_ok());
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 5"), "{answer}");
+    assert!(answer.contains("did not arrive within 300ms"), "{answer}");
+    server.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_shutdown_no_connection_is_open_and_no_call_starts() {
     let fixture = fixture();

@@ -5,8 +5,9 @@
 //!   it under another name. `Origin`, when present, must be a listed origin (loopback origins by
 //!   default): another web page cannot call it from a visitor's browser. Both are checked
 //!   before the rate limit (see `request_head.rs`), so refused requests use none of it.
-//! - Request bodies are bounded while they stream in (`413` past the bound), and a request's
-//!   head must arrive within [`HttpOptions::header_timeout`].
+//! - Request bodies are bounded while they stream in (`413` past the bound); a request's head
+//!   must arrive within [`HttpOptions::header_timeout`], and its body within
+//!   [`HttpOptions::body_timeout`].
 //! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit), and the
 //!   sessions open at once are bounded ([`HttpOptions::max_sessions`]; `503` past the bound).
 //! - [`McpHttpServer::shutdown`] refuses new requests (`503`), gives the open connections a
@@ -39,6 +40,7 @@ use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 use tower_service::Service;
 
+use super::body_deadline::DeadlineBody;
 use super::detached::Detached;
 use super::rate_limit::{ClientAddress, RateLimitLayer};
 use super::request_head::HeadRules;
@@ -72,6 +74,9 @@ pub struct HttpOptions {
     /// How long a request's head may take to arrive; a slower connection is closed. Default
     /// 30 seconds.
     pub header_timeout: Duration,
+    /// How long a request's body may take to arrive once its head has; a slower request is
+    /// answered with an error and its connection freed. Default 30 seconds.
+    pub body_timeout: Duration,
     /// The most handshake-era sessions open at once (each holds its state until the client
     /// ends it or it idles out); a request that would open one more gets `503`, and so does a
     /// stateless request meanwhile. Default 1 000.
@@ -94,6 +99,7 @@ impl Default for HttpOptions {
                 .zip(NonZeroU32::new(100))
                 .map(|(rate, burst)| RateLimitLayer::per_second(rate, burst)),
             header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
             max_sessions: 1000,
         }
     }
@@ -207,6 +213,7 @@ where
         stopping: stop.clone(),
         sessions,
         max_sessions: options.max_sessions,
+        body_timeout: options.body_timeout,
         limited: limit.map(|limit| limit.layer(mcp.clone())),
         mcp,
     };
@@ -227,6 +234,7 @@ struct Endpoint<S> {
     stopping: CancellationToken,
     sessions: Arc<LocalSessionManager>,
     max_sessions: usize,
+    body_timeout: Duration,
     mcp: StreamableHttpService<S, LocalSessionManager>,
     limited:
         Option<super::rate_limit::RateLimitService<StreamableHttpService<S, LocalSessionManager>>>,
@@ -240,6 +248,7 @@ impl<S> Clone for Endpoint<S> {
             stopping: self.stopping.clone(),
             sessions: Arc::clone(&self.sessions),
             max_sessions: self.max_sessions,
+            body_timeout: self.body_timeout,
             mcp: self.mcp.clone(),
             limited: self.limited.clone(),
         }
@@ -262,6 +271,7 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
             return Box::pin(std::future::ready(Ok(status_only(status))));
         }
         request.extensions_mut().insert(ClientAddress(client));
+        let request = request.map(|body| DeadlineBody::new(body, self.body_timeout));
         match &self.limited {
             Some(limited) => limited.clone().call(request),
             None => self.mcp.clone().call(request),

@@ -30,6 +30,7 @@
 //! `Origin` checked, request bodies bounded, a rate limit per client).
 
 mod approval;
+mod body_deadline;
 mod calling;
 mod detached;
 mod http;
