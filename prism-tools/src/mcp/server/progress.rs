@@ -10,12 +10,19 @@
 //!   as it is when it is larger than the last one sent, and skipped otherwise;
 //! - anything else counts: the n-th such update is sent as `progress: n` (one past the last value
 //!   sent, if larger), with the update's JSON as `message`.
+//!
+//! A `message` is cut to [`MAX_MESSAGE_BYTES`]; the update was redacted before it got here, so
+//! the cut cannot split a secret the redactor would have found.
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use serde_json::Value;
 
 use crate::limits::Limits;
 use crate::progress::{ProgressReceiver, ProgressSender, progress_queue};
+use crate::redact::cut_marked;
+
+/// The longest `message` a progress notification carries.
+const MAX_MESSAGE_BYTES: usize = 4096;
 
 /// The client's end of one call's progress: the queue's receiver, and what was last sent.
 pub(crate) struct ProgressRelay {
@@ -94,7 +101,10 @@ fn notification(
     *last = Some(value);
     let mut notification = ProgressNotificationParam::new(token.clone(), value);
     notification.total = total;
-    notification.message = message;
+    notification.message = message.map(|mut message| {
+        cut_marked(&mut message, MAX_MESSAGE_BYTES);
+        message
+    });
     Some(notification)
 }
 
@@ -126,6 +136,19 @@ mod tests {
         let sent = values(&[json!(1.0e20), json!("next"), json!("and next")]);
         assert_eq!(sent.len(), 3);
         assert!(sent[0] < sent[1] && sent[1] < sent[2], "{sent:?}");
+    }
+
+    #[test]
+    fn a_long_message_is_cut() {
+        let token = ProgressToken(NumberOrString::Number(1));
+        let long = "é".repeat(MAX_MESSAGE_BYTES);
+        for update in [json!({"progress": 1, "message": long}), json!([long])] {
+            let sent = notification(&token, &mut None, &update).unwrap();
+            let message = sent.message.unwrap();
+            let bound = MAX_MESSAGE_BYTES + crate::redact::CUT_MARKER.len();
+            assert!(message.len() <= bound, "{}", message.len());
+            assert!(message.ends_with("[cut]"), "{message}");
+        }
     }
 
     #[test]
