@@ -183,9 +183,17 @@ pub(super) fn bounded(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
+    // The note counts toward the bound; a bound too small for it gets the text alone.
+    let note = format!(" [cut: {} bytes in all]", text.len());
     let mut kept = text.to_owned();
-    truncate_at_char_boundary(&mut kept, max);
-    format!("{kept} [cut: {} bytes in all]", text.len())
+    match max.checked_sub(note.len()) {
+        Some(room) => {
+            truncate_at_char_boundary(&mut kept, room);
+            kept.push_str(&note);
+        }
+        None => truncate_at_char_boundary(&mut kept, max),
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -263,12 +271,18 @@ mod tests {
         let long = remote(
             json!({"name": "a", "description": "é".repeat(100), "inputSchema": {"type": "object"}}),
         );
-        let server = RemoteServer::command("s", "true").max_description_bytes(11);
-        let (definitions, _) = build(&server, &[long], false, |_| Arc::new(Never));
-        assert_eq!(
-            definitions[0].description(),
-            Some("ééééé [cut: 200 bytes in all]")
-        );
+        let cut = |max| {
+            let server = RemoteServer::command("s", "true").max_description_bytes(max);
+            let (definitions, _) = build(&server, std::slice::from_ref(&long), false, |_| {
+                Arc::new(Never)
+            });
+            let description = definitions[0].description().unwrap().to_owned();
+            assert!(description.len() <= max, "{description}");
+            description
+        };
+        assert_eq!(cut(40), "éééééééé [cut: 200 bytes in all]");
+        // Too small a bound for the note: the text alone, still within it.
+        assert_eq!(cut(11), "ééééé");
     }
 
     /// A prefix makes every remote name look valid (`s__` for an empty one): the remote name

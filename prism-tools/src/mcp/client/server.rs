@@ -396,7 +396,8 @@ impl RemoteServer {
     }
 
     /// The most a remote tool's description may weigh; a longer one is cut at a character
-    /// boundary and says so.
+    /// boundary and, when the bound leaves room for it, ends with a note of its whole length
+    /// (the note counts toward the bound).
     pub fn max_description_bytes(mut self, bytes: usize) -> Self {
         self.bounds.max_description_bytes = bytes;
         self
