@@ -1,6 +1,8 @@
 //! Serving over stdio: the transport a desktop client uses when it starts the server itself.
 
 use rmcp::ServiceExt;
+use rmcp::service::RoleServer;
+use rmcp::transport::IntoTransport;
 
 use super::{McpServer, McpServerError};
 
@@ -16,20 +18,105 @@ impl McpServer {
     /// terminal, a file, another platform) is read and written as Tokio's `stdin()` and
     /// `stdout()`.
     ///
+    /// A client going away does not stop a call of a tool with an effect (only its cancellation
+    /// does), so this returns once every such call that started has also recorded its outcome:
+    /// a host that exits when serving ends does not drop an effect half done. A tool that never
+    /// ends keeps it waiting; MCP's shutdown sequence has a client that cannot wait end the
+    /// process.
+    ///
     /// # Errors
     ///
     /// [`McpServerError::Transport`] when the session could not start (stdin closed, or the
     /// client's first message was not a valid handshake) or ended abnormally.
     pub async fn serve_stdio(self) -> Result<(), McpServerError> {
+        self.serve_one(rmcp::transport::stdio_pipes()).await
+    }
+
+    /// Serves one client on `transport` as [`serve_stdio`](Self::serve_stdio) does.
+    async fn serve_one<T, E, A>(self, transport: T) -> Result<(), McpServerError>
+    where
+        T: IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let failed = |error: String| McpServerError::Transport(std::io::Error::other(error));
         let running = self
             .for_session()
-            .serve(rmcp::transport::stdio_pipes())
+            .serve(transport)
             .await
-            .map_err(|error| McpServerError::Transport(std::io::Error::other(error.to_string())))?;
-        running
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|error| McpServerError::Transport(std::io::Error::other(error.to_string())))
+            .map_err(|error| failed(error.to_string()))?;
+        let ended = running.waiting().await;
+        self.shared.detached.finished().await;
+        ended.map(drop).map_err(|error| failed(error.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+    use tokio::io::AsyncWriteExt;
+    use tokio::sync::{Notify, Semaphore};
+
+    use super::*;
+    use crate::definition::ToolDefinition;
+    use crate::dispatch::Dispatcher;
+    use crate::effects::{EffectPolicy, InMemoryEffectStore};
+    use crate::registry::ToolRegistry;
+
+    const REQUESTS: &str = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pay","arguments":{}}}"#,
+        "\n",
+    );
+
+    /// rmcp gives in-flight requests a few seconds once the client has gone; an effect may take
+    /// longer. The clock is paused, so those seconds pass as soon as every task waits.
+    #[tokio::test(start_paused = true)]
+    async fn serving_ends_once_a_started_effect_recorded_its_outcome() {
+        let started = Arc::new(Notify::new());
+        let gate = Arc::new(Semaphore::new(0));
+        let paid = Arc::new(AtomicBool::new(false));
+        let pay = {
+            let (started, gate, paid) = (started.clone(), gate.clone(), paid.clone());
+            ToolDefinition::builder("pay")
+                .parameters(json!({"type": "object"}))
+                .effect(EffectPolicy::default())
+                .run(move |_: Value, _ctx| {
+                    let (started, gate, paid) = (started.clone(), gate.clone(), paid.clone());
+                    async move {
+                        started.notify_one();
+                        let _ = gate.acquire().await;
+                        paid.store(true, Ordering::SeqCst);
+                        Ok(json!("paid"))
+                    }
+                })
+        };
+        let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([pay]))
+            .effects(InMemoryEffectStore::new())
+            .build();
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let (server_read, server_write) = tokio::io::split(server);
+        let mut serving =
+            tokio::spawn(McpServer::new(dispatcher).serve_one((server_read, server_write)));
+        let (_client_read, mut client_write) = tokio::io::split(client);
+        client_write.write_all(REQUESTS.as_bytes()).await.unwrap();
+        started.notified().await;
+        // The client goes away while the effect runs.
+        client_write.shutdown().await.unwrap();
+        let early = tokio::time::timeout(Duration::from_secs(60), &mut serving).await;
+        assert!(early.is_err(), "serving ended while an effect still ran");
+        gate.add_permits(1);
+        let ended = tokio::time::timeout(Duration::from_secs(600), serving).await;
+        ended
+            .expect("serving ends once the effect did")
+            .unwrap()
+            .unwrap();
+        assert!(paid.load(Ordering::SeqCst));
     }
 }
