@@ -258,3 +258,17 @@ fn anthropic_an_empty_delta_keeps_the_blocks_start_input() {
     assert_eq!(response.tool_calls.len(), 1);
     assert_eq!(response.tool_calls[0].arguments, json!({"q": "tides"}));
 }
+
+/// A `partialArgs` path nested far deeper than any JSON parser accepts is refused: the value it
+/// would build could not even be dropped without overflowing the stack.
+#[test]
+fn gemini_partial_args_with_a_very_deep_path_is_refused() {
+    let path = format!("$.a{}", "[0]".repeat(100_000));
+    let (_, end) = decode(&Gemini::new(), &tools(), &gemini_partial_args(&path));
+    let response = end.expect("the stream finished");
+    let error = response.tool_calls[0]
+        .arguments_error
+        .as_deref()
+        .expect("the call has an arguments error");
+    assert!(error.contains("levels"), "{error}");
+}

@@ -130,6 +130,11 @@ impl ArgsBuilder {
 /// How far past an array's end one path may reach (the items between are `null` until filled).
 const MAX_INDEX_GAP: usize = 1024;
 
+/// The most steps one path may take. Arguments nested deeper could not have been sent as JSON
+/// text (serde_json refuses more than 128 levels), and a value built that deep from the model's
+/// path would overflow the stack when it is written out or dropped.
+const MAX_PATH_STEPS: usize = 100;
+
 fn conflict(path: &str) -> String {
     format!("argument path `{path}` runs through a value that is not an object or array")
 }
@@ -173,6 +178,12 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
                 }
             }
             _ => return Err(bad()),
+        }
+        if steps.len() > MAX_PATH_STEPS {
+            return Err(format!(
+                "argument path `{}…` is nested more than {MAX_PATH_STEPS} levels deep",
+                &path[..path.floor_char_boundary(40)]
+            ));
         }
     }
     Ok(steps)
