@@ -3,7 +3,7 @@
 //! Gemini takes a result as a JSON object (`response`): an object value goes as it is, any other
 //! value as `{"result": value}`, a failure as `{"error": {code, message, reason?}}`. Text, links
 //! and text resources among the content blocks go into the object under `content` (in the MCP
-//! shape); images and PDF or plain-text blobs go as `inlineData` parts of the response, which
+//! shape; an untrusted link as fenced text naming it); images and PDF or plain-text blobs go as `inlineData` parts of the response, which
 //! Gemini 3 reads; other binary blocks (audio, other media types) cannot be sent and are
 //! reported.
 
@@ -148,6 +148,20 @@ fn content_block(
                     media_type.unwrap_or("no media type")
                 )),
             }
+        }
+        // A link's name and description are remote text too; as text they can be fenced.
+        ContentBlock::ResourceLink {
+            uri,
+            name,
+            description,
+            ..
+        } if untrusted => {
+            let mut text = format!("Resource link: {name} <{uri}>");
+            if let Some(description) = description {
+                text.push_str(": ");
+                text.push_str(description);
+            }
+            content.push(json!({"type": "text", "text": fence_untrusted(&text)}));
         }
         ContentBlock::Resource { resource } if untrusted => {
             let mut resource = resource.clone();
