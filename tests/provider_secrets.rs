@@ -3,6 +3,7 @@
 
 mod common;
 mod http_support;
+mod provider_support;
 
 use common::leaked_prefix;
 use http_support::{Reply, Server};
@@ -101,4 +102,58 @@ fn a_partial_answers_call_names_are_redacted() {
     assert!(!shown.contains(SECRET), "{shown}");
     let call = &error.partial().expect("the partial answer").tool_calls[0];
     assert_eq!(call.name, "run_[REDACTED]");
+}
+
+/// The model's unreadable argument text is kept in its call's replay state, and a Responses
+/// answer keeps its output items (argument text included) as the message's: a provider error's
+/// partial answer hands both back redacted, as it does the parsed arguments.
+#[test]
+fn a_partial_answers_replay_state_is_redacted() {
+    use prism::provider::openai_chat::OpenAiChat;
+    use prism::provider::openai_responses::OpenAiResponses;
+    use prism::provider::wire::{PreparedTool, ToolTable};
+    use provider_support::{Sse, decode};
+    use std::sync::Arc;
+
+    const SECRET: &str = "sk-live-replay-0123456789";
+    let tools = Arc::new(
+        ToolTable::new(vec![PreparedTool::new("login", json!({"type": "object"}))]).unwrap(),
+    );
+    let sse = |data: serde_json::Value| Sse {
+        event: None,
+        data: data.to_string(),
+    };
+    // Chat: a call whose arguments do not parse, finished, then the stream breaks off.
+    let chat = [
+        sse(
+            json!({"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0,
+            "id": "c1", "function": {"name": "login", "arguments": format!("{{\"key\": \"{SECRET}")}}]}}]}),
+        ),
+        sse(
+            json!({"id": "r1", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ),
+    ];
+    // Responses: a finished call item, then the stream breaks off.
+    let responses = [
+        sse(json!({"type": "response.created", "response": {"id": "r2"}})),
+        sse(
+            json!({"type": "response.output_item.done", "output_index": 0, "item": {
+            "type": "function_call", "id": "fc_1", "call_id": "c1", "name": "login",
+            "arguments": format!("{{\"key\": \"{SECRET}\"}}")}}),
+        ),
+    ];
+    let redactor = SecretRedactor::new([SECRET]);
+    for (format, events) in [
+        (
+            &OpenAiChat::new() as &dyn prism::provider::wire::WireFormat,
+            &chat[..],
+        ),
+        (&OpenAiResponses, &responses[..]),
+    ] {
+        let (_, end) = decode(format, &tools, events);
+        let error = end.expect_err("the stream was cut").redacted(&redactor);
+        assert!(error.partial().is_some(), "{error:?}");
+        let shown = format!("{error:?}");
+        assert!(!shown.contains(SECRET), "{}: {shown}", format.name());
+    }
 }

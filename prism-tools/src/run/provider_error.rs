@@ -156,8 +156,8 @@ impl ProviderError {
         error
     }
 
-    /// The same error with its message, and any partial text and tool calls (their names and
-    /// arguments, and why those could not be read), redacted.
+    /// The same error with its message, and any partial text, replay state and tool calls (their
+    /// names, arguments and replay state, and why those could not be read), redacted.
     pub fn redacted(mut self, redactor: &SecretRedactor) -> Self {
         redactor.redact_string(&mut self.message);
         let partial = self
@@ -166,12 +166,20 @@ impl ProviderError {
             .and_then(|details| details.partial.as_mut());
         if let Some(partial) = partial {
             redactor.redact_string(&mut partial.text);
+            // Replay state holds the model's own words too: reasoning text, a refusal, argument
+            // text that did not parse, output items with their argument text.
+            if let Some(replay) = &mut partial.replay {
+                redactor.redact_value_in_place(&mut replay.data);
+            }
             for call in &mut partial.tool_calls {
                 // The model chose the name, as it chose the arguments.
                 redactor.redact_string(&mut call.name);
                 redactor.redact_value_in_place(&mut call.arguments);
                 if let Some(error) = &mut call.arguments_error {
                     redactor.redact_string(error);
+                }
+                if let Some(replay) = &mut call.replay {
+                    redactor.redact_value_in_place(&mut replay.data);
                 }
             }
         }
