@@ -532,6 +532,17 @@ fn bad_settings_are_refused_when_built() {
             .starts_with("the request URL `not a url/chat/completions` is not valid"),
         "{error}"
     );
+    // A URL that does not parse cannot be taken apart: one that may hold a password or a
+    // token is not quoted at all.
+    let error = HttpProvider::openai_compatible("https://me:pa ss-secret@proxy:99999/v1", "m")
+        .build()
+        .unwrap_err();
+    assert!(!error.message().contains("secret"), "{error}");
+    assert!(error.message().contains("is not valid"), "{error}");
+    let error = HttpProvider::openai_compatible("https://proxy:99999/v1?key=tok-secret", "m")
+        .build()
+        .unwrap_err();
+    assert!(!error.message().contains("secret"), "{error}");
     let error = HttpProvider::openai_compatible("http://localhost/v1", " ")
         .build()
         .unwrap_err();

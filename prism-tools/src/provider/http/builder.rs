@@ -112,7 +112,14 @@ impl HttpProviderBuilder {
     pub fn build(self) -> Result<HttpProvider, BuildError> {
         let url = self.api.url(&self.settings);
         reqwest::Url::parse(&url).map_err(|error| {
-            BuildError(format!("the request URL `{url}` is not valid: {error}"))
+            // A URL that does not parse cannot be taken apart, so one that may hold a password
+            // (`user:password@`) or a token in its query is not quoted.
+            let quoted = if url.contains(['@', '?']) {
+                String::new()
+            } else {
+                format!(" `{url}`")
+            };
+            BuildError(format!("the request URL{quoted} is not valid: {error}"))
         })?;
         if self.settings.model.trim().is_empty() {
             return Err(BuildError("the model name is empty".into()));
