@@ -601,3 +601,38 @@ async fn a_whole_answer_is_decoded_and_reported_as_events_when_streaming_is_off(
     assert_eq!(request.json()["stream"], json!(null), "{}", request.json());
     assert_eq!(request.header("accept"), Some("application/json"));
 }
+
+/// A server that answers a stream request with a JSON body (an error sent with 200, as some
+/// gateways do, or a whole answer from a server that ignores `stream`) is read as that body, not
+/// reported as a stream cut before its first event.
+#[tokio::test]
+async fn a_json_answer_to_a_stream_request_is_read_as_json() {
+    let server = Server::start(|_, _| {
+        Reply::json(
+            200,
+            &json!({"error": {"message": "the model is warming up", "type": "server_error"}}),
+        )
+    })
+    .await;
+    let provider = Api::Chat
+        .builder(&server)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let (_, answer) = ask(&provider).await;
+    let error = answer.unwrap_err();
+    assert!(error.message().contains("warming up"), "{error}");
+    assert_eq!(error.kind(), ProviderErrorKind::Overloaded, "{error}");
+
+    let completion = json!({"id": "c1", "object": "chat.completion", "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}]});
+    let server = Server::start(move |_, _| Reply::json(200, &completion)).await;
+    let provider = Api::Chat
+        .builder(&server)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let (events, answer) = ask(&provider).await;
+    assert_eq!(answer.unwrap().text, "Hi.");
+    assert!(!events.is_empty());
+}

@@ -6,7 +6,8 @@
 //!                                         ▲       │ failed before the body began, retryable
 //!                                         └─ wait ◄┘ (a `Retrying` event; at most 2 by default)
 //! attempt:   send ─► head within first_byte ─► 2xx? stream: events into the decoder, each
-//!            within gap of the last  ·  whole: body, then decode  ·  else: status error
+//!            within gap of the last  ·  whole (or a JSON body): body, then decode  ·  else:
+//!            status error
 //! ```
 //!
 //! Dropping the future (the run's cancellation does) drops the connection with it.
@@ -283,8 +284,11 @@ impl HttpProvider {
                 headers: Some(headers),
             });
         }
+        // A JSON body is no stream even when one was asked for: a gateway's error sent with a
+        // 2xx status, or a whole answer from a server that ignores `stream`.
+        let stream = inner.settings.stream && !is_json(&response);
         let body = bounded_body(response, inner.max_response_bytes, &received);
-        let answer = if inner.settings.stream {
+        let answer = if stream {
             let decoder = inner.api.format.stream_decoder(Arc::clone(tools));
             read_stream(body, decoder, request, timeouts.first_byte, timeouts.gap).await
         } else {
@@ -310,6 +314,16 @@ impl HttpProvider {
             }
         })
     }
+}
+
+/// Whether the answer says its body is JSON (`application/json`, parameters aside).
+fn is_json(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|media_type| media_type.trim().eq_ignore_ascii_case("application/json"))
 }
 
 fn retryable(error: ProviderError) -> Failure {
