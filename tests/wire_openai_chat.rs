@@ -516,3 +516,26 @@ fn rich_tools() -> ToolTable {
     ])
     .unwrap()
 }
+
+/// An `error` event whose data is plain text (not every compatible server wraps it in JSON) is
+/// the provider's message, not a complaint that the event could not be read.
+#[test]
+fn a_plain_text_error_event_keeps_the_providers_words() {
+    let events = [
+        provider_support::Sse {
+            event: None,
+            data: r#"{"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hi"}}]}"#.into(),
+        },
+        provider_support::Sse {
+            event: Some("error".into()),
+            data: "upstream model timed out".into(),
+        },
+    ];
+    let (_, end) =
+        provider_support::decode(&OpenAiChat::new(), &Arc::new(ToolTable::default()), &events);
+    let error = end.unwrap_err();
+    assert!(
+        error.message().contains("upstream model timed out"),
+        "{error}"
+    );
+}

@@ -301,9 +301,14 @@ impl StreamDecoder for ChatStreamDecoder {
     ) -> Result<(), ProviderError> {
         let data = event.data.trim();
         if event.event == Some("error") {
-            let body = serde_json::from_str::<serde_json::Value>(data)
-                .map_err(|error| unreadable("an error event", &error))?;
-            return Err(provider_error(body.get("error").unwrap_or(&body)));
+            // Not every compatible server wraps the error in JSON: plain text is the message.
+            return Err(match serde_json::from_str::<serde_json::Value>(data) {
+                Ok(body) => provider_error(body.get("error").unwrap_or(&body)),
+                Err(_) if data.is_empty() => {
+                    ProviderError::new("the provider sent an error event without a message")
+                }
+                Err(_) => provider_error(&serde_json::Value::from(data)),
+            });
         }
         if data.is_empty() || self.done {
             return Ok(());
