@@ -272,3 +272,27 @@ fn gemini_partial_args_with_a_very_deep_path_is_refused() {
         .expect("the call has an arguments error");
     assert!(error.contains("levels"), "{error}");
 }
+
+/// A `tool_use` input that is JSON but no object is named by its kind, as the other formats do:
+/// the whole value (it may be long) is not copied into the error the model and the ledger get.
+#[test]
+fn anthropic_a_non_object_input_is_named_by_its_kind() {
+    let long = "x".repeat(10_000);
+    let stream = events(&[
+        json!({"type": "message_start", "message": {"id": "m1", "type": "message",
+            "role": "assistant", "model": "claude", "content": [],
+            "usage": {"input_tokens": 1, "output_tokens": 0}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
+            "id": "toolu_1", "name": "lookup", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": format!("[\"{long}\"]")}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let (_, end) = decode(&Anthropic, &tools(), &stream);
+    let response = end.expect("the response completed");
+    let error = response.tool_calls[0].arguments_error.as_deref().unwrap();
+    assert_eq!(error, "the arguments are not a JSON object but an array");
+}

@@ -4,7 +4,7 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::call::ToolCall;
+use crate::call::{ToolCall, json_kind};
 use crate::provider::wire::ToolTable;
 
 /// One content block as it is being built.
@@ -56,7 +56,10 @@ pub(super) fn finish_call(tools: &ToolTable, call: &mut ToolUse) -> ToolCall {
         Ok(other) => ToolCall::malformed(
             call.id.as_str(),
             call.name.as_str(),
-            format!("the arguments are not a JSON object: {other}"),
+            format!(
+                "the arguments are not a JSON object but {}",
+                json_kind(&other)
+            ),
         ),
         Err(message) => ToolCall::malformed(call.id.as_str(), call.name.as_str(), message),
     }
