@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use prism::validation::{JsonSchemaEngine, SchemaEngine};
+use prism::validation::{JsonSchemaEngine, SchemaEngine, SchemaErrorKind};
 use serde_json::json;
 
 /// Draft 7 ignores every keyword beside `$ref`, `$id` included (JSON-Schema-Test-Suite draft7
@@ -32,6 +32,44 @@ fn draft7_ref_with_a_sibling_id_is_accepted() {
         .expect("a valid draft-7 schema must compile");
     assert!(engine.check(&compiled, &json!({"x": 1})).is_ok());
     assert!(engine.check(&compiled, &json!({"x": "one"})).is_err());
+}
+
+/// Up to draft 7 a root `$ref` hides its siblings, yet the document stays a resource its
+/// references resolve in. Generators write draft-7 schemas this way (`{"$ref":
+/// "#/definitions/Args", "definitions": {...}}`); such a schema is self-contained and must
+/// compile, and a loop through the root must still be refused as a loop.
+#[test]
+fn a_root_ref_of_draft_7_or_4_resolves_inside_the_document() {
+    for draft in [
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-04/schema#",
+    ] {
+        let schema = json!({
+            "$schema": draft,
+            "$ref": "#/definitions/args",
+            "definitions": {
+                "args": {"type": "object", "properties": {"n": {"$ref": "#/definitions/count"}}},
+                "count": {"type": "integer"}
+            }
+        });
+        let engine = JsonSchemaEngine::new();
+        let compiled = engine
+            .compile(&schema)
+            .unwrap_or_else(|error| panic!("{draft}: a self-contained schema is refused: {error}"));
+        assert!(engine.check(&compiled, &json!({"n": 1})).is_ok(), "{draft}");
+        assert!(
+            engine.check(&compiled, &json!({"n": "one"})).is_err(),
+            "{draft}"
+        );
+
+        let looping = json!({"$schema": draft, "$ref": "#"});
+        let error = JsonSchemaEngine::new().compile(&looping).unwrap_err();
+        assert_eq!(
+            (error.kind, error.pointer.as_str()),
+            (SchemaErrorKind::RefCycle, "/$ref"),
+            "{draft}"
+        );
+    }
 }
 
 /// Two independent reference loops: the error must name the same one every time the same

@@ -160,6 +160,11 @@ impl Index {
             && schema.contains_key("$ref");
         if identifiers && !ref_hides_siblings {
             base = self.identify(schema, &pointer, base, draft)?;
+        } else if identifiers && pointer.is_empty() {
+            // The document is a resource even when its root's `$ref` hides its identifiers:
+            // `{"$ref": "#/definitions/a", "definitions": …}` resolves inside it.
+            self.resources
+                .insert(base.as_str().to_owned(), String::new());
         }
         for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
             if let Some(Value::String(reference)) = schema.get(keyword) {
