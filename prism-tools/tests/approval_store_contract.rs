@@ -29,6 +29,7 @@ macro_rules! approval_store_contract {
                 pending_lists_a_sessions_waiting_calls_in_request_order,
                 the_same_call_id_in_two_sessions_is_two_approvals,
                 a_later_run_reusing_a_call_id_asks_again_once_the_earlier_approval_is_decided,
+                a_call_id_with_a_nul_is_asked_about_like_any_other,
             );
             approval_store_contract!(@two $open;
                 shared_handles_see_each_others_changes,

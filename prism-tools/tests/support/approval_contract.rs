@@ -423,3 +423,27 @@ pub async fn shared_racing_requests_keep_one_key<S: ApprovalStore>(one: &S, two:
         std::slice::from_ref(&requests[winner])
     );
 }
+
+/// A call id is the model's choice and may hold any character, NUL included (PostgreSQL's
+/// `text` refuses NUL): its approval is requested, listed, decided and consumed like any other.
+pub async fn a_call_id_with_a_nul_is_asked_about_like_any_other<S: ApprovalStore>(store: &S) {
+    let pending = asked("s1", "call\u{0}1", json!({"path": "/tmp"}));
+    let key = &pending.key;
+    store.request(&pending).await.unwrap();
+    assert_eq!(
+        store.get(key).await.unwrap(),
+        Some(record(&pending, ApprovalState::Pending))
+    );
+    let listed = store.pending("s1").await.unwrap();
+    assert_eq!(listed.len(), 1);
+    // A reviewer decides on what `pending` listed; the run consumes with its own key.
+    store
+        .decide(&ApprovalDecision::approve(&listed[0].key))
+        .await
+        .unwrap();
+    assert_eq!(store.consume(key).await, Ok(ApprovalVerdict::Approved));
+    assert_eq!(
+        store.consume(key).await,
+        Err(ApprovalStoreError::AlreadyConsumed)
+    );
+}

@@ -13,8 +13,8 @@ use crate::storage::StorageError;
 use crate::storage::approval_row::{
     StoredApproval, Transition, decode_verdict, encode_verdict, key_columns,
 };
-use crate::storage::postgres::PostgresOptions;
 use crate::storage::postgres::pool::StorePool;
+use crate::storage::postgres::{PostgresOptions, text_column};
 
 /// An [`ApprovalStore`] in PostgreSQL.
 ///
@@ -22,6 +22,10 @@ use crate::storage::postgres::pool::StorePool;
 /// consuming are each one `UPDATE` that matches only the exact key in the state it expects, so
 /// of any number of workers resuming the same run, one consumes each decision. Cheap to clone (a
 /// connection pool inside); use it from one Tokio runtime, the one that connected it.
+///
+/// PostgreSQL's `text` refuses NUL, which a model-chosen call id may hold: a NUL in a session or
+/// call id is stored as U+FFFD. The exact key and the one [`pending`](ApprovalStore::pending)
+/// lists (with U+FFFD) find the same approval.
 ///
 /// ```no_run
 /// use prism::run::{ApprovalDecision, ApprovalStore};
@@ -63,13 +67,26 @@ impl PostgresApprovalStore {
     ) -> Result<Option<StoredApproval>, ApprovalStoreError> {
         let sql =
             format!("SELECT {COLUMNS} FROM prism_approvals WHERE session_id = $1 AND call_id = $2");
+        let [session, call, ..] = stored_key(key);
         let row = self
             .pool
-            .query_opt(&sql, &[&key.session_id, &key.call_id.as_str()])
+            .query_opt(&sql, &[&session, &call])
             .await
             .map_err(ApprovalStoreError::Backend)?;
         Ok(row.as_ref().map(stored))
     }
+}
+
+/// The key's columns as stored (session, call, tool, arguments hash): `text` holds no NUL, and a
+/// call id is the model's choice.
+fn stored_key(key: &ApprovalKey) -> [String; 4] {
+    let [session, call, tool, hash] = key_columns(key);
+    [
+        text_column(session.to_owned()),
+        text_column(call.to_owned()),
+        tool.to_owned(),
+        hash.to_owned(),
+    ]
 }
 
 fn stored(row: &Row) -> StoredApproval {
@@ -92,7 +109,9 @@ impl ApprovalStore for PostgresApprovalStore {
         pending: &'a PendingApproval,
     ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
         Box::pin(async move {
-            let row = StoredApproval::requested(pending)?;
+            let mut row = StoredApproval::requested(pending)?;
+            row.session_id = text_column(row.session_id);
+            row.call_id = text_column(row.call_id);
             // Another run's decided approval of this call is over: the request replaces it,
             // with a new place in request order.
             let inserted = self
@@ -137,7 +156,7 @@ impl ApprovalStore for PostgresApprovalStore {
         Box::pin(async move {
             let key = &decision.key;
             let verdict = encode_verdict(decision)?;
-            let [session, call, tool, hash] = key_columns(key);
+            let [session, call, tool, hash] = stored_key(key);
             let updated = self
                 .pool
                 .execute(
@@ -163,10 +182,13 @@ impl ApprovalStore for PostgresApprovalStore {
         key: &'a ApprovalKey,
     ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
         Box::pin(async move {
-            self.select(key)
-                .await?
-                .map(|row| row.into_record(key))
-                .transpose()
+            let Some(row) = self.select(key).await? else {
+                return Ok(None);
+            };
+            // The row answers this key, whose ids it may store with NUL replaced.
+            let mut record = row.into_record(key)?;
+            record.pending.key = key.clone();
+            Ok(Some(record))
         })
     }
 
@@ -181,7 +203,7 @@ impl ApprovalStore for PostgresApprovalStore {
             );
             let rows = self
                 .pool
-                .query(&sql, &[&session_id])
+                .query(&sql, &[&text_column(session_id.to_owned())])
                 .await
                 .map_err(ApprovalStoreError::Backend)?;
             rows.iter().map(|row| stored(row).into_pending()).collect()
@@ -193,7 +215,7 @@ impl ApprovalStore for PostgresApprovalStore {
         key: &'a ApprovalKey,
     ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>> {
         Box::pin(async move {
-            let [session, call, tool, hash] = key_columns(key);
+            let [session, call, tool, hash] = stored_key(key);
             let params: [&(dyn ToSql + Sync); 4] = [&session, &call, &tool, &hash];
             let consumed = self
                 .pool

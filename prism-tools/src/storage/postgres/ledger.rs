@@ -11,7 +11,7 @@ use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
 use crate::storage::batch::{BatchWriter, LedgerSink};
 use crate::storage::columns::{RowColumns, where_clause};
-use crate::storage::postgres::{PostgresOptions, migrations, postgres_error};
+use crate::storage::postgres::{PostgresOptions, migrations, postgres_error, text_column};
 use crate::storage::query::decode_row;
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
@@ -193,16 +193,5 @@ impl LedgerSink for PostgresSink {
             // a NUL share a column value, never a record.
             .filter(|row| query.matches(row))
             .collect())
-    }
-}
-
-/// `value` as PostgreSQL's `text` takes it: it refuses NUL, which a model-chosen call id may
-/// hold, and one such row would drop its whole batch. The column only serves queries; the row's
-/// JSON keeps the value as it was.
-fn text_column(value: String) -> String {
-    if value.contains('\0') {
-        value.replace('\0', "\u{FFFD}")
-    } else {
-        value
     }
 }

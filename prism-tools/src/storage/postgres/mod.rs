@@ -123,3 +123,14 @@ fn postgres_error(error: &tokio_postgres::Error) -> String {
         None => format!("PostgreSQL: {error}"),
     }
 }
+
+/// `value` as PostgreSQL's `text` takes it: it refuses NUL, which a model-chosen call id may
+/// hold, so NUL becomes U+FFFD. The ledger's row JSON keeps the value as it was; an approval's
+/// key columns find the same row for the exact key, and only `pending` lists the id as stored.
+fn text_column(value: String) -> String {
+    if value.contains('\0') {
+        value.replace('\0', "\u{FFFD}")
+    } else {
+        value
+    }
+}
