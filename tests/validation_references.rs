@@ -72,6 +72,28 @@ fn a_root_ref_of_draft_7_or_4_resolves_inside_the_document() {
     }
 }
 
+/// Two subschemas of one resource may not carry the same anchor (the drafts require anchors to
+/// be unique). The engine resolves such a name to one of them and the reference check to
+/// another, so a loop through the one the engine picks went unseen, and the engine, which takes
+/// a loop as valid, then accepted any value.
+#[test]
+fn a_duplicate_anchor_is_refused() {
+    let schema = json!({
+        "$defs": {
+            "a": {"$anchor": "x", "type": "integer"},
+            "b": {"$anchor": "x", "allOf": [{"$ref": "#x"}]}
+        },
+        "$ref": "#x"
+    });
+    let error = JsonSchemaEngine::new()
+        .compile(&schema)
+        .expect_err("a schema with a duplicate anchor must not compile");
+    assert_eq!(
+        (error.kind, error.pointer.as_str()),
+        (SchemaErrorKind::Invalid, "/$defs/b/$anchor")
+    );
+}
+
 /// Two independent reference loops: the error must name the same one every time the same
 /// schema is compiled. The loop check walks a `HashMap` (random iteration order), so the
 /// reported pointer changes from one compilation to the next.

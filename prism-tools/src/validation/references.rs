@@ -231,7 +231,7 @@ impl Index {
                 .strip_prefix('#')
                 .filter(|_| draft_uses_id_anchors(draft))
             {
-                self.anchor(&base, name, pointer);
+                self.anchor(&base, name, pointer, draft.id_keyword())?;
             } else {
                 let at = format!("{pointer}/{}", draft.id_keyword());
                 base = uri::resolve_against(&base.borrow(), id)
@@ -246,10 +246,10 @@ impl Index {
                 .insert(base.as_str().to_owned(), String::new());
         }
         if let Some(Value::String(name)) = schema.get("$anchor") {
-            self.anchor(&base, name, pointer);
+            self.anchor(&base, name, pointer, "$anchor")?;
         }
         if let Some(Value::String(name)) = schema.get("$dynamicAnchor") {
-            self.anchor(&base, name, pointer);
+            self.anchor(&base, name, pointer, "$dynamicAnchor")?;
             let pointers = self.dynamic_anchors.entry(name.clone()).or_default();
             pointers.push(pointer.to_owned());
         }
@@ -259,11 +259,34 @@ impl Index {
         Ok(base)
     }
 
-    fn anchor(&mut self, base: &Uri<String>, name: &str, pointer: &str) {
+    /// Records an anchor, refusing a second schema that claims the name in the same resource:
+    /// the engine would resolve it to one of the two and this check to the other.
+    fn anchor(
+        &mut self,
+        base: &Uri<String>,
+        name: &str,
+        pointer: &str,
+        keyword: &str,
+    ) -> Result<(), SchemaError> {
         let key = (base.as_str().to_owned(), name.to_owned());
-        self.anchors
-            .entry(key)
-            .or_insert_with(|| pointer.to_owned());
+        match self.anchors.get(&key) {
+            Some(first) if first != pointer => {
+                let mut at = pointer.to_owned();
+                push_segment(&mut at, keyword);
+                let first = if first.is_empty() { "the root" } else { first };
+                Err(invalid(
+                    &at,
+                    format!(
+                        "the anchor {name:?} is already declared at {first}; anchors must be unique"
+                    ),
+                ))
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.anchors.insert(key, pointer.to_owned());
+                Ok(())
+            }
+        }
     }
 
     /// Every schema a reference may lead to inside the document (none for a meta-schema).
