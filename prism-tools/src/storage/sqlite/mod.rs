@@ -22,6 +22,9 @@ pub use approvals::SqliteApprovalStore;
 pub use effects::SqliteEffectStore;
 pub use ledger::SqliteLedger;
 
+/// The longest busy timeout SQLite takes: `i32::MAX` milliseconds.
+const MAX_BUSY_TIMEOUT: Duration = Duration::from_millis(i32::MAX as u64);
+
 /// Where and how to open a SQLite database.
 ///
 /// ```
@@ -51,9 +54,11 @@ impl SqliteOptions {
         }
     }
 
-    /// How long a write waits for another process holding the database's write lock.
+    /// How long a write waits for another process holding the database's write lock. SQLite
+    /// counts it in milliseconds in an `i32`: a longer wait (`Duration::MAX` for "as long as it
+    /// takes") is about 24 days.
     pub fn busy_timeout(mut self, timeout: Duration) -> Self {
-        self.busy_timeout = timeout;
+        self.busy_timeout = timeout.min(MAX_BUSY_TIMEOUT);
         self
     }
 
@@ -101,4 +106,21 @@ fn open_connection(options: &SqliteOptions) -> Result<Connection, StorageError> 
         ))
     })?;
     Ok(connection)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Wait as long as it takes" is a natural busy timeout to ask for; SQLite counts it in
+    /// milliseconds in an `i32`, and opening must not panic on a longer one.
+    #[test]
+    fn a_busy_timeout_past_sqlites_range_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        for timeout in [Duration::MAX, Duration::from_secs(30 * 24 * 3600)] {
+            let options =
+                SqliteOptions::new(dir.path().join("prism.sqlite3")).busy_timeout(timeout);
+            assert!(open_connection(&options).is_ok(), "{timeout:?}");
+        }
+    }
 }
