@@ -143,7 +143,8 @@ fn serve<S: LedgerSink>(
     name: &'static str,
 ) {
     let mut batch = Batch {
-        rows: Vec::with_capacity(max_batch),
+        // Grown as rows come: the bound may be far above what ever queues (or `usize::MAX`).
+        rows: Vec::new(),
         max_batch,
         failure: None,
         lost: 0,
@@ -226,5 +227,39 @@ impl Batch {
     fn fail(&mut self, error: LedgerError) {
         tracing::error!(target: "prism_tools", %error, "ledger write failed");
         self.failure.get_or_insert(error);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::RecordStatus;
+
+    /// Keeps rows in memory.
+    struct Rows(Vec<ToolCallRecord>);
+
+    impl LedgerSink for Rows {
+        fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+            self.0.extend_from_slice(rows);
+            Ok(())
+        }
+
+        fn read(&mut self, _: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
+            Ok(self.0.clone())
+        }
+    }
+
+    /// `max_batch(usize::MAX)` reads as "no limit": the writer must not reserve room for that
+    /// many rows up front (it cannot, and its thread would die with every row after it).
+    #[test]
+    fn an_unbounded_batch_size_reserves_nothing_up_front() {
+        let (writer, _opened) =
+            BatchWriter::spawn("test-ledger", usize::MAX, || Ok(Rows(Vec::new()))).unwrap();
+        writer.append(&ToolCallRecord::new(
+            "call_1".into(),
+            "echo".into(),
+            RecordStatus::Finished,
+        ));
+        writer.flush().expect("the row is stored");
     }
 }
