@@ -94,6 +94,23 @@ fn a_duplicate_anchor_is_refused() {
     );
 }
 
+/// A reference to a draft's meta-schema resolves offline only for the vocabulary meta-schemas
+/// the engine bundles; any other address under `https://json-schema.org/draft/…/meta/` is
+/// another document, refused as remote at the keyword that names it.
+#[test]
+fn only_the_bundled_vocabulary_meta_schemas_are_offline() {
+    let engine = JsonSchemaEngine::new();
+    let bundled = "https://json-schema.org/draft/2020-12/meta/validation";
+    let schema = json!({"properties": {"a": {"$ref": bundled}}});
+    assert!(engine.compile(&schema).is_ok());
+    let schema = json!({"properties": {"a": {"$ref": "https://json-schema.org/draft/2020-12/meta/nonexistent"}}});
+    let error = engine.compile(&schema).unwrap_err();
+    assert_eq!(
+        (error.kind, error.pointer.as_str()),
+        (SchemaErrorKind::RemoteRef, "/properties/a/$ref")
+    );
+}
+
 /// Two independent reference loops: the error must name the same one every time the same
 /// schema is compiled. The loop check walks a `HashMap` (random iteration order), so the
 /// reported pointer changes from one compilation to the next.

@@ -429,12 +429,44 @@ fn draft_uses_id_anchors(draft: Draft) -> bool {
     matches!(draft, Draft::Draft4 | Draft::Draft6 | Draft::Draft7)
 }
 
+/// The vocabulary meta-schemas of drafts 2020-12 and 2019-09 that the engine bundles; any other
+/// address under theirs is another document.
+const BUNDLED_VOCABULARIES: [(&str, &[&str]); 2] = [
+    (
+        "2020-12",
+        &[
+            "applicator",
+            "content",
+            "core",
+            "format-annotation",
+            "format-assertion",
+            "meta-data",
+            "unevaluated",
+            "validation",
+        ],
+    ),
+    (
+        "2019-09",
+        &[
+            "applicator",
+            "content",
+            "core",
+            "format",
+            "meta-data",
+            "validation",
+        ],
+    ),
+];
+
 /// The meta-schemas compiled into the engine: referring to them opens nothing.
 fn is_bundled_meta_schema(uri: &str) -> bool {
     Draft::from_schema_uri(uri) != Draft::Unknown
-        || ["2020-12", "2019-09"]
-            .iter()
-            .any(|draft| uri.starts_with(&format!("https://json-schema.org/draft/{draft}/meta/")))
+        || BUNDLED_VOCABULARIES.iter().any(|(draft, vocabularies)| {
+            uri.strip_prefix("https://json-schema.org/draft/")
+                .and_then(|rest| rest.strip_prefix(draft))
+                .and_then(|rest| rest.strip_prefix("/meta/"))
+                .is_some_and(|name| vocabularies.contains(&name))
+        })
 }
 
 fn without_fragment(uri: &Uri<String>) -> Result<Uri<String>, jsonschema::ReferencingError> {
