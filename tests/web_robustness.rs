@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use prism::tools::web::{
     FetchLimits, SearchBackend, SearchFuture, SearchHit, SearchQuery, UrlPolicy, WebFetcher,
-    web_fetch, web_search,
+    web_extract, web_fetch, web_search,
 };
 use prism::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
 use serde_json::json;
@@ -244,4 +244,25 @@ async fn a_declared_utf16_text_is_decoded_not_refused_as_binary() {
         .await
         .unwrap();
     assert_eq!(page.body, "hello, wide world");
+}
+
+/// The same page handed to `web_extract` as HTML: the article extractor recursed once per level
+/// and aborted the process; it is now no readable article, while a page nested as deep as the
+/// limit is still read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deeply_nested_page_is_refused_by_web_extract_without_crashing() {
+    let tool = web_extract(fetcher(FetchLimits::default().max_bytes), 10_000);
+    let deep = call(
+        tool.clone(),
+        "web_extract",
+        json!({"html": nested_page(10_000)}),
+    )
+    .await;
+    let error = deep["error"].as_str().unwrap_or_default();
+    assert!(error.contains("not_readable"), "{deep}");
+    let at_limit = call(tool, "web_extract", json!({"html": nested_page(250)})).await;
+    assert!(
+        at_limit.get("content").is_some() || at_limit.get("error").is_some(),
+        "{at_limit}"
+    );
 }

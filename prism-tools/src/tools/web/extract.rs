@@ -5,7 +5,7 @@
 use dom_smoothie::{Config, Readability, ReadabilityError, TextMode};
 
 use super::error::{WebError, WebErrorKind};
-use super::page::{TextFormat, tidy_lines};
+use super::page::{MAX_NESTING, TextFormat, deeper_than, tidy_lines};
 
 /// The article of a page and its metadata.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,7 +29,9 @@ pub struct ReadableArticle {
 }
 
 /// Extracts the article of `html`, whose address is `base_url` (relative links in the content
-/// are resolved against it; `None` leaves them as written).
+/// are resolved against it; `None` leaves them as written). A page whose elements nest more than
+/// 256 levels deep is [`NotReadable`](WebErrorKind::NotReadable): no article is that deep, and
+/// the extractor would recurse past the end of the stack.
 ///
 /// ```
 /// use prism::tools::web::{TextFormat, extract_article};
@@ -55,7 +57,15 @@ pub fn extract_article(
         },
         ..Config::default()
     };
-    let mut readability = Readability::new(html, base_url, Some(config)).map_err(extract_error)?;
+    let document = dom_query::Document::from(html);
+    if deeper_than(&document, MAX_NESTING) {
+        return Err(WebError::new(
+            WebErrorKind::NotReadable,
+            format!("no readable article: elements nest more than {MAX_NESTING} levels deep"),
+        ));
+    }
+    let mut readability =
+        Readability::with_document(document, base_url, Some(config)).map_err(extract_error)?;
     let article = readability.parse().map_err(extract_error)?;
     let content = match format {
         TextFormat::Markdown => article.text_content.trim().to_owned(),

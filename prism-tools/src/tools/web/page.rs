@@ -38,10 +38,11 @@ pub(crate) fn html_title(html: &str) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
-/// How deep elements may nest for a page to be converted as `format` asks. The converters
-/// recurse once per level (a deep enough page overflows the stack, which aborts the process) or
-/// take time growing with its square; a deeper page is read as flat text instead.
-const MAX_NESTING: usize = 256;
+/// How deep elements may nest for a page to be converted as `format` asks or searched for its
+/// article. The converters and the article extractor recurse once per level (a deep enough page
+/// overflows the stack, which aborts the process) or take time growing with its square; a
+/// deeper page is read as flat text instead, and has no readable article.
+pub(crate) const MAX_NESTING: usize = 256;
 
 /// The page's body in `format`.
 pub(crate) fn html_to(html: &str, format: TextFormat) -> String {
@@ -66,7 +67,7 @@ fn body_text(document: dom_query::Document) -> String {
 }
 
 /// Whether elements of `document` nest deeper than `limit`, found without recursion.
-fn deeper_than(document: &dom_query::Document, limit: usize) -> bool {
+pub(crate) fn deeper_than(document: &dom_query::Document, limit: usize) -> bool {
     let mut stack = vec![(document.root(), 0)];
     while let Some((node, depth)) = stack.pop() {
         if depth > limit {
