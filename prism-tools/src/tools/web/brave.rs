@@ -11,7 +11,7 @@ use super::fetch::USER_AGENT;
 use super::search::{
     SearchBackend, SearchFuture, SearchHit, SearchQuery, hits_at, json_answer, shape_error,
 };
-use crate::redact::SecretRedactor;
+use crate::redact::{SecretRedactor, shown_url};
 
 /// Brave's public endpoint.
 pub const BRAVE_ENDPOINT: &str = "https://api.search.brave.com/res/v1/web/search";
@@ -38,9 +38,11 @@ pub struct BraveBackend {
 }
 
 impl fmt::Debug for BraveBackend {
+    /// The endpoint without the password or query of a gateway that takes its credentials there:
+    /// hosts print their configuration in logs.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BraveBackend")
-            .field("endpoint", &self.endpoint.as_str())
+            .field("endpoint", &shown_url(self.endpoint.as_str()))
             .field("key", &"<redacted>")
             .finish()
     }
@@ -118,5 +120,23 @@ impl SearchBackend for BraveBackend {
 
     fn search<'a>(&'a self, query: &'a SearchQuery) -> SearchFuture<'a> {
         Box::pin(self.run(query))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_hides_a_gateways_password_and_query() {
+        let brave = BraveBackend::new("key")
+            .endpoint("https://user:gw-pass@gateway.example/search?token=gw-token")
+            .unwrap();
+        let shown = format!("{brave:?}");
+        assert!(
+            !shown.contains("gw-pass") && !shown.contains("gw-token"),
+            "{shown}"
+        );
+        assert!(shown.contains("gateway.example"), "{shown}");
     }
 }
