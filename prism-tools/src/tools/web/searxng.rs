@@ -29,14 +29,21 @@ pub struct SearxngBackend {
 }
 
 impl SearxngBackend {
-    /// The instance at `base_url` (its `/search` is queried), with a 15 s timeout.
+    /// The instance at `base_url` (its `search` under that path is queried:
+    /// `https://host/searx` as `https://host/searx/search`), with a 15 s timeout.
     pub fn new(base_url: &str) -> Result<Self, WebError> {
-        let base = Url::parse(base_url).map_err(|error| {
+        let mut base = Url::parse(base_url).map_err(|error| {
             WebError::new(
                 WebErrorKind::InvalidUrl,
                 format!("`{base_url}` is not a URL: {error}"),
             )
         })?;
+        // An instance served under a path (`https://host/searx`) keeps it: joined as written,
+        // the last segment would be replaced.
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
         let endpoint = base.join("search").map_err(|error| {
             WebError::new(WebErrorKind::InvalidUrl, format!("`{base_url}`: {error}"))
         })?;
@@ -96,5 +103,29 @@ impl SearchBackend for SearxngBackend {
 
     fn search<'a>(&'a self, query: &'a SearchQuery) -> SearchFuture<'a> {
         Box::pin(self.run(query))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instance_under_a_path_is_searched_under_that_path() {
+        for (base, endpoint) in [
+            ("https://example.org", "https://example.org/search"),
+            ("https://example.org/", "https://example.org/search"),
+            (
+                "https://example.org/searx",
+                "https://example.org/searx/search",
+            ),
+            (
+                "https://example.org/searx/",
+                "https://example.org/searx/search",
+            ),
+        ] {
+            let backend = SearxngBackend::new(base).unwrap();
+            assert_eq!(backend.endpoint.as_str(), endpoint, "{base}");
+        }
     }
 }
