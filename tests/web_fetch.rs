@@ -114,6 +114,24 @@ async fn the_server_itself_is_refused_without_an_explicit_allowance() {
     assert_eq!(page.body, "secret");
 }
 
+/// A Location written in raw UTF-8 (as many servers send a non-ASCII path) is followed, the
+/// path percent-encoded, as browsers do.
+#[tokio::test]
+async fn a_redirect_to_a_raw_utf8_location_is_followed() {
+    let address = serve(SERVER_IP, |request| match request.target.as_str() {
+        "/old" => Reply::redirect(301, "/caf\u{e9}"),
+        "/caf%C3%A9" => Reply::ok("text/plain", "arrived"),
+        _ => Reply::ok("text/plain", "wrong page"),
+    })
+    .await;
+    let page = fetcher(small_limits())
+        .fetch(&format!("http://{address}/old"))
+        .await
+        .unwrap();
+    assert_eq!(page.final_url, format!("http://{address}/caf%C3%A9"));
+    assert_eq!(page.body, "arrived");
+}
+
 #[tokio::test]
 async fn redirects_are_followed_up_to_the_limit() {
     let address = serve(SERVER_IP, |request| match request.target.as_str() {

@@ -270,10 +270,12 @@ fn redirect_target(current: &Url, response: &reqwest::Response) -> Result<Option
     let Some(location) = response.headers().get(LOCATION) else {
         return Ok(None);
     };
-    let location = location.to_str().map_err(|_| {
+    // Header text is ASCII, but servers write non-ASCII paths in raw UTF-8, which browsers
+    // follow; the URL parser percent-encodes them.
+    let location = std::str::from_utf8(location.as_bytes()).map_err(|_| {
         WebError::new(
             WebErrorKind::InvalidUrl,
-            format!("`{current}` redirects to a non-text Location"),
+            format!("`{current}` redirects to a Location that is not UTF-8 text"),
         )
     })?;
     current.join(location).map(Some).map_err(|error| {
