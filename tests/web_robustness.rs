@@ -266,3 +266,44 @@ async fn a_deeply_nested_page_is_refused_by_web_extract_without_crashing() {
         "{at_limit}"
     );
 }
+
+/// A page whose title and description run to 100,000 characters: the tools' metadata is cut like
+/// their text, so the answer stays near `max_chars` instead of carrying the page whole.
+#[tokio::test]
+async fn a_page_with_a_huge_title_gives_bounded_metadata() {
+    let long = "T".repeat(100_000);
+    let page = format!(
+        "<html><head><title>{long}</title><meta name='description' content='{long}'>\
+         <meta name='author' content='{long}'></head><body><article><h1>Head</h1>\
+         <p>{}</p></article></body></html>",
+        "A sentence of the article, long enough to be read as one. ".repeat(20)
+    );
+    let address = serve(SERVER_IP, move |_| {
+        Reply::ok("text/html; charset=utf-8", page.clone())
+    })
+    .await;
+    let url = format!("http://{address}/");
+    let fetched = call(
+        web_fetch(fetcher(1 << 20), 2_000),
+        "web_fetch",
+        json!({"url": url}),
+    )
+    .await;
+    assert!(
+        fetched.to_string().len() < 10_000,
+        "{}",
+        fetched.to_string().len()
+    );
+    let extracted = call(
+        web_extract(fetcher(1 << 20), 2_000),
+        "web_extract",
+        json!({"url": url}),
+    )
+    .await;
+    assert!(extracted.get("content").is_some(), "{extracted}");
+    assert!(
+        extracted.to_string().len() < 10_000,
+        "{}",
+        extracted.to_string().len()
+    );
+}

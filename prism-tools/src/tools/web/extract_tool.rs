@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::error::{WebError, WebErrorKind};
 use super::extract::{ReadableArticle, extract_article};
 use super::fetch::WebFetcher;
-use super::page::{TextFormat, redacted_cut};
+use super::page::{MAX_METADATA_CHARS, TextFormat, redacted_cut};
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use crate::definition::ToolDefinition;
 use crate::redact::SecretRedactor;
@@ -32,7 +32,8 @@ struct ExtractArgs {
 
 /// The `web_extract` tool: the readable content of a page (fetched through `fetcher`, or HTML
 /// given in the call, at most the fetcher's byte limit) as markdown or text cut at `max_chars`
-/// characters, with title, byline, site name, language, direction, published time and excerpt.
+/// characters, with title, byline, site name, language, direction, published time and excerpt
+/// (each 1,000 characters at most).
 ///
 /// ```
 /// use prism::tools::web::{UrlPolicy, WebFetcher, web_extract, DEFAULT_MAX_CHARS};
@@ -133,6 +134,16 @@ async fn extract(
     } = article;
     let (content, cut) = redacted_cut(content, max_chars, redactor);
     truncated |= cut;
+    let meta = |text: String| redacted_cut(text, MAX_METADATA_CHARS, redactor).0;
+    let (title, byline, site_name, lang, dir, published_time, excerpt) = (
+        meta(title),
+        byline.map(meta),
+        site_name.map(meta),
+        lang.map(meta),
+        dir.map(meta),
+        published_time.map(meta),
+        excerpt.map(meta),
+    );
     Ok(json!({
         "final_url": final_url,
         "title": title,

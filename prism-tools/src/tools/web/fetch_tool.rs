@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::error::WebError;
 use super::fetch::{FetchedPage, WebFetcher};
-use super::page::{TextFormat, html_title, html_to, redacted_cut};
+use super::page::{MAX_METADATA_CHARS, TextFormat, html_title, html_to, redacted_cut};
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use crate::definition::ToolDefinition;
 use crate::redact::SecretRedactor;
@@ -26,8 +26,8 @@ struct FetchArgs {
 }
 
 /// The `web_fetch` tool: GETs a URL through `fetcher` (its policy and limits) and returns the
-/// final URL, status, media type, charset, title and the text (HTML as markdown or plain text)
-/// cut at `max_chars` characters, with `truncated` set when the body or the text was cut.
+/// final URL, status, media type, charset, title (1,000 characters at most) and the text (HTML
+/// as markdown or plain text) cut at `max_chars` characters, with `truncated` set when the body or the text was cut.
 ///
 /// ```
 /// use prism::tools::web::{UrlPolicy, WebFetcher, web_fetch, DEFAULT_MAX_CHARS};
@@ -73,6 +73,7 @@ pub(crate) fn page_output(
     } else {
         (None, page.body.clone())
     };
+    let title = title.map(|title| redacted_cut(title, MAX_METADATA_CHARS, redactor).0);
     let (content, cut) = redacted_cut(text, max_chars, redactor);
     let mut value = json!({
         "url": page.url,

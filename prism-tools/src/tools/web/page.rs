@@ -131,6 +131,10 @@ fn collapse_spaces(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Characters kept of a page's title and of each other piece of its metadata: no real one is
+/// longer, and a hostile page could otherwise put its whole body there, past `max_chars`.
+pub(crate) const MAX_METADATA_CHARS: usize = 1_000;
+
 /// `text` with `redactor`'s secrets taken out, then cut to at most `max_chars` characters (never
 /// inside one), and whether it was cut. Redacted first: a cut could leave part of a secret that
 /// the dispatcher, redacting the result afterwards, would no longer find.
