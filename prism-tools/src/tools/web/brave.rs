@@ -65,7 +65,8 @@ impl BraveBackend {
         self.endpoint = Url::parse(endpoint).map_err(|error| {
             WebError::new(
                 WebErrorKind::InvalidUrl,
-                format!("`{endpoint}` is not a URL: {error}"),
+                // Not quoted: a URL that does not parse cannot be cleared of its password.
+                format!("the Brave endpoint is not a URL: {error}"),
             )
         })?;
         Ok(self)
@@ -138,5 +139,14 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("gateway.example"), "{shown}");
+    }
+
+    #[test]
+    fn an_endpoint_that_does_not_parse_is_not_quoted_with_its_password() {
+        let error = BraveBackend::new("key")
+            .endpoint("https://user:gw-pass@gateway.example:99999/")
+            .unwrap_err();
+        assert_eq!(error.kind(), WebErrorKind::InvalidUrl);
+        assert!(!error.message().contains("gw-pass"), "{error}");
     }
 }

@@ -35,7 +35,8 @@ impl SearxngBackend {
         let mut base = Url::parse(base_url).map_err(|error| {
             WebError::new(
                 WebErrorKind::InvalidUrl,
-                format!("`{base_url}` is not a URL: {error}"),
+                // Not quoted: a URL that does not parse cannot be cleared of its password.
+                format!("the SearXNG base URL is not a URL: {error}"),
             )
         })?;
         // An instance served under a path (`https://host/searx`) keeps it: joined as written,
@@ -45,7 +46,10 @@ impl SearxngBackend {
             base.set_path(&path);
         }
         let endpoint = base.join("search").map_err(|error| {
-            WebError::new(WebErrorKind::InvalidUrl, format!("`{base_url}`: {error}"))
+            WebError::new(
+                WebErrorKind::InvalidUrl,
+                format!("`{}`: {error}", shown_url(base_url)),
+            )
         })?;
         let timeout = Duration::from_secs(15);
         Ok(SearxngBackend {
@@ -127,5 +131,12 @@ mod tests {
             let backend = SearxngBackend::new(base).unwrap();
             assert_eq!(backend.endpoint.as_str(), endpoint, "{base}");
         }
+    }
+
+    #[test]
+    fn a_base_url_that_does_not_parse_is_not_quoted_with_its_password() {
+        let error = SearxngBackend::new("https://admin:hunter2@searx.example:99999/").unwrap_err();
+        assert_eq!(error.kind(), WebErrorKind::InvalidUrl);
+        assert!(!error.message().contains("hunter2"), "{error}");
     }
 }
