@@ -77,14 +77,16 @@ impl UrlPolicy {
     }
 
     /// Allows `host` and its subdomains. Once one host is allowed, every other host is refused.
+    /// `*.example.org` and `.example.org` are read as `example.org`.
     pub fn allow_host(self, host: impl Into<String>) -> Self {
-        let host = normalise_host(&host.into());
+        let host = list_entry(&host.into());
         self.edit(|inner| inner.allowed_hosts.push(host))
     }
 
     /// Refuses `host` and its subdomains, even when an allow entry matches too.
+    /// `*.example.org` and `.example.org` are read as `example.org`.
     pub fn deny_host(self, host: impl Into<String>) -> Self {
-        let host = normalise_host(&host.into());
+        let host = list_entry(&host.into());
         self.edit(|inner| inner.denied_hosts.push(host))
     }
 
@@ -250,6 +252,17 @@ fn normalise_host(host: &str) -> String {
     host_name::normalise_host(host.trim().trim_end_matches('.'))
 }
 
+/// A host list entry: written as a wildcard (`*.example.org`) or with a leading dot, as other
+/// host lists are, it would match no host at all and a deny entry would refuse nothing.
+fn list_entry(entry: &str) -> String {
+    let entry = entry.trim();
+    let bare = entry
+        .strip_prefix("*.")
+        .or_else(|| entry.strip_prefix('.'))
+        .unwrap_or(entry);
+    normalise_host(bare)
+}
+
 /// `host` is `entry` or a subdomain of it.
 fn host_matches(host: &str, entry: &str) -> bool {
     host == entry
@@ -272,6 +285,26 @@ mod tests {
         let denied = policy.clone().deny_host("www.example.org");
         assert!(denied.check_url("https://www.example.org/").is_err());
         assert!(denied.check_url("https://example.org/").is_ok());
+    }
+
+    #[test]
+    fn wildcard_and_leading_dot_entries_name_the_domain_and_its_subdomains() {
+        for entry in ["*.internal.example", ".internal.example"] {
+            let denied = UrlPolicy::new().deny_host(entry);
+            for url in ["https://internal.example/", "https://db.internal.example/"] {
+                let error = denied.check_url(url).unwrap_err();
+                assert_eq!(error.kind(), WebErrorKind::Refused, "{entry} {url}");
+            }
+            let allowed = UrlPolicy::new().allow_host(entry);
+            assert!(
+                allowed.check_url("https://db.internal.example/").is_ok(),
+                "{entry}"
+            );
+            assert!(
+                allowed.check_url("https://other.example/").is_err(),
+                "{entry}"
+            );
+        }
     }
 
     #[test]
