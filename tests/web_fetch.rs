@@ -132,6 +132,25 @@ async fn a_redirect_to_a_raw_utf8_location_is_followed() {
     assert_eq!(page.body, "arrived");
 }
 
+/// An empty body marked gzip (servers send one for an empty page) is an empty page.
+#[tokio::test]
+async fn an_empty_gzip_body_is_an_empty_page() {
+    let address = serve(SERVER_IP, |_| Reply::Bytes {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), "text/plain".into()),
+            ("Content-Encoding".into(), "gzip".into()),
+        ],
+        body: Vec::new(),
+    })
+    .await;
+    let page = fetcher(small_limits())
+        .fetch(&format!("http://{address}/"))
+        .await
+        .unwrap();
+    assert_eq!(page.body, "");
+}
+
 #[tokio::test]
 async fn redirects_are_followed_up_to_the_limit() {
     let address = serve(SERVER_IP, |request| match request.target.as_str() {

@@ -156,6 +156,14 @@ pub(crate) async fn read_bounded(
             truncated: true,
         });
     }
+    if wire == 0 {
+        // An empty body marked compressed (servers send one for an empty answer) is empty, not
+        // a stream cut before its header.
+        return Ok(BoundedBody {
+            bytes: Vec::new(),
+            truncated: false,
+        });
+    }
     let sink = decoder.finish().map_err(|error| {
         WebError::new(
             WebErrorKind::Decode,
