@@ -607,6 +607,13 @@ async fn a_whole_answer_is_decoded_and_reported_as_events_when_streaming_is_off(
 /// reported as a stream cut before its first event.
 #[tokio::test]
 async fn a_json_answer_to_a_stream_request_is_read_as_json() {
+    let chat_once = |server: &Server| {
+        Api::Chat
+            .builder(server)
+            .retry(RetryPolicy::none())
+            .build()
+            .unwrap()
+    };
     let server = Server::start(|_, _| {
         Reply::json(
             200,
@@ -614,11 +621,7 @@ async fn a_json_answer_to_a_stream_request_is_read_as_json() {
         )
     })
     .await;
-    let provider = Api::Chat
-        .builder(&server)
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let provider = chat_once(&server);
     let (_, answer) = ask(&provider).await;
     let error = answer.unwrap_err();
     assert!(error.message().contains("warming up"), "{error}");
@@ -627,11 +630,7 @@ async fn a_json_answer_to_a_stream_request_is_read_as_json() {
     let completion = json!({"id": "c1", "object": "chat.completion", "model": "m", "choices": [
         {"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}]});
     let server = Server::start(move |_, _| Reply::json(200, &completion)).await;
-    let provider = Api::Chat
-        .builder(&server)
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let provider = chat_once(&server);
     let (events, answer) = ask(&provider).await;
     assert_eq!(answer.unwrap().text, "Hi.");
     assert!(!events.is_empty());

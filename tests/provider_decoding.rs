@@ -238,21 +238,27 @@ fn chat_a_truncated_stream_does_not_list_a_call_twice() {
 
 /// An Anthropic `tool_use` block that starts with its whole `input` and then gets an empty
 /// `input_json_delta` keeps the input it started with.
-#[test]
-fn anthropic_an_empty_delta_keeps_the_blocks_start_input() {
-    let stream = events(&[
+/// An Anthropic answer of one `tool_use` block of `lookup` that starts with `input` and then
+/// gets `partial_json` as its one delta.
+fn anthropic_tool_use(input: serde_json::Value, partial_json: &str) -> Vec<Sse> {
+    events(&[
         json!({"type": "message_start", "message": {"id": "m1", "type": "message",
             "role": "assistant", "model": "claude", "content": [],
             "usage": {"input_tokens": 1, "output_tokens": 0}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
-            "id": "toolu_1", "name": "lookup", "input": {"q": "tides"}}}),
+            "id": "toolu_1", "name": "lookup", "input": input}}),
         json!({"type": "content_block_delta", "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": ""}}),
+            "delta": {"type": "input_json_delta", "partial_json": partial_json}}),
         json!({"type": "content_block_stop", "index": 0}),
         json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
             "usage": {"output_tokens": 5}}),
         json!({"type": "message_stop"}),
-    ]);
+    ])
+}
+
+#[test]
+fn anthropic_an_empty_delta_keeps_the_blocks_start_input() {
+    let stream = anthropic_tool_use(json!({"q": "tides"}), "");
     let (_, end) = decode(&Anthropic, &tools(), &stream);
     let response = end.expect("the response completed");
     assert_eq!(response.tool_calls.len(), 1);
@@ -278,19 +284,7 @@ fn gemini_partial_args_with_a_very_deep_path_is_refused() {
 #[test]
 fn anthropic_a_non_object_input_is_named_by_its_kind() {
     let long = "x".repeat(10_000);
-    let stream = events(&[
-        json!({"type": "message_start", "message": {"id": "m1", "type": "message",
-            "role": "assistant", "model": "claude", "content": [],
-            "usage": {"input_tokens": 1, "output_tokens": 0}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
-            "id": "toolu_1", "name": "lookup", "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": format!("[\"{long}\"]")}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
-            "usage": {"output_tokens": 5}}),
-        json!({"type": "message_stop"}),
-    ]);
+    let stream = anthropic_tool_use(json!({}), &format!("[\"{long}\"]"));
     let (_, end) = decode(&Anthropic, &tools(), &stream);
     let response = end.expect("the response completed");
     let error = response.tool_calls[0].arguments_error.as_deref().unwrap();
