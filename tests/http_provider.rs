@@ -445,6 +445,32 @@ async fn an_oversized_answer_is_cut_off_with_a_clear_error() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// The first-byte limit runs from the request to the first event: a head that comes late
+/// leaves the first event only what is left of it.
+#[tokio::test]
+async fn the_first_byte_limit_covers_the_head_and_the_first_event_together() {
+    let stream = chat_stream();
+    let server = Server::start(move |_, _| {
+        let late = Reply::sse(stream.clone());
+        let wait = Duration::from_millis(400);
+        Reply {
+            steps: [vec![Step::HeadAfter(wait), Step::Sleep(wait)], late.steps].concat(),
+            ..late
+        }
+    })
+    .await;
+    let provider = Api::Chat
+        .builder(&server)
+        .timeouts(Timeouts::default().with_first_byte(Duration::from_millis(600)))
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let (_, answer) = ask(&provider).await;
+    let error = answer.expect_err("the first event came 800 ms after the request");
+    assert_eq!(error.kind(), ProviderErrorKind::Transport, "{error}");
+    assert!(error.message().contains("within 600ms"), "{error}");
+}
+
 #[tokio::test]
 async fn a_stalled_stream_hits_the_gap_timeout() {
     let server = stalled_after_first_event().await;

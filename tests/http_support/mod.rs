@@ -38,6 +38,8 @@ pub enum Step {
     /// Sends an SSE comment every `interval`, forever: the connection stays busy but no event
     /// comes (and a closed connection is noticed at the next write).
     Idle(Duration),
+    /// As the first step: waits this long before sending the answer's head.
+    HeadAfter(Duration),
 }
 
 /// An answer.
@@ -255,7 +257,11 @@ async fn answer(
         requests.push(recorded.clone());
         requests.len() - 1
     };
-    let reply = (state.handler)(&recorded, index);
+    let mut reply = (state.handler)(&recorded, index);
+    if let Some(&Step::HeadAfter(wait)) = reply.steps.first() {
+        reply.steps.remove(0);
+        tokio::time::sleep(wait).await;
+    }
     state.open.fetch_add(1, Ordering::SeqCst);
     let guard = OpenBody(Arc::clone(&state));
     let frames = stream::unfold(
@@ -272,7 +278,7 @@ async fn answer(
                         let frame = Frame::data(Bytes::from(bytes));
                         return Some((Ok(frame), (steps, guard, None)));
                     }
-                    Step::Sleep(pause) => tokio::time::sleep(pause).await,
+                    Step::Sleep(pause) | Step::HeadAfter(pause) => tokio::time::sleep(pause).await,
                     Step::Drop => {
                         let error = std::io::Error::other("dropped on purpose");
                         return Some((Err(error), (steps, guard, None)));

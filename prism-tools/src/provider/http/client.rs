@@ -5,9 +5,9 @@
 //! complete:  prepare tools ─► encode ─► key ─► attempt ─► answer
 //!                                         ▲       │ failed before the body began, retryable
 //!                                         └─ wait ◄┘ (a `Retrying` event; at most 2 by default)
-//! attempt:   send ─► head within first_byte ─► 2xx? stream: events into the decoder, each
-//!            within gap of the last  ·  whole (or a JSON body): body, then decode  ·  else:
-//!            status error
+//! attempt:   send ─► head and first event (or first piece) within first_byte ─► 2xx? stream:
+//!            events into the decoder, each within gap of the last  ·  whole (or a JSON body):
+//!            body, then decode  ·  else: status error
 //! ```
 //!
 //! Dropping the future (the run's cancellation does) drops the connection with it.
@@ -16,7 +16,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::time::timeout;
+use tokio::time::{timeout, timeout_at};
 use tracing::Instrument;
 
 use crate::effects::BoxFuture;
@@ -26,7 +26,7 @@ use crate::provider::http::retry::{server_wait, should_retry};
 use crate::provider::http::span::{chat_span, record_outcome};
 use crate::provider::http::status::{bounded, status_error};
 use crate::provider::http::stream::{
-    bounded_body, error_chain, read_error_body, read_stream, read_whole, transport,
+    FirstByte, bounded_body, error_chain, read_error_body, read_stream, read_whole, transport,
 };
 use crate::provider::http::{RetryPolicy, Timeouts};
 use crate::provider::prepare::prepare_tools;
@@ -234,7 +234,8 @@ impl HttpProvider {
                 Auth::Header(name) => http.header(name, key.expose()),
             };
         }
-        let response = match timeout(timeouts.first_byte, http.send()).await {
+        let first_byte = FirstByte::starting_now(timeouts.first_byte);
+        let response = match timeout_at(first_byte.deadline, http.send()).await {
             Err(_) => {
                 let error = transport(format!(
                     "no answer from the provider within {:?}",
@@ -290,18 +291,10 @@ impl HttpProvider {
         let body = bounded_body(response, inner.max_response_bytes, &received);
         let answer = if stream {
             let decoder = inner.api.format.stream_decoder(Arc::clone(tools));
-            read_stream(body, decoder, request, timeouts.first_byte, timeouts.gap).await
+            read_stream(body, decoder, request, first_byte, timeouts.gap).await
         } else {
             let format = &*inner.api.format;
-            read_whole(
-                body,
-                format,
-                tools,
-                request,
-                timeouts.first_byte,
-                timeouts.gap,
-            )
-            .await
+            read_whole(body, format, tools, request, first_byte, timeouts.gap).await
         };
         answer.map_err(|error| {
             // A failure before any byte of the body arrived is as good as no answer.

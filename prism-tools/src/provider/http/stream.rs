@@ -14,7 +14,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use sse_stream::SseByteStream;
-use tokio::time::timeout;
+use tokio::time::{Instant, timeout, timeout_at};
 
 use crate::provider::wire::{SseEvent, StreamDecoder, ToolTable, WireFormat};
 use crate::run::{ProviderError, ProviderErrorKind, ProviderRequest, ProviderResponse};
@@ -60,23 +60,51 @@ pub(crate) fn transport(message: impl Into<String>) -> ProviderError {
     ProviderError::with_kind(ProviderErrorKind::Transport, message)
 }
 
+/// The first-byte limit of one attempt: it runs from sending the request to the answer's head
+/// and on to its first event (or first piece of a whole body), one wait rather than one for
+/// each.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FirstByte {
+    /// The limit, as configured, for messages.
+    pub(crate) limit: Duration,
+    /// When it runs out.
+    pub(crate) deadline: Instant,
+}
+
+impl FirstByte {
+    /// The limit, starting now.
+    pub(crate) fn starting_now(limit: Duration) -> Self {
+        Self {
+            limit,
+            deadline: after(limit),
+        }
+    }
+}
+
+/// The instant `wait` from now, or one too far off to matter when `wait` cannot be added.
+fn after(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 60 * 60))
+}
+
 /// Reads a streamed answer: each event decoded and observed as it arrives.
 pub(crate) async fn read_stream(
     body: impl Stream<Item = Result<Bytes, ReadError>> + Send,
     mut decoder: Box<dyn StreamDecoder>,
     request: &ProviderRequest<'_>,
-    first_byte: Duration,
+    first_byte: FirstByte,
     gap: Duration,
 ) -> Result<ProviderResponse, ProviderError> {
     let events = SseByteStream::new(body);
     futures_util::pin_mut!(events);
     let mut out = Vec::new();
-    let mut wait = first_byte;
+    let mut wait = first_byte.limit;
     // A deadline, not a timeout per read: a block that is no event (only an id or a retry
     // time) must not restart the wait for the next event.
-    let mut deadline = tokio::time::Instant::now() + wait;
+    let mut deadline = first_byte.deadline;
     loop {
-        let next = match tokio::time::timeout_at(deadline, events.next()).await {
+        let next = match timeout_at(deadline, events.next()).await {
             Ok(next) => next,
             Err(_) => {
                 return Err(transport(format!(
@@ -105,7 +133,7 @@ pub(crate) async fn read_stream(
         // A block without data (only an id or a retry time) is not an event.
         let Some(data) = &event.data else { continue };
         wait = gap;
-        deadline = tokio::time::Instant::now() + wait;
+        deadline = after(wait);
         let name = event
             .event
             .as_deref()
@@ -150,7 +178,7 @@ pub(crate) async fn read_whole(
     format: &dyn WireFormat,
     tools: &ToolTable,
     request: &ProviderRequest<'_>,
-    first_byte: Duration,
+    first_byte: FirstByte,
     gap: Duration,
 ) -> Result<ProviderResponse, ProviderError> {
     let bytes = read_all(body, first_byte, gap).await?;
@@ -164,14 +192,15 @@ pub(crate) async fn read_whole(
 /// The whole body, under the timeouts and the bound.
 pub(crate) async fn read_all(
     body: impl Stream<Item = Result<Bytes, ReadError>> + Send,
-    first_byte: Duration,
+    first_byte: FirstByte,
     gap: Duration,
 ) -> Result<Vec<u8>, ProviderError> {
     futures_util::pin_mut!(body);
     let mut bytes = Vec::new();
-    let mut wait = first_byte;
+    let mut wait = first_byte.limit;
+    let mut deadline = first_byte.deadline;
     loop {
-        match timeout(wait, body.next()).await {
+        match timeout_at(deadline, body.next()).await {
             Err(_) => {
                 return Err(transport(format!("the provider sent nothing for {wait:?}")));
             }
@@ -181,6 +210,7 @@ pub(crate) async fn read_all(
             Ok(Some(Err(error))) => return Err(transport(error.to_string())),
         }
         wait = gap;
+        deadline = after(wait);
     }
 }
 

@@ -19,8 +19,9 @@ use std::time::Duration;
 pub struct Timeouts {
     /// Opening the connection (TCP and TLS).
     pub connect: Duration,
-    /// From sending the request to the answer's head and, for a stream, its first event: a
-    /// reasoning model may think a while before it says anything.
+    /// From sending the request to the answer's head and on to its first event (for a whole
+    /// answer, the first piece of its body), one limit for both: a reasoning model may think a
+    /// while before it says anything.
     pub first_byte: Duration,
     /// Between two events of a stream, or two pieces of a whole body.
     pub gap: Duration,
