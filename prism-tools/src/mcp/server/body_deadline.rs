@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use hyper::body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
-use tokio::time::{Instant, Sleep, sleep_until};
+use tokio::time::{Sleep, sleep};
 
 pin_project! {
     /// `body`, failing with [`TooSlow`] once the deadline passes before its end.
@@ -28,13 +28,10 @@ pin_project! {
 impl<B> DeadlineBody<B> {
     /// `body`, which must end within `limit` from now.
     pub(super) fn new(body: B, limit: Duration) -> Self {
-        // A limit too long to add is no limit, as a deadline far in the future is.
-        let at = Instant::now()
-            .checked_add(limit)
-            .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365));
         Self {
             body,
-            deadline: sleep_until(at),
+            // `sleep` takes a limit too long to add to now as one that never ends.
+            deadline: sleep(limit),
             limit,
         }
     }
