@@ -661,3 +661,58 @@ async fn a_json_answer_to_a_stream_request_is_read_as_json() {
     assert_eq!(answer.unwrap().text, "Hi.");
     assert!(!events.is_empty());
 }
+
+/// A server that keeps the connection open after its end marker (`[DONE]`, `message_stop`,
+/// `response.completed`) has still answered: the answer is taken at the marker, with no wait
+/// for a close that does not come, and the connection is let go.
+#[tokio::test]
+async fn an_answer_is_taken_at_its_end_marker_even_if_the_connection_stays_open() {
+    let event = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+    let responses = [
+        event("response.created", json!({"type": "response.created", "response": {"id": "r1", "model": "m", "status": "in_progress", "output": []}})),
+        event("response.output_item.added", json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []}})),
+        event("response.output_text.delta", json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Hello!"})),
+        event("response.completed", json!({"type": "response.completed", "response": {"id": "r1", "model": "m", "status": "completed", "output": []}})),
+    ]
+    .concat();
+    let anthropic = [
+        event("message_start", json!({"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant", "model": "m", "content": [], "usage": {"input_tokens": 1, "output_tokens": 0}}})),
+        event("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
+        event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello!"}})),
+        event("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
+        event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 2}})),
+        event("message_stop", json!({"type": "message_stop"})),
+    ]
+    .concat();
+    let cases = [
+        (Api::Chat, chat_stream()),
+        (Api::Responses, responses.into_bytes()),
+        (Api::Anthropic, anthropic.into_bytes()),
+    ];
+    for (api, stream) in cases {
+        let server = Server::start(move |_, _| Reply {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            steps: vec![
+                Step::Send(stream.clone()),
+                Step::Idle(Duration::from_millis(20)),
+            ],
+        })
+        .await;
+        let provider = api
+            .builder(&server)
+            .timeouts(Timeouts::default().with_gap(Duration::from_secs(600)))
+            .retry(RetryPolicy::none())
+            .build()
+            .unwrap();
+        let (_, answer) = tokio::time::timeout(Duration::from_secs(60), ask(&provider))
+            .await
+            .unwrap_or_else(|_| panic!("{api:?}: still waiting after the end marker"));
+        let answer = answer.unwrap_or_else(|error| panic!("{api:?}: {error}"));
+        assert_eq!(answer.text, "Hello!", "{api:?}");
+        assert!(
+            server.wait_closed().await,
+            "{api:?}: the connection is let go"
+        );
+    }
+}

@@ -340,6 +340,15 @@ pub trait StreamDecoder: Send {
         self: Box<Self>,
         out: &mut Vec<ProviderEvent>,
     ) -> Result<ProviderResponse, ProviderError>;
+
+    /// Whether the provider has said the response is done (`[DONE]`, `message_stop`,
+    /// `response.completed`). The HTTP reader then waits only a moment for the body's end
+    /// before it calls [`finish`](Self::finish), so a server that holds the connection open
+    /// after its end marker costs no long wait. A format without an end marker keeps the
+    /// default, `false`, and is read to the end of the body.
+    fn is_done(&self) -> bool {
+        false
+    }
 }
 
 /// One provider API's shapes.

@@ -114,4 +114,8 @@ impl StreamDecoder for AnthropicStream {
     ) -> Result<ProviderResponse, ProviderError> {
         self.assembler.finish()
     }
+
+    fn is_done(&self) -> bool {
+        self.stopped
+    }
 }

@@ -7,6 +7,9 @@
 //! [`ProviderEvent`] it completes goes to the request's observer at once. A connection that drops
 //! mid-stream ends the decoder early, which answers with a
 //! [`TruncatedStream`](ProviderErrorKind::TruncatedStream) error holding what was complete.
+//! Once the decoder has seen the end marker, the reader waits at most [`AFTER_END`] for the
+//! connection to close: a server that keeps it open still answers at once, and a second
+//! response sent right behind the first still reaches the decoder, which refuses it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -88,6 +91,9 @@ fn after(wait: Duration) -> Instant {
         .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 60 * 60))
 }
 
+/// How long the reader waits, after the end marker, for the server to close the stream.
+const AFTER_END: Duration = Duration::from_secs(1);
+
 /// Reads a streamed answer: each event decoded and observed as it arrives.
 pub(crate) async fn read_stream(
     body: impl Stream<Item = Result<Bytes, ReadError>> + Send,
@@ -103,9 +109,12 @@ pub(crate) async fn read_stream(
     // A deadline, not a timeout per read: a block that is no event (only an id or a retry
     // time) must not restart the wait for the next event.
     let mut deadline = first_byte.deadline;
+    let mut done = false;
     loop {
         let next = match timeout_at(deadline, events.next()).await {
             Ok(next) => next,
+            // The answer is whole; the server only kept the connection open.
+            Err(_) if done => break,
             Err(_) => {
                 return Err(transport(format!(
                     "no event from the provider within {wait:?}"
@@ -132,8 +141,10 @@ pub(crate) async fn read_stream(
         };
         // A block without data (only an id or a retry time) is not an event.
         let Some(data) = &event.data else { continue };
-        wait = gap;
-        deadline = after(wait);
+        if !done {
+            wait = gap;
+            deadline = after(wait);
+        }
         let name = event
             .event
             .as_deref()
@@ -143,6 +154,10 @@ pub(crate) async fn read_stream(
             request.observe(&event);
         }
         fed?;
+        if !done && decoder.is_done() {
+            done = true;
+            deadline = after(AFTER_END.min(gap));
+        }
     }
     let end = decoder.finish(&mut out);
     for event in out.drain(..) {

@@ -345,4 +345,8 @@ impl StreamDecoder for ChatStreamDecoder {
         )
         .with_partial(self.partial()))
     }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
 }

@@ -401,4 +401,8 @@ impl StreamDecoder for Decoder {
         let error = ProviderError::with_kind(kind, format!("{what}{}", self.unreadable_note()));
         Err(self.with_partial(error))
     }
+
+    fn is_done(&self) -> bool {
+        self.ended
+    }
 }
