@@ -82,11 +82,15 @@ impl ArgsBuilder {
     fn slot(&mut self, path: &str) -> Result<&mut Value, String> {
         let steps = parse_path(path)?;
         let Some((first, rest)) = steps.split_first() else {
-            return Err(format!("argument path `{path}` names the whole object"));
+            return Err(format!(
+                "argument path `{}` names the whole object",
+                Shown(path)
+            ));
         };
         let Step::Key(key) = first else {
             return Err(format!(
-                "argument path `{path}` indexes the arguments object"
+                "argument path `{}` indexes the arguments object",
+                Shown(path)
             ));
         };
         let mut node = self.root.entry(key.clone()).or_insert(Value::Null);
@@ -110,7 +114,8 @@ impl ArgsBuilder {
                             // The model's number, not a length: a far index must not allocate.
                             if *index >= items.len().saturating_add(MAX_INDEX_GAP) {
                                 return Err(format!(
-                                    "argument path `{path}` skips more than {MAX_INDEX_GAP} array items"
+                                    "argument path `{}` skips more than {MAX_INDEX_GAP} array items",
+                                    Shown(path)
                                 ));
                             }
                             if items.len() <= *index {
@@ -135,13 +140,35 @@ const MAX_INDEX_GAP: usize = 1024;
 /// path would overflow the stack when it is written out or dropped.
 const MAX_PATH_STEPS: usize = 100;
 
+/// A path as an error quotes it: its start, so that a model's endless path makes no endless
+/// message.
+struct Shown<'a>(&'a str);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = self.0;
+        let end = path.floor_char_boundary(SHOWN_BYTES);
+        f.write_str(&path[..end])?;
+        if end < path.len() {
+            f.write_str("…")?;
+        }
+        Ok(())
+    }
+}
+
+/// How much of a path an error quotes.
+const SHOWN_BYTES: usize = 60;
+
 fn conflict(path: &str) -> String {
-    format!("argument path `{path}` runs through a value that is not an object or array")
+    format!(
+        "argument path `{}` runs through a value that is not an object or array",
+        Shown(path)
+    )
 }
 
 /// `$.a.b[2]['c d']` as steps.
 fn parse_path(path: &str) -> Result<Vec<Step>, String> {
-    let bad = || format!("argument path `{path}` is not a JSON path");
+    let bad = || format!("argument path `{}` is not a JSON path", Shown(path));
     let rest = path.strip_prefix('$').ok_or_else(bad)?;
     let mut steps = Vec::new();
     let mut chars = rest.char_indices().peekable();
@@ -181,8 +208,8 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
         }
         if steps.len() > MAX_PATH_STEPS {
             return Err(format!(
-                "argument path `{}…` is nested more than {MAX_PATH_STEPS} levels deep",
-                &path[..path.floor_char_boundary(40)]
+                "argument path `{}` is nested more than {MAX_PATH_STEPS} levels deep",
+                Shown(path)
             ));
         }
     }
@@ -242,5 +269,22 @@ mod tests {
         builder.apply(&string("$.a", "x", false));
         builder.apply(&string("$.a.b", "y", false));
         assert!(builder.finish().unwrap_err().contains("`$.a.b`"));
+    }
+
+    /// The model writes the paths: a path of any length gets an error of bounded length.
+    #[test]
+    fn an_error_quotes_only_the_start_of_a_long_path() {
+        let long = format!("$.a.{}", "é".repeat(50_000));
+        let mut through_string = ArgsBuilder::default();
+        through_string.apply(&string("$.a", "x", false));
+        through_string.apply(&string(Box::leak(long.into_boxed_str()), "y", false));
+        let unparsable = format!("$.a{}!", "[0]".repeat(50));
+        let mut bad_path = ArgsBuilder::default();
+        bad_path.apply(&string(Box::leak(unparsable.into_boxed_str()), "y", false));
+        for error in [through_string.finish(), bad_path.finish()] {
+            let error = error.unwrap_err();
+            assert!(error.len() < 200, "{} bytes: {error:.300}", error.len());
+            assert!(error.contains("$.a"), "{error}");
+        }
     }
 }
