@@ -24,7 +24,9 @@ pub enum ProviderErrorKind {
     /// The stream ended before the response was complete; [`ProviderError::partial`] holds what
     /// was complete.
     TruncatedStream,
-    /// The run's cancellation stopped the turn.
+    /// The provider reports that the response was cancelled on its side (a Responses
+    /// `cancelled` status, Gemini's `CANCELLED`). The run's own cancellation is not a provider
+    /// error: it ends the run with [`RunError::Cancelled`](crate::run::RunError::Cancelled).
     Cancelled,
     /// The response could not be read as the wire format says it should look.
     InvalidResponse,
