@@ -4,6 +4,9 @@
 
 use std::sync::Arc;
 
+use reqwest::RequestBuilder;
+use reqwest::header::HeaderValue;
+
 use crate::provider::names::NameRule;
 use crate::provider::wire::{ModelSettings, WireFormat};
 use crate::schema::Dialect;
@@ -15,6 +18,24 @@ pub(crate) enum Auth {
     Bearer,
     /// The key as the whole value of this header.
     Header(&'static str),
+}
+
+impl Auth {
+    /// The request with the key on it, in a header marked sensitive (as reqwest marks a bearer
+    /// token), so that a printed request or header map shows no key.
+    pub(crate) fn apply(self, http: RequestBuilder, key: &str) -> RequestBuilder {
+        match self {
+            Self::Bearer => http.bearer_auth(key),
+            Self::Header(name) => match HeaderValue::from_str(key) {
+                Ok(mut value) => {
+                    value.set_sensitive(true);
+                    http.header(name, value)
+                }
+                // reqwest keeps the same refusal (which names no value) until the request is sent.
+                Err(_) => http.header(name, key),
+            },
+        }
+    }
 }
 
 /// Where one turn's request goes, after the base URL.
@@ -62,5 +83,41 @@ impl Api {
                 format!("{base}/{path}")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post() -> RequestBuilder {
+        let client = crate::tls::client_builder().unwrap().build().unwrap();
+        client.post("http://127.0.0.1:9/v1")
+    }
+
+    #[test]
+    fn every_kind_of_key_header_is_marked_sensitive() {
+        for auth in [
+            Auth::Bearer,
+            Auth::Header("x-api-key"),
+            Auth::Header("x-goog-api-key"),
+        ] {
+            let request = auth.apply(post(), "sk-live-51Hx9").build().unwrap();
+            let shown = format!("{:?}", request.headers());
+            assert!(!shown.contains("51Hx9"), "{auth:?}: {shown}");
+            assert!(
+                request.headers().values().any(HeaderValue::is_sensitive),
+                "{auth:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_that_cannot_be_a_header_is_refused_without_being_shown() {
+        let error = Auth::Header("x-api-key")
+            .apply(post(), "sk-live-51Hx9\n")
+            .build()
+            .unwrap_err();
+        assert!(!format!("{error:?}").contains("51Hx9"), "{error:?}");
     }
 }

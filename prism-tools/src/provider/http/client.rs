@@ -20,7 +20,7 @@ use tokio::time::{timeout, timeout_at};
 use tracing::Instrument;
 
 use crate::effects::BoxFuture;
-use crate::provider::http::api::{Api, Auth};
+use crate::provider::http::api::Api;
 use crate::provider::http::key::{ApiKey, ResolvedKey};
 use crate::provider::http::retry::{server_wait, should_retry};
 use crate::provider::http::span::{chat_span, record_outcome};
@@ -229,10 +229,7 @@ impl HttpProvider {
             http = http.header(*name, value);
         }
         if let Some(key) = key {
-            http = match inner.api.auth {
-                Auth::Bearer => http.bearer_auth(key.expose()),
-                Auth::Header(name) => http.header(name, key.expose()),
-            };
+            http = inner.api.auth.apply(http, key.expose());
         }
         let first_byte = FirstByte::starting_now(timeouts.first_byte);
         let response = match timeout_at(first_byte.deadline, http.send()).await {
