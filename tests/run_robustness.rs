@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures_util::FutureExt;
+use prism::context::CancellationToken;
 use prism::effects::BoxFuture;
 use prism::run::{
     AgentConfig, ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
@@ -428,4 +429,120 @@ async fn a_resume_retried_with_the_same_decisions_after_a_failure_goes_on() {
     assert_eq!(outcome.end, RunEnd::Completed);
     assert_eq!(wipes.load(Ordering::SeqCst), 1);
     assert_eq!(row_ids(session.transcript()), ["c1", "c2"]);
+}
+
+/// Which store method stops answering after it fires the run's cancellation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stall {
+    Request,
+    Decide,
+    Consume,
+}
+
+/// An in-memory store whose chosen method, once set, fires `token` and then never answers, as
+/// a store behind a dead connection would while the host cancels.
+#[derive(Clone, Default)]
+struct StallingStore {
+    inner: InMemoryApprovalStore,
+    stall: Arc<std::sync::Mutex<Option<Stall>>>,
+    token: CancellationToken,
+}
+
+impl StallingStore {
+    fn stall(&self, method: Stall) {
+        *self.stall.lock().unwrap() = Some(method);
+    }
+
+    fn stalls<'a, T: Send + 'a>(
+        &self,
+        method: Stall,
+        answer: BoxFuture<'a, T>,
+    ) -> BoxFuture<'a, T> {
+        if *self.stall.lock().unwrap() != Some(method) {
+            return answer;
+        }
+        self.token.cancel();
+        Box::pin(std::future::pending())
+    }
+}
+
+impl ApprovalStore for StallingStore {
+    fn request<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        self.stalls(Stall::Request, self.inner.request(pending))
+    }
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> BoxFuture<'a, Result<(), ApprovalStoreError>> {
+        self.stalls(Stall::Decide, self.inner.decide(decision))
+    }
+    fn get<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>> {
+        self.inner.get(key)
+    }
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
+        self.inner.pending(session_id)
+    }
+    fn consume<'a>(
+        &'a self,
+        key: &'a ApprovalKey,
+    ) -> BoxFuture<'a, Result<ApprovalVerdict, ApprovalStoreError>> {
+        self.stalls(Stall::Consume, self.inner.consume(key))
+    }
+}
+
+/// Awaits `work`, failing the test if it has not ended long after the run was cancelled.
+async fn ends<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(60), work)
+        .await
+        .expect("the run ended once cancelled, though the approval store never answered")
+}
+
+/// The run's cancellation ends it even while the approval store does not answer: when the run
+/// suspends, when it records decisions, and when it confirms them. Every call still gets its
+/// row, and nothing that needs approval runs.
+#[tokio::test]
+async fn a_cancelled_run_does_not_wait_for_an_approval_store_that_never_answers() {
+    // Suspending: recording the request never ends.
+    let (registry, provider, wipes) = read_then_wipe();
+    let store = StallingStore::default();
+    store.stall(Stall::Request);
+    let options = RunOptions::new().cancellation(store.token.clone());
+    let mut session = agent_with(registry, provider, store).session("s1");
+    let error = ends(session.run("go", options))
+        .await
+        .expect_err("the run was cancelled");
+    assert_eq!(error, RunError::Cancelled);
+    assert_eq!(row_ids(session.transcript()), ["c1", "c2"]);
+    assert_eq!(wipes.load(Ordering::SeqCst), 0);
+
+    // Resuming: recording the decision, or confirming it, never ends.
+    for stall in [Stall::Decide, Stall::Consume] {
+        let (registry, provider, wipes) = read_then_wipe();
+        let store = StallingStore::default();
+        let mut session = agent_with(registry, provider, store.clone()).session("s1");
+        let outcome = session.run("go", RunOptions::new()).await.unwrap();
+        let key = outcome.pending_approvals()[0].key.clone();
+        store.stall(stall);
+        let options = RunOptions::new().cancellation(store.token.clone());
+        let answer = ends(session.resume_with([ApprovalDecision::approve(&key)], options)).await;
+        assert_eq!(answer.unwrap_err(), RunError::Cancelled, "{stall:?}");
+        assert_eq!(wipes.load(Ordering::SeqCst), 0, "{stall:?}");
+        if stall == Stall::Decide {
+            assert!(
+                session.suspended().is_some(),
+                "the run can still be resumed"
+            );
+        } else {
+            assert_eq!(row_ids(session.transcript()), ["c1", "c2"]);
+        }
+    }
 }

@@ -286,7 +286,9 @@ impl RunOptions {
 
     /// Uses this token to abort the run; calls already started settle, the rest are answered
     /// `tool_call_not_dispatched`. The run does not wait for a provider turn, a narrowing
-    /// callback or a round gate once the token fires, and a cancelled run never suspends.
+    /// callback, a round gate or the approval store once the token fires, and a cancelled run
+    /// never suspends. A resume cancelled while it records decisions stays suspended; one
+    /// cancelled while it confirms them refuses the calls it could not confirm.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
         self

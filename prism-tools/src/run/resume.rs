@@ -24,6 +24,7 @@ use crate::run::approval_store::guarded_store;
 use crate::run::batch::Answer;
 use crate::run::run_loop::RunDriver;
 use crate::run::suspension::HeldCall;
+use crate::run::until_cancelled::until_cancelled;
 use crate::run::{
     ApprovalDecision, ApprovalState, ApprovalStoreError, ApprovalVerdict, BatchExecutor, Message,
     RunEnd, RunError, RunEventKind, RunOptions, RunOutcome, Session, SuspendedRun,
@@ -61,8 +62,17 @@ impl Session {
         {
             return Err(RunError::Approval(ApprovalStoreError::NotFound));
         }
+        // A store that does not answer must not hold a cancelled resume. Until the batch goes
+        // on, a cancelled resume changes nothing but the decisions it recorded, which a retry
+        // may bring again.
+        let cancellation = options.cancellation.clone().unwrap_or_default();
         for decision in decisions {
-            match guarded_store(|| store.decide(&decision)).await {
+            let Some(recorded) =
+                until_cancelled(&cancellation, guarded_store(|| store.decide(&decision))).await
+            else {
+                return Err(RunError::Cancelled);
+            };
+            match recorded {
                 Ok(()) => self.recorded.push(decision),
                 // This session recorded it in a resume that then failed: a retry brings it again.
                 // Another session (a worker racing this one) recording it first is no such case.
@@ -72,9 +82,12 @@ impl Session {
         }
         let mut waiting = Vec::new();
         for approval in suspended.pending() {
-            let record = guarded_store(|| store.get(&approval.key))
-                .await
-                .map_err(RunError::Approval)?;
+            let Some(record) =
+                until_cancelled(&cancellation, guarded_store(|| store.get(&approval.key))).await
+            else {
+                return Err(RunError::Cancelled);
+            };
+            let record = record.map_err(RunError::Approval)?;
             // A request the store lost can never be decided: its call is refused below, when
             // its decision cannot be consumed, rather than holding the run forever.
             if record.is_some_and(|record| record.state == ApprovalState::Pending) {
@@ -109,14 +122,24 @@ impl Session {
                     middleware_failure,
                 }),
                 HeldCall::Pending { call, approval } => {
-                    let refusal = match guarded_store(|| store.consume(&approval.key)).await {
-                        Ok(ApprovalVerdict::Approved) => None,
-                        Ok(ApprovalVerdict::Refused { reason }) => Some(match reason {
+                    let consumed = until_cancelled(
+                        &cancellation,
+                        guarded_store(|| store.consume(&approval.key)),
+                    )
+                    .await;
+                    let refusal = match consumed {
+                        Some(Ok(ApprovalVerdict::Approved)) => None,
+                        Some(Ok(ApprovalVerdict::Refused { reason })) => Some(match reason {
                             Some(reason) => format!("The call was not approved: {reason}"),
                             None => "The call was not approved".to_owned(),
                         }),
                         // A decision that cannot be confirmed runs nothing.
-                        Err(error) => Some(format!("The approval could not be confirmed: {error}")),
+                        Some(Err(error)) => {
+                            Some(format!("The approval could not be confirmed: {error}"))
+                        }
+                        None => Some(
+                            "The run was cancelled before the approval was confirmed".to_owned(),
+                        ),
                     };
                     match refusal {
                         None => {

@@ -210,23 +210,30 @@ impl RunDriver<'_> {
             self.write_held_refused(dispatcher, calls, ctx, "this agent has no approval store");
             return Err(RunError::NoApprovalStore);
         };
+        let cancellation = ctx.cancellation();
         for (at, approval) in pending.iter().enumerate() {
-            if let Err(error) = guarded_store(|| store.request(approval)).await {
-                // Without a durable record there is no approval to wait for: refuse every
-                // waiting call, write the whole batch, and fail. The requests already made
-                // are decided as refused (as far as the store still answers), so nobody
-                // approves a call that will not run.
-                let why = error.to_string();
-                for requested in &pending[..at] {
-                    let refusal = ApprovalDecision::refuse(
-                        &requested.key,
-                        format!("the run could not wait for approval: {why}"),
-                    );
-                    let _ = guarded_store(|| store.decide(&refusal)).await;
-                }
-                self.write_held_refused(dispatcher, calls, ctx, &why);
-                return Err(RunError::Approval(error));
+            let requested =
+                until_cancelled(cancellation, guarded_store(|| store.request(approval))).await;
+            let (why, error) = match requested {
+                Some(Ok(())) => continue,
+                Some(Err(error)) => (error.to_string(), RunError::Approval(error)),
+                // A store that does not answer must not hold a cancelled run.
+                None => ("the run was cancelled".to_owned(), RunError::Cancelled),
+            };
+            // Without a durable record there is no approval to wait for: refuse every waiting
+            // call, write the whole batch, and fail. The requests already made are decided as
+            // refused (as far as the store still answers, and unless the run was cancelled), so
+            // nobody approves a call that will not run.
+            for requested in &pending[..at] {
+                let refusal = ApprovalDecision::refuse(
+                    &requested.key,
+                    format!("the run could not wait for approval: {why}"),
+                );
+                let _ =
+                    until_cancelled(cancellation, guarded_store(|| store.decide(&refusal))).await;
             }
+            self.write_held_refused(dispatcher, calls, ctx, &why);
+            return Err(error);
         }
         self.emit(RunEventKind::RunSuspended {
             pending: pending.iter().map(|p| p.key.call_id.clone()).collect(),
