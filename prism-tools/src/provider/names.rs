@@ -20,11 +20,20 @@
 //! character the rule refuses with `_` (and, for Gemini, putting `_` before a first character
 //! that is not a letter): `billing.refund` becomes `billing_refund`. When that name is too long,
 //! or is already another tool's name or wire name, it is cut and given a suffix of 8 hex digits
-//! of the SHA-256 of the registered name (`billing_refund_1f0c9a2b`), so the result depends only on
+//! of the SHA-256 of the registered name (`billing_refund_d1ee04c7`), so the result depends only on
 //! the name, never on the order tools were registered in. Names the rule accepts are placed
 //! first and never change; the others are placed in sorted order. Two tools therefore never
 //! share a wire name: a collision the suffix cannot resolve (in practice never) is a
 //! [`NameError`] naming both tools.
+//!
+//! ```
+//! use prism::provider::names::{NameRule, ToolNames};
+//!
+//! let names = ToolNames::new(NameRule::OpenAi, ["billing.refund", "billing_refund"]).unwrap();
+//! assert_eq!(names.wire("billing_refund"), Some("billing_refund"));
+//! assert_eq!(names.wire("billing.refund"), Some("billing_refund_d1ee04c7"));
+//! assert_eq!(names.registered("billing_refund_d1ee04c7"), Some("billing.refund"));
+//! ```
 
 use std::borrow::Cow;
 use std::collections::HashMap;
