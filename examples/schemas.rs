@@ -8,7 +8,9 @@
 //! downgrades.
 //!
 //! Run it with `cargo run --example schemas`; an argument prints only the wire formats and
-//! dialects of that name: `cargo run --example schemas -- openai_responses` one wire format,
+//! dialects of that name. Wire formats are named with a hyphen (`openai-chat`,
+//! `openai-responses`, `anthropic`, `gemini`) and dialects with an underscore, as the headings
+//! print them: `cargo run --example schemas -- openai-responses` one wire format,
 //! `cargo run --example schemas -- gemini_parameters` one dialect, and `anthropic` both the
 //! Anthropic wire format and the dialect of that name.
 
