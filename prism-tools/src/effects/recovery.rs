@@ -14,7 +14,9 @@ use crate::effects::{BoxFuture, EffectKey, EffectStore, EffectStoreError, Resolu
 /// A claim whose lease expired without an outcome: its effect may or may not have happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownEffect {
-    /// The effect; compute it for a call you know of with [`EffectKey::new`].
+    /// The effect. To match it to a call you know of, compute that call's key as the dispatcher
+    /// did: [`EffectKey::new`], or [`EffectKey::keyed`] under the same secret when the dispatcher
+    /// was given an [`EffectKeySecret`](crate::EffectKeySecret).
     pub key: EffectKey,
     /// The owner that claimed it and never recorded an outcome.
     pub owner: String,
