@@ -45,8 +45,9 @@ pub struct PostgresOptions {
 
 impl PostgresOptions {
     /// Options for a connection string, either a URL (`postgres://user:password@host:port/db`)
-    /// or `key=value` pairs. Tables go in the connection's default schema; an effect store keeps
-    /// up to 4 connections; the ledger commits at most 1024 rows per transaction.
+    /// or `key=value` pairs. Tables go in the connection's default schema; an effect store and an
+    /// approval store each keep up to 4 connections; the ledger commits at most 1024 rows per
+    /// transaction.
     pub fn new(connection: &str) -> Result<Self, StorageError> {
         // The parser's message never repeats the string, which may hold a password.
         let config = tokio_postgres::Config::from_str(connection).map_err(|error| {
@@ -77,7 +78,8 @@ impl PostgresOptions {
         Ok(self)
     }
 
-    /// The most connections an effect store opens (at least 1).
+    /// The most connections an effect store opens, and as many again for an approval store
+    /// opened with these options: each keeps a pool of its own (at least 1).
     pub fn pool_size(mut self, connections: usize) -> Self {
         self.pool_size = connections.max(1);
         self
