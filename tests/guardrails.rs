@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use common::*;
 use prism::call::{BlockReason, ErrorCode};
 use prism::dispatch::{SecretRedactor, ToolEventKind};
-use prism::guard::{Guardrail, GuardrailDecision, GuardrailRule, RulePack, call_middleware};
+use prism::guard::{
+    Guardrail, GuardrailDecision, GuardrailHit, GuardrailRule, RulePack, call_middleware,
+};
 use prism::{Dispatcher, ToolCall, ToolDefinition, ToolRegistry};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -99,6 +101,20 @@ async fn hand_written_guardrails_keep_the_generic_texts() {
     };
     let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
         .guardrails(refuse_input)
+        .build();
+    let result = run(&dispatcher, ToolCall::new("c", "e", json!({}))).await;
+    assert_eq!(error_of(&result).message, "Tool call blocked by guardrail");
+
+    // A reason without a rule is not shown: only rule packs name why.
+    let with_reason = HandWritten {
+        input: GuardrailDecision::Block(GuardrailHit {
+            rule: None,
+            reason: Some("holds a card number".into()),
+        }),
+        output: GuardrailDecision::Pass,
+    };
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
+        .guardrails(with_reason)
         .build();
     let result = run(&dispatcher, ToolCall::new("c", "e", json!({}))).await;
     assert_eq!(error_of(&result).message, "Tool call blocked by guardrail");

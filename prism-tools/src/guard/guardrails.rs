@@ -34,7 +34,10 @@ pub enum GuardrailDecision {
 pub struct GuardrailHit {
     /// `(pack, rule)` for rule packs; `None` for hand-written guardrails.
     pub rule: Option<(Arc<str>, Arc<str>)>,
-    /// An optional explanation appended to the message.
+    /// An optional explanation appended to a rule pack's message
+    /// (`Blocked by guardrail rule pack:<pack>/<rule>: <reason>`). Without a `rule` it is not
+    /// shown: a hand-written guardrail's refusal always reads `Tool call blocked by guardrail`
+    /// (or `Tool result blocked by guardrail`).
     pub reason: Option<String>,
 }
 
