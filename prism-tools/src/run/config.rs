@@ -145,7 +145,9 @@ macro_rules! shared_setters {
         }
 
         /// How many calls of one response may run at once (default 1; 0 counts as 1). A response
-        /// that calls an exclusive tool always runs one call at a time.
+        /// that calls an exclusive tool always runs one call at a time, and so does every
+        /// response of the [generate-validate-revise](LoopStrategy::GenerateValidateRevise) loop,
+        /// whatever this says.
         pub fn tool_concurrency(mut self, concurrency: usize) -> Self {
             self.settings.tool_concurrency = Some(concurrency.max(1));
             self
