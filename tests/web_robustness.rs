@@ -227,6 +227,29 @@ async fn a_deeply_nested_page_is_fetched_as_markdown_without_crashing() {
     assert!(value.is_object(), "{value}");
 }
 
+/// 200,000 nested `<div>`s (1.2 MB): building their tree takes time growing with the square of
+/// the depth, hours for this page, on a thread the host cannot stop. The fetch gives up at the
+/// parse limit instead, with `not_readable`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_too_deep_to_parse_in_time_is_not_readable() {
+    let page = nested_page(200_000);
+    let address = serve(SERVER_IP, move |_| {
+        Reply::ok("text/html; charset=utf-8", page.clone())
+    })
+    .await;
+    let value = call(
+        web_fetch(fetcher(2 << 20), 10_000),
+        "web_fetch",
+        json!({"url": format!("http://{address}/")}),
+    )
+    .await;
+    let error = value["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("not_readable") && error.contains("nest too deep"),
+        "{value:.300}"
+    );
+}
+
 /// A text document served as UTF-16LE (declared in the header, no byte order mark) is decoded,
 /// not refused as binary for its NUL bytes.
 #[tokio::test]

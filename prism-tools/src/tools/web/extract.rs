@@ -6,6 +6,7 @@ use dom_smoothie::{Config, Readability, ReadabilityError, TextMode};
 
 use super::error::{WebError, WebErrorKind};
 use super::page::{MAX_NESTING, TextFormat, deeper_than, tidy_lines};
+use super::parse::parse_page;
 
 /// The article of a page and its metadata.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,7 +58,7 @@ pub fn extract_article(
         },
         ..Config::default()
     };
-    let document = dom_query::Document::from(html);
+    let document = parse_page(html)?;
     if deeper_than(&document, MAX_NESTING) {
         return Err(WebError::new(
             WebErrorKind::NotReadable,

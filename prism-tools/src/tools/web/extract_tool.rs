@@ -8,6 +8,7 @@ use super::error::{WebError, WebErrorKind};
 use super::extract::{ReadableArticle, extract_article};
 use super::fetch::WebFetcher;
 use super::page::{MAX_METADATA_CHARS, TextFormat, redacted_cut};
+use super::parse::parser_failed;
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use crate::definition::ToolDefinition;
 use crate::redact::SecretRedactor;
@@ -116,12 +117,7 @@ async fn extract(
     let article =
         tokio::task::spawn_blocking(move || extract_article(&html, base_url.as_deref(), format))
             .await
-            .map_err(|error| {
-                WebError::new(
-                    WebErrorKind::NotReadable,
-                    format!("extraction failed: {error}"),
-                )
-            })??;
+            .map_err(|error| parser_failed(&error))??;
     let ReadableArticle {
         title,
         byline,

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::error::WebError;
 use super::fetch::{FetchedPage, WebFetcher};
-use super::page::{MAX_METADATA_CHARS, TextFormat, html_title, html_to, redacted_cut};
+use super::page::{MAX_METADATA_CHARS, TextFormat, read_html, redacted_cut};
+use super::parse::parser_failed;
 use super::tool_base::{decode_args, until_cancelled, web_tool};
 use crate::definition::ToolDefinition;
 use crate::redact::SecretRedactor;
@@ -56,20 +57,28 @@ pub fn web_fetch(fetcher: WebFetcher, max_chars: usize) -> ToolDefinition {
                     .map_err(WebError::into_tool_error)
             })
             .await?;
-            Ok(page_output(page, format, max_chars, ctx.redactor()).into())
+            // Parsing a large page takes CPU time: off the async workers.
+            let redactor = ctx.redactor().clone();
+            let output = tokio::task::spawn_blocking(move || {
+                page_output(page, format, max_chars, &redactor)
+            })
+            .await
+            .unwrap_or_else(|error| Err(parser_failed(&error)))
+            .map_err(WebError::into_tool_error)?;
+            Ok(output.into())
         }
     })
 }
 
 /// The tool's value for `page`.
-pub(crate) fn page_output(
+fn page_output(
     page: FetchedPage,
     format: TextFormat,
     max_chars: usize,
     redactor: &SecretRedactor,
-) -> Value {
+) -> Result<Value, WebError> {
     let (title, text) = if page.is_html() {
-        (html_title(&page.body), html_to(&page.body, format))
+        read_html(&page.body, format)?
     } else {
         (None, page.body.clone())
     };
@@ -89,5 +98,5 @@ pub(crate) fn page_output(
     if let Some(note) = page.charset_note {
         value["charset_note"] = Value::from(note);
     }
-    value
+    Ok(value)
 }

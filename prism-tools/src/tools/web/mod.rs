@@ -34,6 +34,7 @@ mod extract_tool;
 mod fetch;
 mod fetch_tool;
 mod page;
+mod parse;
 mod search;
 mod search_tool;
 mod searxng;

@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::error::WebError;
+use super::parse::parse_page;
 use crate::redact::SecretRedactor;
 
 /// How page text is handed to the model.
@@ -31,11 +33,16 @@ const HIDDEN: &str = "script, style, noscript, template, head";
 /// The same, by name.
 const HIDDEN_TAGS: [&str; 5] = ["script", "style", "noscript", "template", "head"];
 
-/// The text of the page's `<title>`, whitespace collapsed.
-pub(crate) fn html_title(html: &str) -> Option<String> {
-    let document = dom_query::Document::from(html);
+/// The page's title and its body in `format`, from one parse; `not_readable` when the page
+/// cannot be parsed in time (see `parse.rs`).
+pub(crate) fn read_html(
+    html: &str,
+    format: TextFormat,
+) -> Result<(Option<String>, String), WebError> {
+    let document = parse_page(html)?;
     let title = collapse_spaces(&document.select("title").first().text());
-    (!title.is_empty()).then_some(title)
+    let title = (!title.is_empty()).then_some(title);
+    Ok((title, html_to(html, document, format)))
 }
 
 /// How deep elements may nest for a page to be converted as `format` asks or searched for its
@@ -44,9 +51,8 @@ pub(crate) fn html_title(html: &str) -> Option<String> {
 /// deeper page is read as flat text instead, and has no readable article.
 pub(crate) const MAX_NESTING: usize = 256;
 
-/// The page's body in `format`.
-pub(crate) fn html_to(html: &str, format: TextFormat) -> String {
-    let document = dom_query::Document::from(html);
+/// The page's body in `format`: `document` is `html` parsed.
+fn html_to(html: &str, document: dom_query::Document, format: TextFormat) -> String {
     if deeper_than(&document, MAX_NESTING) {
         return flat_text(&document);
     }
@@ -174,11 +180,11 @@ mod tests {
     fn text_leaves_scripts_and_styles_out() {
         let page = "<html><head><title> A  page </title><style>p{}</style></head><body><h1>Head</h1>\
                     <script>var secret = 1;</script><p>First   para.</p><p>Second.</p></body></html>";
-        assert_eq!(html_title(page).as_deref(), Some("A page"));
-        let text = html_to(page, TextFormat::Text);
+        let (title, text) = read_html(page, TextFormat::Text).unwrap();
+        assert_eq!(title.as_deref(), Some("A page"));
         assert!(!text.contains("secret") && !text.contains("p{}"), "{text}");
         assert!(text.contains("First para."), "{text}");
-        let markdown = html_to(page, TextFormat::Markdown);
+        let (_, markdown) = read_html(page, TextFormat::Markdown).unwrap();
         assert!(
             markdown.contains("# Head") && !markdown.contains("secret"),
             "{markdown}"
