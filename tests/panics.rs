@@ -300,6 +300,16 @@ impl Drop for PanicOnDrop {
 }
 
 #[tokio::test]
+async fn a_panic_payload_that_panics_when_dropped_is_tool_panicked() {
+    let tool = ToolDefinition::builder("tool")
+        .run_sync(|_, _| -> Result<Value, ToolError> { std::panic::panic_any(PanicOnDrop) });
+    assert_tool_panicked(
+        &survive(with_tool(tool), &ctx()).await.0,
+        "non-text payload",
+    );
+}
+
+#[tokio::test]
 async fn a_body_that_panics_when_dropped_after_cancellation_still_ends_cancelled() {
     let token = CancellationToken::new();
     let tool = {

@@ -95,7 +95,18 @@ pub(crate) fn payload_message(payload: Box<dyn Any + Send>) -> String {
         Ok(message) => *message,
         Err(payload) => match payload.downcast::<&'static str>() {
             Ok(message) => (*message).to_owned(),
-            Err(_) => "a panic with a non-text payload".to_owned(),
+            Err(payload) => {
+                drop_payload(payload);
+                "a panic with a non-text payload".to_owned()
+            }
         },
+    }
+}
+
+/// Drops a payload of a type of the user's (`panic_any`), whose destructor may panic too. That
+/// second payload is leaked rather than dropped: its destructor could panic again.
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
     }
 }
