@@ -375,3 +375,39 @@ async fn an_unparsable_arguments_message_is_redacted_then_cut() {
     assert!(watch.json_text().len() < 4_000);
     assert_free_of(&["sk-s"], &watch.json_text());
 }
+
+#[tokio::test]
+async fn a_requested_tool_name_of_any_length_is_bounded_everywhere_it_is_reported() {
+    let watch = Watch::new();
+    let dispatcher = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([echo("e")])))
+        .redactor(SecretRedactor::new(["sk-secret-key"]))
+        .build();
+    let name = format!(
+        "{} sk-secret-key {}",
+        "n".repeat(120),
+        "x".repeat(1024 * 1024)
+    );
+    let result = run(&dispatcher, ToolCall::new("c", name.clone(), json!({}))).await;
+    assert_eq!(result.block_reason(), Some(BlockReason::UnknownTool));
+    assert!(result.name.len() < 400, "{} bytes", result.name.len());
+    assert!(!result.name.contains("sk-s"), "{}", result.name);
+    let message = &error_of(&result).message;
+    assert!(message.len() < 400, "{} bytes", message.len());
+    assert!(
+        watch.json_text().len() < 4_000,
+        "{} bytes",
+        watch.json_text().len()
+    );
+    assert_free_of(&["sk-s"], &watch.json_text());
+
+    // Arguments over their bound are refused before lookup, with the name still bounded.
+    let tight = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([echo("e")])))
+        .limits(argument_bytes(8))
+        .build();
+    let result = run(&tight, ToolCall::new("c2", name, text_of_len(64))).await;
+    assert_eq!(result.block_reason(), Some(BlockReason::InvalidArguments));
+    assert!(result.name.len() < 400, "{} bytes", result.name.len());
+    assert!(error_of(&result).message.len() < 400);
+}

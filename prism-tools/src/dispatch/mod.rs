@@ -69,6 +69,10 @@ const ERROR_MESSAGE_LIMIT: usize = 16 * 1024;
 /// Bound on a custom error code, after redaction.
 const ERROR_CODE_LIMIT: usize = 128;
 
+/// Bound on a tool name a call asked for that names no tool it may reach, after redaction: twice
+/// the longest name MCP and the providers accept.
+const NAME_LIMIT: usize = 256;
+
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
 #[derive(Clone)]
 pub(crate) struct Pipeline {
@@ -286,6 +290,7 @@ impl Dispatcher {
                 p.limits.max_argument_bytes,
                 p.limits.max_argument_depth,
             ) {
+                let name = requested_name(p, name);
                 let message = match exceeded {
                     Exceeded::Bytes => format!(
                         "The arguments for tool {name} exceed {} bytes",
@@ -299,7 +304,6 @@ impl Dispatcher {
                 // Either bound may be the one found first: an over-large value can also be
                 // too deep for the recursive destructor.
                 drop_deep(std::mem::take(&mut call.arguments));
-                let name = requested_name(p, &call.name);
                 return Ok(observe.blocked(name, BlockReason::InvalidArguments, message.into()));
             }
             if let Some(span) = observe.span() {
@@ -323,8 +327,8 @@ impl Dispatcher {
                 tool
             } else {
                 let Some(live) = snapshot.get(name) else {
-                    let message = format!("Unknown tool: {name}");
                     let name = requested_name(p, name);
+                    let message = format!("Unknown tool: {name}");
                     return Ok(observe.blocked(name, BlockReason::UnknownTool, message.into()));
                 };
                 match ctx.scope().and_then(ToolScope::pinned_tools) {
@@ -841,8 +845,14 @@ fn bounded<'t>(p: &Pipeline, text: &'t str) -> std::borrow::Cow<'t, str> {
 }
 
 /// The name a call asked for, before lookup found a registered tool of that name. The model (or
-/// middleware) chose it, so it is redacted like any other text it sends back.
+/// middleware) chose it, so it is redacted like any other text it sends back, then cut to
+/// [`NAME_LIMIT`] bytes and marked: no limit bounds it on the way in, and the result, its event
+/// and its row all carry it.
 #[cold]
 fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
-    p.redactor.redact_str(name).into()
+    let mut name = p.redactor.redact_str(name);
+    if name.len() > NAME_LIMIT {
+        crate::redact::cut_marked(name.to_mut(), NAME_LIMIT);
+    }
+    name.into()
 }
