@@ -373,3 +373,26 @@ async fn pinned_tools_outlive_a_replacement_but_not_a_removal_from_the_run() {
     .await;
     assert_eq!(late.block_reason(), Some(BlockReason::ToolDenied));
 }
+
+#[tokio::test]
+async fn a_nested_scope_cannot_replace_the_tools_its_run_pinned() {
+    let registry = ToolRegistry::from_iter([echo("old")]);
+    let dispatcher = Dispatcher::builder(registry.clone()).build();
+    let run_ctx =
+        ctx().with_scope(ToolScope::new(ToolGrant::All).with_pinned_tools(registry.snapshot()));
+    // Registered after the run started: not among the run's tools.
+    registry.register(echo("new")).unwrap();
+    let denied = run_in(&dispatcher, ToolCall::new("1", "new", json!({})), &run_ctx).await;
+    assert_eq!(denied.block_reason(), Some(BlockReason::ToolDenied));
+
+    // A nested caller that pins the live registry's tools instead gets no more than its run.
+    let nested = run_ctx
+        .clone()
+        .with_scope(ToolScope::new(ToolGrant::All).with_pinned_tools(registry.snapshot()));
+    let result = run_in(&dispatcher, ToolCall::new("2", "new", json!({})), &nested).await;
+    assert_eq!(
+        result.block_reason(),
+        Some(BlockReason::ToolDenied),
+        "{result:?}"
+    );
+}

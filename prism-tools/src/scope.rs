@@ -130,8 +130,10 @@ impl ToolScope {
     }
 
     /// This scope nested inside `parent`: grants and visible sets intersect, and when this scope
-    /// has no validator of its own the parent's still applies. A run-provided tool survives only
-    /// when both scopes carry the same one: a nested scope cannot bring its own.
+    /// has no validator of its own the parent's still applies. The parent's pinned tools, when it
+    /// has some, stay the ones calls resolve to: a nested scope cannot reach a tool registered
+    /// after its run started by pinning a later snapshot. A run-provided tool survives only when
+    /// both scopes carry the same one: a nested scope cannot bring its own.
     pub fn within(self, parent: &ToolScope) -> Self {
         let run_tool = match (self.run_tool, &parent.run_tool) {
             (Some(own), Some(outer)) if own.ptr_eq(outer) => Some(own),
@@ -141,7 +143,7 @@ impl ToolScope {
             grant: self.grant.intersect(&parent.grant),
             visible: self.visible.intersect(&parent.visible),
             validator: self.validator.or_else(|| parent.validator.clone()),
-            pinned: self.pinned.or_else(|| parent.pinned.clone()),
+            pinned: parent.pinned.clone().or(self.pinned),
             run_tool,
             // A nested scope cannot drop the approval policy of the run it runs in.
             approval: parent.approval.clone().or(self.approval),
