@@ -586,3 +586,72 @@ async fn clones_of_an_in_memory_store_share_their_claims() {
     other.resolve(&key, Resolution::Release).await.unwrap();
     assert_eq!(store.state(&key).await, Ok(None));
 }
+
+/// An in-memory store whose claim fires the run's cancellation token while it is taken, as a
+/// host cancelling a run while a slow store answers would.
+struct CancelledWhileClaiming {
+    store: InMemoryEffectStore,
+    token: prism::context::CancellationToken,
+}
+
+impl EffectStore for CancelledWhileClaiming {
+    fn claim<'a>(
+        &'a self,
+        request: ClaimRequest<'a>,
+    ) -> BoxFuture<'a, Result<Claim, EffectStoreError>> {
+        self.token.cancel();
+        self.store.claim(request)
+    }
+    fn complete<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        owner: &'a str,
+        outcome: RecordedOutcome,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        self.store.complete(key, owner, outcome)
+    }
+    fn resolve<'a>(
+        &'a self,
+        key: &'a EffectKey,
+        resolution: Resolution,
+    ) -> BoxFuture<'a, Result<(), EffectStoreError>> {
+        self.store.resolve(key, resolution)
+    }
+    fn state<'a>(
+        &'a self,
+        key: &'a EffectKey,
+    ) -> BoxFuture<'a, Result<Option<EffectState>, EffectStoreError>> {
+        self.store.state(key)
+    }
+}
+
+#[tokio::test]
+async fn a_call_cancelled_while_its_effect_is_claimed_does_not_run_and_releases_the_claim() {
+    let runs = Runs::new();
+    let store = InMemoryEffectStore::new();
+    let token = prism::context::CancellationToken::new();
+    let watch = Watch::new();
+    let dispatcher = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([pay_tool(
+            &runs,
+            |_| Ok(json!("paid")),
+        )])))
+        .effects(CancelledWhileClaiming {
+            store: store.clone(),
+            token: token.clone(),
+        })
+        .build();
+    let arguments = json!({"amount": 5});
+    let ctx = ctx().with_cancellation(token);
+    let result = run_in(
+        &dispatcher,
+        ToolCall::new("c", "pay", arguments.clone()),
+        &ctx,
+    )
+    .await;
+    assert_eq!(error_of(&result).code, ErrorCode::Cancelled, "{result:?}");
+    assert_eq!(runs.count(), 0, "the tool ran after its run was cancelled");
+    watch.assert_one_ending("c");
+    // Its effect certainly did not happen: the next call runs the tool, not `unknown`.
+    assert_eq!(store.state(&key(&arguments)).await.unwrap(), None);
+}

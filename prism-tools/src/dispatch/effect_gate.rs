@@ -13,6 +13,7 @@ use super::Pipeline;
 use crate::call::{ErrorCode, ErrorInfo, ToolResult};
 use crate::effects::{
     BoxFuture, Claim, ClaimRequest, EffectKey, EffectPolicy, EffectStore, RecordedOutcome,
+    Resolution,
 };
 use crate::panic::guarded_future;
 
@@ -107,6 +108,30 @@ pub(super) async fn record_effect(p: &Pipeline, claimed: Claimed, result: &ToolR
     };
     // Boxed so that calls without an effect carry none of this in their future.
     Box::pin(complete_effect(store, claimed, result)).await;
+}
+
+/// Releases a claim whose tool never started (its call was cancelled while the claim was being
+/// taken): the effect certainly did not happen, so the next call with these arguments runs the
+/// tool rather than reading unknown once the lease ends.
+pub(super) async fn release_effect(p: &Pipeline, claimed: Claimed) {
+    let Some(store) = &p.effects else {
+        return;
+    };
+    // Boxed, as recording is: calls without an effect carry none of this in their future.
+    Box::pin(release(store, claimed.key)).await;
+}
+
+async fn release(store: &Arc<dyn EffectStore>, key: EffectKey) {
+    let released = guarded_future(|| store.resolve(&key, Resolution::Release)).await;
+    match released {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => {
+            tracing::error!(target: "prism_tools", key = %key, %error, "could not release the effect claim of a cancelled call")
+        }
+        Err(_) => {
+            tracing::error!(target: "prism_tools", key = %key, "the effect store panicked while releasing a claim")
+        }
+    }
 }
 
 async fn complete_effect(store: &Arc<dyn EffectStore>, claimed: Claimed, result: &ToolResult) {

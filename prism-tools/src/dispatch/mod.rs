@@ -54,7 +54,7 @@ pub use prepare::BuildError;
 pub use register::RegisterError;
 pub use tripwire::Tripwire;
 
-use effect_gate::{EffectGate, claim_effect, record_effect};
+use effect_gate::{EffectGate, claim_effect, record_effect, release_effect};
 use execute::{Executed, execute, guard_body};
 use observe::Observe;
 
@@ -504,6 +504,12 @@ impl Dispatcher {
                 Some(claiming) => claiming.await,
             };
             let effect = match effect {
+                // Cancelled while the store answered: the tool never starts, and its claim is
+                // released, since its effect certainly did not happen.
+                EffectGate::Run(Some(claimed)) if ctx.is_cancelled() => {
+                    release_effect(p, claimed).await;
+                    return Ok(observe.error(name, ToolError::cancelled().into_info()));
+                }
                 EffectGate::Run(effect) => effect,
                 EffectGate::Replay(outcome) => {
                     return Ok(observe.marked(untrusted).replayed(name, outcome));
