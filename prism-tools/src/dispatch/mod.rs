@@ -17,6 +17,7 @@ mod register;
 mod span;
 mod tripwire;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::pin::{Pin, pin};
@@ -69,8 +70,8 @@ const ERROR_MESSAGE_LIMIT: usize = 16 * 1024;
 /// Bound on a custom error code, after redaction.
 const ERROR_CODE_LIMIT: usize = 128;
 
-/// Bound on a tool name a call asked for that names no tool it may reach, after redaction: twice
-/// the longest name MCP and the providers accept.
+/// Bound on a tool name as a call asked for it (reported when it reaches no tool, and in the
+/// call's span), after redaction: twice the longest name MCP and the providers accept.
 const NAME_LIMIT: usize = 256;
 
 /// Everything the builder configured; shared by every clone of a [`Dispatcher`].
@@ -842,7 +843,7 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
 /// `text` redacted, then cut at a char boundary to [`MESSAGE_LIMIT`] bytes and marked as cut.
 /// Redacted first, so a secret the cut runs through is still found whole.
 #[cold]
-fn bounded<'t>(p: &Pipeline, text: &'t str) -> std::borrow::Cow<'t, str> {
+fn bounded<'t>(p: &Pipeline, text: &'t str) -> Cow<'t, str> {
     let mut text = p.redactor.redact_str(text);
     if text.len() > MESSAGE_LIMIT {
         crate::redact::cut_marked(text.to_mut(), MESSAGE_LIMIT);
@@ -850,15 +851,20 @@ fn bounded<'t>(p: &Pipeline, text: &'t str) -> std::borrow::Cow<'t, str> {
     text
 }
 
-/// The name a call asked for, before lookup found a registered tool of that name. The model (or
-/// middleware) chose it, so it is redacted like any other text it sends back, then cut to
-/// [`NAME_LIMIT`] bytes and marked: no limit bounds it on the way in, and the result, its event
-/// and its row all carry it.
+/// The name a call asked for, before lookup found a registered tool of that name, as results,
+/// events and rows carry it (see [`shown_name`]).
 #[cold]
 fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
-    let mut name = p.redactor.redact_str(name);
+    shown_name(&p.redactor, name).into()
+}
+
+/// A requested tool name as anything outside the dispatcher sees it. The model (or middleware)
+/// chose it, so it is redacted like any other text it sends back, then cut to [`NAME_LIMIT`]
+/// bytes and marked: no limit bounds it on the way in.
+fn shown_name<'n>(redactor: &SecretRedactor, name: &'n str) -> Cow<'n, str> {
+    let mut name = redactor.redact_str(name);
     if name.len() > NAME_LIMIT {
         crate::redact::cut_marked(name.to_mut(), NAME_LIMIT);
     }
-    name.into()
+    name
 }

@@ -47,7 +47,7 @@ pub(crate) fn tool_span(call: &ToolCall, redactor: &SecretRedactor) -> Option<Bo
 
 #[cold]
 fn describe(span: Span, call: &ToolCall, redactor: &SecretRedactor) -> Span {
-    let name = redactor.redact_str(&call.name);
+    let name = super::shown_name(redactor, &call.name);
     span.record(OTEL_NAME, format!("{OPERATION_EXECUTE_TOOL} {name}"));
     span.record(GEN_AI_TOOL_NAME, &*name);
     span
