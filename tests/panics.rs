@@ -518,6 +518,9 @@ mod drop_panic_log {
         let logged = Logged::default();
         let subscriber = Registry::default().with(logged.clone());
         tracing::subscriber::with_default(subscriber, || {
+            // Other tests log from the same callsite on other threads, without a subscriber: one
+            // that registered it while this subscriber was being set may have left it disabled.
+            tracing::callsite::rebuild_interest_cache();
             let tool = ToolDefinition::builder("close").run(|_, _| Body);
             let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
                 .redactor(SecretRedactor::new([SECRET]))
@@ -543,4 +546,75 @@ mod drop_panic_log {
         let leaks: Vec<&String> = logged.iter().filter(|f| f.contains(SECRET)).collect();
         assert!(leaks.is_empty(), "a log field holds the secret: {leaks:?}");
     }
+}
+
+/// A store whose claim never answers and panics when dropped.
+struct StuckStore;
+
+impl prism::effects::EffectStore for StuckStore {
+    fn claim<'a>(
+        &'a self,
+        _: prism::effects::ClaimRequest<'a>,
+    ) -> prism::effects::BoxFuture<
+        'a,
+        Result<prism::effects::Claim, prism::effects::EffectStoreError>,
+    > {
+        Box::pin(async {
+            let _armed = PanicOnDrop;
+            std::future::pending().await
+        })
+    }
+    fn complete<'a>(
+        &'a self,
+        _: &'a prism::effects::EffectKey,
+        _: &'a str,
+        _: prism::effects::RecordedOutcome,
+    ) -> prism::effects::BoxFuture<'a, Result<(), prism::effects::EffectStoreError>> {
+        Box::pin(async { Ok(()) })
+    }
+    fn resolve<'a>(
+        &'a self,
+        _: &'a prism::effects::EffectKey,
+        _: prism::effects::Resolution,
+    ) -> prism::effects::BoxFuture<'a, Result<(), prism::effects::EffectStoreError>> {
+        Box::pin(async { Ok(()) })
+    }
+    fn state<'a>(
+        &'a self,
+        _: &'a prism::effects::EffectKey,
+    ) -> prism::effects::BoxFuture<
+        'a,
+        Result<Option<prism::effects::EffectState>, prism::effects::EffectStoreError>,
+    > {
+        Box::pin(async { Ok(None) })
+    }
+}
+
+/// Polls the dispatch of a call to `tool` once (it must wait), then drops it, as a host's
+/// timeout around `dispatch` would.
+fn poll_once_then_drop(dispatcher: &Dispatcher) {
+    let ctx = ctx();
+    let mut dispatch =
+        std::pin::pin!(dispatcher.dispatch(ToolCall::new("c", "tool", json!({})), &ctx));
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    assert!(dispatch.as_mut().poll(&mut cx).is_pending());
+}
+
+#[test]
+fn dropping_a_dispatch_that_waits_on_user_code_keeps_its_drop_panics_from_the_host() {
+    let runs = Runs::new();
+    let pending_check = permission_fn(|_, _, _| {
+        prism::guard::Verdict::pending(async {
+            let _armed = PanicOnDrop;
+            std::future::pending::<()>().await;
+            Ok(())
+        })
+    });
+    poll_once_then_drop(&with_counted(&runs).permission(pending_check).build());
+
+    let effectful = ToolDefinition::builder("tool")
+        .effect(prism::effects::EffectPolicy::default())
+        .run_sync(|_, _| Ok(Value::Null));
+    poll_once_then_drop(&with_tool(effectful).effects(StuckStore).build());
+    assert_eq!(runs.count(), 0);
 }

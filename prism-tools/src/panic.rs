@@ -7,7 +7,7 @@
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
@@ -20,20 +20,18 @@ pub(crate) fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 
 /// Creates a future with `make` and awaits it, turning a panic while creating, polling or dropping
 /// it into its message. Stores do much of their work before they return a future, so creating it
-/// is guarded too.
+/// is guarded too. The future is dropped under the guard even when the future awaiting it is
+/// dropped first (a host's timeout around a dispatch waiting on a store).
 pub(crate) async fn guarded_future<F>(make: impl FnOnce() -> F) -> Result<F::Output, String>
 where
     F: Future + Unpin,
 {
-    let mut future = AssertUnwindSafe(guarded(make)?).catch_unwind();
-    let output = (&mut future).await.map_err(payload_message);
-    drop_guarded(future);
+    let mut future = pin!(DropGuarded::new(
+        AssertUnwindSafe(guarded(make)?).catch_unwind()
+    ));
+    let output = future.as_mut().await.map_err(payload_message);
+    future.discard();
     output
-}
-
-/// Drops `value`, swallowing a panic from its destructor.
-pub(crate) fn drop_guarded<T>(value: T) {
-    log_drop_panic(guarded(move || drop(value)));
 }
 
 /// Logs that a destructor panicked, without its message: nothing redacts this log, and the
@@ -46,8 +44,8 @@ fn log_drop_panic(dropped: Result<(), String>) {
 
 pin_project! {
     /// A future whose destructor, user code too, runs under the panic guard. A future that was
-    /// polled may not move, so it cannot be handed to [`drop_guarded`]: this one is dropped in
-    /// place instead, by [`discard`](Self::discard) or whenever it goes out of scope.
+    /// polled may not move, so it is dropped in place, by [`discard`](Self::discard) or whenever
+    /// it goes out of scope: also when the future awaiting it is dropped mid-await.
     pub(crate) struct DropGuarded<F> {
         // `None` once discarded.
         #[pin]

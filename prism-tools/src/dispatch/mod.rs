@@ -35,7 +35,7 @@ use crate::guard::{
     ResultRewrite, ToolMiddleware, TrustPolicy, Verdict,
 };
 use crate::limits::{Exceeded, Limits, check_output, check_value, drop_deep};
-use crate::panic::{drop_guarded, guarded, guarded_future};
+use crate::panic::{DropGuarded, guarded, guarded_future};
 use crate::progress::progress_queue;
 use crate::redact::SecretRedactor;
 use crate::registry::{MissingParameterSchema, ToolRegistry};
@@ -725,19 +725,22 @@ impl GuardStop {
 
 /// Awaits `work` (a guard's pending answer, an extractor) under the panic guard until the call
 /// is cancelled; `None` when it was. A call waiting on a check must still end when cancelled.
+/// `work` is dropped under the guard too, even when the dispatch itself is dropped while it
+/// waits (a host's timeout around `dispatch`).
 async fn until_cancelled<F: Future + Unpin>(
     ctx: &ToolExecutionContext,
-    mut work: F,
+    work: F,
 ) -> Option<Result<F::Output, String>> {
+    let mut work = pin!(DropGuarded::new(work));
     let answer = {
-        let answer = pin!(guarded_future(|| &mut work));
+        let answer = pin!(guarded_future(|| work.as_mut()));
         let cancelled = pin!(ctx.cancellation().cancelled());
         match futures_util::future::select(answer, cancelled).await {
             futures_util::future::Either::Left((answer, _)) => Some(answer),
             futures_util::future::Either::Right(((), _)) => None,
         }
     };
-    drop_guarded(work);
+    work.discard();
     answer
 }
 
