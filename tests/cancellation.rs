@@ -177,3 +177,52 @@ async fn dropping_the_dispatch_future_drops_the_body_and_leaves_the_row_open() {
     assert!(dropped.load(Ordering::SeqCst));
     assert_eq!(watch.statuses(), ["started"], "documented: no terminal row");
 }
+
+/// Progress that keeps arriving (here re-sent each time the previous update is relayed, as a
+/// busy reporting thread would keep the queue full) must not keep a cancelled call running.
+#[test]
+fn a_cancelled_call_ends_while_its_progress_keeps_arriving() {
+    let tool_ctx: Arc<std::sync::OnceLock<prism::ToolExecutionContext>> = Arc::default();
+    let tool = {
+        let tool_ctx = Arc::clone(&tool_ctx);
+        ToolDefinition::builder("busy").run(move |_: Value, ctx: prism::ToolExecutionContext| {
+            let tool_ctx = Arc::clone(&tool_ctx);
+            async move {
+                ctx.progress(json!(0));
+                let _ = tool_ctx.set(ctx);
+                std::future::pending::<()>().await;
+                Ok(Value::Null)
+            }
+        })
+    };
+    let token = CancellationToken::new();
+    let ctx = ctx()
+        .with_cancellation(token.clone())
+        .with_progress_listener({
+            let tool_ctx = Arc::clone(&tool_ctx);
+            move |_| {
+                token.cancel();
+                if let Some(tool_ctx) = tool_ctx.get() {
+                    tool_ctx.progress(json!(1));
+                }
+            }
+        });
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let (done, ended) = std::sync::mpsc::channel();
+    runtime.spawn(async move {
+        let result = dispatcher
+            .dispatch(ToolCall::new("c", "busy", json!({})), &ctx)
+            .await
+            .unwrap();
+        let _ = done.send(result);
+    });
+    let ended = ended.recv_timeout(Duration::from_secs(10));
+    // A dispatch that never yields would keep its worker busy: do not wait for it.
+    runtime.shutdown_background();
+    let result = ended.expect("the cancelled call ended");
+    assert_eq!(error_of(&result).code, ErrorCode::Cancelled);
+}

@@ -72,7 +72,9 @@ pub(super) async fn execute(
 }
 
 /// Waits for the body, relaying progress, until it finishes (`Some`) or the run is cancelled
-/// (`None`). The body is polled first, so a body and a cancellation that are both ready finish.
+/// (`None`). The body is polled first, so a body and a cancellation that are both ready finish;
+/// the cancellation before the progress queue, so progress that keeps arriving cannot keep a
+/// cancelled call running (what is queued is still relayed when the queue closes).
 async fn race<F: Future>(
     body: Pin<&mut F>,
     ctx: &ToolExecutionContext,
@@ -92,8 +94,8 @@ async fn race<F: Future>(
             tokio::select! {
                 biased;
                 finished = body.as_mut() => break Some(finished),
-                update = progress.recv() => observe.progress(name, update, ctx.progress_listener()),
                 () = cancellation.cancelled() => break None,
+                update = progress.recv() => observe.progress(name, update, ctx.progress_listener()),
             }
         },
     }
