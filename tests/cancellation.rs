@@ -226,3 +226,52 @@ fn a_cancelled_call_ends_while_its_progress_keeps_arriving() {
     let result = ended.expect("the cancelled call ended");
     assert_eq!(error_of(&result).code, ErrorCode::Cancelled);
 }
+
+/// Progress that keeps arriving must not keep the dispatch from yielding: on a one-thread
+/// runtime, the task that cancels the call must get to run.
+#[test]
+fn a_call_whose_progress_keeps_arriving_still_yields_to_other_tasks() {
+    let tool_ctx: Arc<std::sync::OnceLock<prism::ToolExecutionContext>> = Arc::default();
+    let tool = {
+        let tool_ctx = Arc::clone(&tool_ctx);
+        ToolDefinition::builder("busy").run(move |_: Value, ctx: prism::ToolExecutionContext| {
+            let tool_ctx = Arc::clone(&tool_ctx);
+            async move {
+                ctx.progress(json!(0));
+                let _ = tool_ctx.set(ctx);
+                std::future::pending::<()>().await;
+                Ok(Value::Null)
+            }
+        })
+    };
+    let token = CancellationToken::new();
+    let ctx = ctx()
+        .with_cancellation(token.clone())
+        .with_progress_listener({
+            let tool_ctx = Arc::clone(&tool_ctx);
+            move |_| {
+                if let Some(tool_ctx) = tool_ctx.get() {
+                    tool_ctx.progress(json!(1));
+                }
+            }
+        });
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            tokio::spawn(async move { token.cancel() });
+            let result = dispatcher
+                .dispatch(ToolCall::new("c", "busy", json!({})), &ctx)
+                .await
+                .unwrap();
+            let _ = done.send(result);
+        });
+    });
+    let result = ended
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the dispatch let the cancelling task run");
+    assert_eq!(error_of(&result).code, ErrorCode::Cancelled);
+}

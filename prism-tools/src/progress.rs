@@ -133,8 +133,14 @@ pub(crate) struct ProgressReceiver {
 impl ProgressReceiver {
     /// The next update, waiting for one if none is queued. Pending forever once closed and
     /// drained: the dispatcher stops polling it when the tool ends.
+    ///
+    /// Each update spends a unit of the task's cooperative budget first, as Tokio's own channels
+    /// do: updates that keep arriving (a busy reporting thread) would otherwise keep the
+    /// dispatching task from ever yielding to the rest of its runtime. Spent before taking the
+    /// update, so a recv dropped while it yields loses none.
     pub(crate) async fn recv(&self) -> ProgressUpdate {
         loop {
+            tokio::task::coop::consume_budget().await;
             if let Some(update) = self.queue.lock().queued.pop_front() {
                 return update;
             }
