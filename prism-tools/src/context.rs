@@ -24,9 +24,12 @@ use crate::redact::SecretRedactor;
 /// [`cancelled`](Self::cancelled); the dispatcher also stops waiting for a body once the token
 /// fires and answers the call with code `cancelled`.
 ///
-/// Every call gets a child token, so the common path costs no lock: cloning is one reference
-/// count, [`is_cancelled`](Self::is_cancelled) reads a chain of atomic flags, and the
-/// `tokio_util` token that wakes waiters is made only when someone first awaits
+/// The calls of one context share its token: a tool that fires
+/// `ctx.cancellation().cancel()` cancels its whole run (or, under the MCP server, its request).
+/// A tool that wants to stop only work of its own makes a [`child_token`](Self::child_token).
+/// The common path costs no lock: cloning is one reference count,
+/// [`is_cancelled`](Self::is_cancelled) reads a chain of atomic flags, and the `tokio_util`
+/// token that wakes waiters is made only when someone first awaits
 /// [`cancelled`](Self::cancelled) (a tool that finishes on its first poll never does).
 #[derive(Clone, Default)]
 pub struct CancellationToken {
