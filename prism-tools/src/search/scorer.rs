@@ -182,12 +182,14 @@ impl ToolScorer for BlendedScorer {
         for (weight, scorer) in &self.parts {
             part_scores.fill(0.0);
             scorer.score(request, &mut part_scores)?;
-            let best = part_scores.iter().copied().fold(0.0f32, f32::max);
-            if !best.is_finite() {
+            // Checked on every score, not on the best: `f32::max` skips NaN and the clamp
+            // below would turn NaN and -inf into 0, hiding a broken part.
+            if part_scores.iter().any(|score| !score.is_finite()) {
                 return Err(ScoreError::new(
                     "a blended scorer returned a non-finite score",
                 ));
             }
+            let best = part_scores.iter().copied().fold(0.0f32, f32::max);
             if best > 0.0 {
                 for (total, part) in scores.iter_mut().zip(&part_scores) {
                     *total += weight * part.max(0.0) / best;
@@ -206,5 +208,46 @@ impl fmt::Debug for BlendedScorer {
                 &self.parts.iter().map(|(w, _)| *w).collect::<Vec<_>>(),
             )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::search::{Bm25, FullDisclosureReason, SearchConfig, SharedActivatedTools};
+
+    /// Scores every tool with one fixed value.
+    struct Constant(f32);
+
+    impl ToolScorer for Constant {
+        fn score(&self, _: &ScoreRequest<'_>, scores: &mut [f32]) -> Result<(), ScoreError> {
+            scores.fill(self.0);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_blended_part_with_a_score_that_is_not_finite_fails_the_blend() {
+        let tools: Vec<_> = ["weather", "stocks"]
+            .map(|name| ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null)))
+            .into();
+        for bad in [f32::NAN, f32::NEG_INFINITY, f32::INFINITY] {
+            let blend = BlendedScorer::new()
+                .with(1.0, Bm25::default())
+                .with(1.0, Constant(bad));
+            let search = SearchConfig::default().with_scorer(blend).index(&tools);
+            let turn = search.disclose(&tools, "weather", &SharedActivatedTools::default());
+            assert!(
+                matches!(
+                    turn.full_disclosure_reason(),
+                    Some(FullDisclosureReason::ScorerFailed(_))
+                ),
+                "{bad}: {:?}",
+                turn.full_disclosure_reason()
+            );
+            assert_eq!(turn.tools().len(), 2);
+        }
     }
 }
