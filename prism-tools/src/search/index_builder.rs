@@ -19,7 +19,7 @@ use super::tokenizer::Tokenizer;
 
 /// How much each field of a tool counts. A word's frequency in a tool is the sum of the weights
 /// of the fields it appears in, once per appearance. A weight that is negative or not a number
-/// counts as 0.
+/// counts as 0, and a field weighing 0 is not indexed at all.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldWeights {
     /// Words of the tool's name. Default 3.
@@ -212,6 +212,12 @@ impl Builder<'_> {
     }
 
     fn add_text(&mut self, text: &str, weight: f32) {
+        // A word that weighs nothing must not count as present: a zero frequency would still
+        // count towards its document frequency, and BM25's `tf / (tf + norm)` is 0/0 for it when
+        // `k1` is 0 or the document's length is 0.
+        if weight <= 0.0 {
+            return;
+        }
         let Self {
             tokenizer,
             stems,
@@ -304,4 +310,35 @@ fn group_by_term(term_count: usize, triples: &[(TermId, u32, f32)]) -> (Vec<u32>
         *slot += 1;
     }
     (offsets, postings)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::definition::ToolDefinition;
+    use crate::search::{Bm25, FieldWeights, SearchConfig};
+
+    #[test]
+    fn a_field_weighing_zero_is_not_indexed_and_never_breaks_scoring() {
+        let tools = [
+            ToolDefinition::builder("weather")
+                .description("Weather forecasts.")
+                .run_sync(|_, _| Ok(Value::Null)),
+            ToolDefinition::builder("stocks").run_sync(|_, _| Ok(Value::Null)),
+        ];
+        let weights = FieldWeights {
+            name: 0.0,
+            ..FieldWeights::default()
+        };
+        for scorer in [Bm25 { k1: 1.2, b: 1.0 }, Bm25 { k1: 0.0, b: 0.5 }] {
+            let search = SearchConfig::default()
+                .with_field_weights(weights)
+                .with_scorer(scorer)
+                .index(&tools);
+            let results = search.search("stocks weather", 4, &tools).unwrap();
+            let names: Vec<_> = results.hits().iter().map(|hit| hit.tool.name()).collect();
+            assert_eq!(names, ["weather"], "{scorer:?}");
+        }
+    }
 }
