@@ -8,14 +8,24 @@ use super::walk::is_annotation;
 /// How many references [`accepts_null`] follows before it answers `false`.
 const MAX_HOPS: usize = 16;
 
+/// How many schemas one [`accepts_null`] question may look at before it answers `false`. Unions
+/// of references can branch at every hop (ten branches over sixteen hops is 10^16 paths from a
+/// schema of a few kilobytes), so the hops alone do not bound the work.
+const MAX_VISITS: usize = 4096;
+
 /// Whether every value `null` passes `schema` as far as its type-level keywords tell (`type`,
 /// `enum`, `const`, `anyOf`/`oneOf`, `allOf`, local `$ref`). Answers `false` when unsure, so a
 /// property is made nullable rather than left without a way to be left out.
 pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
-    accepts_null_within(schema, root, MAX_HOPS)
+    let mut visits = MAX_VISITS;
+    accepts_null_within(schema, root, MAX_HOPS, &mut visits)
 }
 
-fn accepts_null_within(schema: &Value, root: &Value, hops: usize) -> bool {
+fn accepts_null_within(schema: &Value, root: &Value, hops: usize, visits: &mut usize) -> bool {
+    let Some(left) = visits.checked_sub(1) else {
+        return false;
+    };
+    *visits = left;
     let map = match schema {
         Value::Bool(accepts) => return *accepts,
         Value::Object(map) => map,
@@ -33,30 +43,41 @@ fn accepts_null_within(schema: &Value, root: &Value, hops: usize) -> bool {
             .is_some_and(|values| values.contains(&Value::Null))
     });
     let const_ok = map.get("const").is_none_or(Value::is_null);
-    let branch = |keyword: &str| {
-        map.get(keyword).is_none_or(|branches| {
-            branches.as_array().is_some_and(|branches| {
-                branches
-                    .iter()
-                    .any(|branch| accepts_null_within(branch, root, hops))
-            })
-        })
-    };
-    let all_of_ok = map.get("allOf").is_none_or(|entries| {
-        entries.as_array().is_some_and(|entries| {
-            entries
-                .iter()
-                .all(|entry| accepts_null_within(entry, root, hops))
-        })
-    });
-    let ref_ok = map.get("$ref").is_none_or(|reference| {
+    if !(type_ok && enum_ok && const_ok) {
+        return false;
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        let Some(branches) = map.get(keyword) else {
+            continue;
+        };
+        let Some(branches) = branches.as_array() else {
+            return false;
+        };
+        if !branches
+            .iter()
+            .any(|branch| accepts_null_within(branch, root, hops, visits))
+        {
+            return false;
+        }
+    }
+    if let Some(entries) = map.get("allOf") {
+        let Some(entries) = entries.as_array() else {
+            return false;
+        };
+        if !entries
+            .iter()
+            .all(|entry| accepts_null_within(entry, root, hops, visits))
+        {
+            return false;
+        }
+    }
+    map.get("$ref").is_none_or(|reference| {
         hops > 0
             && reference
                 .as_str()
                 .and_then(|reference| resolve_local(root, reference))
-                .is_some_and(|(target, _)| accepts_null_within(target, root, hops - 1))
-    });
-    type_ok && enum_ok && const_ok && branch("anyOf") && branch("oneOf") && all_of_ok && ref_ok
+                .is_some_and(|(target, _)| accepts_null_within(target, root, hops - 1, visits))
+    })
 }
 
 /// `schema` widened to accept `null`: a `null` added to a plain `type`, or, for a reference, an
@@ -121,6 +142,24 @@ mod tests {
         assert!(!accepts(json!({"$ref": "#/$defs/Missing"})));
         assert!(!accepts(json!({"const": 1})));
         assert!(!accepts(json!({"type": "integer"})));
+    }
+
+    #[test]
+    fn unions_of_references_branching_at_every_hop_are_answered_quickly() {
+        // Ten branches per level over sixteen levels: 10^16 paths, none ending in `null`.
+        let mut defs = Map::new();
+        for level in 0..16 {
+            let next = json!({"$ref": format!("#/$defs/D{}", level + 1)});
+            defs.insert(format!("D{level}"), json!({"anyOf": vec![next; 10]}));
+        }
+        defs.insert("D16".to_owned(), json!({"type": "integer"}));
+        let root = json!({"$defs": defs});
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(accepts_null(&json!({"$ref": "#/$defs/D0"}), &root));
+        });
+        let answer = receiver.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(answer, Ok(false));
     }
 
     #[test]
