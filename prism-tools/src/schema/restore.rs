@@ -23,6 +23,11 @@ const MARKER: &str = "\u{0}prism:null-means-absent";
 /// How many references are followed in a row without moving into the arguments.
 const MAX_HOPS: usize = 32;
 
+/// How many schemas picking one `anyOf` branch may look at; past it no branch is picked and the
+/// `null`s under that value stay. Unions of references can branch at every hop, so depth alone
+/// does not bound the work (ten branches over sixteen hops is 10^16 paths).
+const MAX_VISITS: usize = 4096;
+
 /// Marks `schema` (a property schema made nullable for strict mode).
 pub(crate) fn mark_null_means_absent(schema: &mut Value) {
     if let Value::Object(map) = schema {
@@ -78,9 +83,7 @@ impl NullMeansAbsent {
         let mut pointer = at;
         let Value::Object(map) = schema else { return };
         if let Some(Value::Array(branches)) = map.get("anyOf")
-            && let Some(index) = branches
-                .iter()
-                .position(|branch| matches_shape(root, branch, value, depth))
+            && let Some(index) = matching_branch(root, branches, value, depth)
         {
             let start = pointer.len();
             pointer.push_str("/anyOf/");
@@ -140,13 +143,33 @@ fn follow<'a>(root: &'a Value, schema: &'a Value, pointer: &str) -> Option<(&'a 
     None
 }
 
+/// The first of `branches` that `value` has the shape of, looking at [`MAX_VISITS`] schemas at
+/// most.
+fn matching_branch(root: &Value, branches: &[Value], value: &Value, depth: usize) -> Option<usize> {
+    let mut visits = MAX_VISITS;
+    branches
+        .iter()
+        .position(|branch| matches_shape(root, branch, value, depth, &mut visits))
+}
+
 /// Whether `value` has the shape `schema` describes, by its type-level keywords (`type`,
 /// `const`, `enum`, `required`, closed `properties`, `items`, `anyOf`): enough to pick the
-/// `anyOf` branch a strict model's value was generated from.
-fn matches_shape(root: &Value, schema: &Value, value: &Value, depth: usize) -> bool {
+/// `anyOf` branch a strict model's value was generated from. Answers `false` once `visits` is
+/// spent.
+fn matches_shape(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    depth: usize,
+    visits: &mut usize,
+) -> bool {
     if depth > Limits::MAX_DEPTH {
         return false;
     }
+    let Some(left) = visits.checked_sub(1) else {
+        return false;
+    };
+    *visits = left;
     let Some((schema, _)) = follow(root, schema, "") else {
         return false;
     };
@@ -171,16 +194,16 @@ fn matches_shape(root: &Value, schema: &Value, value: &Value, depth: usize) -> b
     if let Some(Value::Array(branches)) = map.get("anyOf")
         && !branches
             .iter()
-            .any(|branch| matches_shape(root, branch, value, depth + 1))
+            .any(|branch| matches_shape(root, branch, value, depth + 1, visits))
     {
         return false;
     }
     match value {
-        Value::Object(object) => object_matches(root, map, object, depth),
+        Value::Object(object) => object_matches(root, map, object, depth, visits),
         Value::Array(items) => match map.get("items") {
             Some(item_schema) if item_schema.is_object() => items
                 .iter()
-                .all(|item| matches_shape(root, item_schema, item, depth + 1)),
+                .all(|item| matches_shape(root, item_schema, item, depth + 1, visits)),
             _ => true,
         },
         _ => true,
@@ -192,6 +215,7 @@ fn object_matches(
     map: &Map<String, Value>,
     object: &Map<String, Value>,
     depth: usize,
+    visits: &mut usize,
 ) -> bool {
     let properties = map.get("properties").and_then(Value::as_object);
     let required_present = map
@@ -206,7 +230,7 @@ fn object_matches(
     required_present
         && object.iter().all(|(name, item)| {
             match properties.and_then(|properties| properties.get(name)) {
-                Some(property) => matches_shape(root, property, item, depth + 1),
+                Some(property) => matches_shape(root, property, item, depth + 1, visits),
                 None => !closed,
             }
         })
@@ -263,5 +287,40 @@ fn collect_marks(schema: &mut Value, pointer: &mut String, found: &mut HashSet<S
             _ => {}
         }
         pointer.truncate(start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema::{Dialect, lower};
+
+    #[test]
+    fn unions_of_references_branching_at_every_hop_are_restored_quickly() {
+        // Ten branches per level over sixteen levels: 10^16 paths, none matching a string.
+        let mut defs = Map::new();
+        for level in 0..16 {
+            let next = json!({"$ref": format!("#/$defs/D{}", level + 1)});
+            defs.insert(format!("D{level}"), json!({"anyOf": vec![next; 10]}));
+        }
+        defs.insert("D16".to_owned(), json!({"type": "integer"}));
+        let schema = json!({
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/D0"}, "y": {"type": "string"}},
+            "$defs": defs,
+        });
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let lowered = lower(&schema, Dialect::OpenAiChat { strict: true });
+            let mut arguments = json!({"x": "text", "y": null});
+            if let Ok(lowered) = &lowered {
+                lowered.restore_arguments(&mut arguments);
+            }
+            let _ = sender.send((lowered.map(|lowered| lowered.strict()), arguments));
+        });
+        let answer = receiver.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(answer, Ok((Ok(true), json!({"x": "text"}))));
     }
 }
