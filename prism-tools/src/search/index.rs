@@ -64,6 +64,8 @@ pub struct ToolIndex {
     positions: HashMap<Arc<str>, u32, RandomState>,
     words: SnapshotWords,
     average_length: f32,
+    /// The length in bytes of the longest term: no longer prefix of a query word can be one.
+    longest_term: usize,
     tokenizer: Tokenizer,
 }
 
@@ -96,11 +98,16 @@ impl ToolIndex {
         } else {
             lengths.iter().sum::<f32>() / lengths.len() as f32
         };
+        let longest_term = (0..words.terms.len() as TermId)
+            .map(|term| words.terms.resolve(term).len())
+            .max()
+            .unwrap_or(0);
         Ok(Self {
             tools: tools.to_vec(),
             positions,
             words,
             average_length,
+            longest_term,
             tokenizer,
         })
     }
@@ -163,11 +170,14 @@ impl ToolIndex {
             }
             related.push(TermMatch { term, weight });
         }
-        // Terms that are a prefix of the stem.
+        // Terms that are a prefix of the stem. Only prefixes as long as some term are looked
+        // up: each lookup hashes its prefix, so trying them all costs the square of a long
+        // word's length.
         let boundaries = stem
             .char_indices()
             .map(|(at, _)| at)
-            .skip(MIN_RELATED_PREFIX);
+            .skip(MIN_RELATED_PREFIX)
+            .take_while(|&end| end <= self.longest_term);
         for end in boundaries {
             if related.len() == MAX_RELATED_TERMS {
                 break;
@@ -254,3 +264,34 @@ pub const RELATED_TERM_WEIGHT: f32 = 0.5;
 pub const MIN_RELATED_PREFIX: usize = 4;
 /// The most related terms one query word expands to.
 pub const MAX_RELATED_TERMS: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use serde_json::Value;
+
+    use super::*;
+
+    #[test]
+    fn a_very_long_query_word_is_read_in_linear_time() {
+        let tools = [ToolDefinition::builder("weather_report")
+            .description("Weather forecasts and reports.")
+            .run_sync(|_, _| Ok(Value::Null))];
+        let index = ToolIndex::build(&tools).unwrap();
+        // A word no tool uses takes the related-terms path, whose cost must not grow with the
+        // square of the word's length.
+        let word = "weatherx".repeat(8192);
+        let started = Instant::now();
+        let query = index.query(&word);
+        let elapsed = started.elapsed();
+        assert_eq!(query.terms().len(), 1);
+        let matched: Vec<_> = query.terms()[0]
+            .matches()
+            .iter()
+            .filter_map(|found| index.term_text(found.term))
+            .collect();
+        assert_eq!(matched, ["weather"]);
+        assert!(elapsed < Duration::from_millis(500), "{elapsed:?}");
+    }
+}
