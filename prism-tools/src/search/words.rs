@@ -165,8 +165,22 @@ fn class(c: char) -> Class {
 /// The parts of an identifier-like word: split at separators, at a lowercase-to-uppercase step
 /// (`getWeather`), before the last capital of a capital run followed by lowercase (`HTTPServer`
 /// gives `HTTP` + `Server`), and between letters and digits.
+///
+/// The word is read by grapheme, each classed by its first character: a combining accent or a
+/// virama is neither a letter nor a digit, and read alone it would cut `re\u{301}sume\u{301}`
+/// into `re` + `sume`.
 pub(crate) fn identifier_parts(word: &str) -> impl Iterator<Item = &str> {
-    let mut chars = word.char_indices().peekable();
+    // ASCII has no marks: its characters are its graphemes, found without the Unicode rules.
+    let mut ascii = word.is_ascii().then(|| word.char_indices());
+    let mut graphemes = ascii.is_none().then(|| word.grapheme_indices(true));
+    let mut chars = std::iter::from_fn(move || match (&mut ascii, &mut graphemes) {
+        (Some(chars), _) => chars.next(),
+        (None, Some(graphemes)) => graphemes
+            .next()
+            .and_then(|(at, grapheme)| Some((at, grapheme.chars().next()?))),
+        (None, None) => None,
+    })
+    .peekable();
     let mut start: Option<usize> = None;
     let mut previous = Class::Separator;
     std::iter::from_fn(move || {
@@ -275,5 +289,17 @@ mod tests {
         assert_eq!(parts("__private__"), ["private"]);
         assert_eq!(parts("plain"), ["plain"]);
         assert_eq!(parts("Éclair_Ünïcode"), ["Éclair", "Ünïcode"]);
+    }
+
+    #[test]
+    fn marks_stay_with_their_letter() {
+        // Decomposed accents (as macOS writes file names) and Devanagari's virama are marks
+        // that are not letters themselves, but a part never starts or ends at one.
+        assert_eq!(parts("re\u{301}sume\u{301}"), ["re\u{301}sume\u{301}"]);
+        assert_eq!(
+            parts("Re\u{301}sume\u{301}Builder"),
+            ["Re\u{301}sume\u{301}", "Builder"]
+        );
+        assert_eq!(parts("क्षेत्र"), ["क्षेत्र"]);
     }
 }
