@@ -116,10 +116,12 @@ impl NodeRules for GeminiSchemaRules {
 }
 
 /// A tuple (`prefixItems`, or `items` as a list) has no form here: its items become the union
-/// of the item schemas, and `minItems`/`maxItems` keep its length.
+/// of the item schemas and of the schema of the items after them (`items` beside
+/// `prefixItems`, `additionalItems` beside a list), and `minItems`/`maxItems` keep its length; a
+/// closed tuple (no items after it) gets the `maxItems` its length implies.
 fn tuple_items(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_>) {
-    let prefix = match map.remove("prefixItems") {
-        Some(Value::Array(prefix)) => prefix,
+    let (prefix, rest) = match map.remove("prefixItems") {
+        Some(Value::Array(prefix)) => (prefix, map.remove("items")),
         Some(other) => {
             map.insert("prefixItems".to_owned(), other);
             return;
@@ -128,23 +130,40 @@ fn tuple_items(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_>)
             Some(Value::Array(prefix)) => {
                 let prefix = prefix.clone();
                 map.remove("items");
-                prefix
+                (prefix, map.remove("additionalItems"))
             }
             _ => return,
         },
     };
+    let length = prefix.len();
     let mut distinct: Vec<Value> = Vec::new();
-    for schema in prefix {
+    let mut add = |schema: Value| {
         if !distinct.contains(&schema) {
             distinct.push(schema);
         }
-    }
-    let items = if distinct.len() == 1 {
-        distinct.remove(0)
-    } else {
-        json!({ "anyOf": distinct })
     };
-    map.insert("items".to_owned(), items);
+    prefix.into_iter().for_each(&mut add);
+    match rest {
+        // No item may follow: the length is the tuple's at most.
+        Some(Value::Bool(false)) => {
+            let max = map
+                .get("maxItems")
+                .and_then(Value::as_u64)
+                .map_or(length as u64, |max| max.min(length as u64));
+            map.insert("maxItems".to_owned(), json!(max));
+        }
+        Some(schema) => add(schema),
+        None => {}
+    }
+    match distinct.len() {
+        0 => {}
+        1 => {
+            map.insert("items".to_owned(), distinct.remove(0));
+        }
+        _ => {
+            map.insert("items".to_owned(), json!({ "anyOf": distinct }));
+        }
+    }
     walk.report.rewritten(
         pointer,
         "prefixItems",
@@ -304,4 +323,45 @@ fn refuse_false_children(map: &Map<String, Value>, pointer: &str) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::schema::{Dialect, lower};
+
+    fn lowered_tuple(tuple: serde_json::Value) -> serde_json::Value {
+        let schema = json!({"type": "object", "properties": {"t": tuple}});
+        let lowered = lower(&schema, Dialect::GeminiParameters).unwrap();
+        lowered.schema()["properties"]["t"].clone()
+    }
+
+    #[test]
+    fn a_tuple_keeps_its_rest_and_its_closed_length() {
+        let pair = json!([{"type": "string"}, {"type": "integer"}]);
+        let either = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
+        assert_eq!(
+            lowered_tuple(json!({"type": "array", "prefixItems": pair, "items": false})),
+            json!({"type": "array", "items": either, "maxItems": 2})
+        );
+        assert_eq!(
+            lowered_tuple(json!({"type": "array", "items": pair, "additionalItems": false})),
+            json!({"type": "array", "items": either, "maxItems": 2})
+        );
+        assert_eq!(
+            lowered_tuple(json!({
+                "type": "array", "prefixItems": pair, "items": false, "maxItems": 5
+            })),
+            json!({"type": "array", "maxItems": 2, "items": either})
+        );
+        assert_eq!(
+            lowered_tuple(json!({
+                "type": "array", "prefixItems": pair, "items": {"type": "boolean"}
+            })),
+            json!({"type": "array", "items": {"anyOf": [
+                {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+            ]}})
+        );
+    }
 }
