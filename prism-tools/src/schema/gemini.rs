@@ -283,25 +283,56 @@ fn string_enum(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_>)
     }
 }
 
-/// Exclusive bounds are not in the list; on integers they become inclusive ones.
+/// Exclusive bounds are not in the list; on integers they become inclusive ones (the next
+/// integer inside the bound), and beside an inclusive bound the tighter of the two is kept.
 fn exclusive_bounds(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_>) {
     let integer = map.get("type").and_then(Value::as_str) == Some("integer");
-    for (exclusive, inclusive, step) in [
-        ("exclusiveMinimum", "minimum", 1),
-        ("exclusiveMaximum", "maximum", -1),
+    for (exclusive, inclusive, lower) in [
+        ("exclusiveMinimum", "minimum", true),
+        ("exclusiveMaximum", "maximum", false),
     ] {
         let Some(bound) = map.remove(exclusive) else {
             continue;
         };
-        match bound.as_i64().and_then(|bound| bound.checked_add(step)) {
-            Some(bound) if integer && !map.contains_key(inclusive) => {
-                map.insert(inclusive.to_owned(), json!(bound));
-                walk.report
-                    .rewritten(pointer, exclusive, &format!("as `{inclusive}: {bound}`"));
-            }
-            _ => walk.report.removed(pointer, exclusive),
+        let Some(bound) = integer
+            .then(|| first_integer_inside(&bound, lower))
+            .flatten()
+        else {
+            walk.report.removed(pointer, exclusive);
+            continue;
+        };
+        let own = map.get(inclusive).and_then(Value::as_f64);
+        let tighter = own.is_none_or(|own| {
+            let bound = bound as f64;
+            if lower { bound > own } else { bound < own }
+        });
+        if tighter {
+            map.insert(inclusive.to_owned(), json!(bound));
+            walk.report
+                .rewritten(pointer, exclusive, &format!("as `{inclusive}: {bound}`"));
+        } else {
+            walk.report.rewritten(
+                pointer,
+                exclusive,
+                &format!("dropped: `{inclusive}` is at least as tight"),
+            );
         }
     }
+}
+
+/// The first integer strictly above (`lower`) or below an exclusive `bound`, when it is one.
+fn first_integer_inside(bound: &Value, lower: bool) -> Option<i64> {
+    if let Some(bound) = bound.as_i64() {
+        return bound.checked_add(if lower { 1 } else { -1 });
+    }
+    let bound = bound.as_f64()?;
+    let inside = if lower {
+        bound.floor() + 1.0
+    } else {
+        bound.ceil() - 1.0
+    };
+    // Within i64 (and exact there) or not an integer at all.
+    (inside.abs() < 9.0e15).then_some(inside as i64)
 }
 
 /// A `false` subschema (no value allowed) has no form in this dialect.
@@ -335,6 +366,33 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"t": tuple}});
         let lowered = lower(&schema, Dialect::GeminiParameters).unwrap();
         lowered.schema()["properties"]["t"].clone()
+    }
+
+    #[test]
+    fn an_integer_keeps_the_tighter_of_its_exclusive_and_inclusive_bounds() {
+        let lowered = |bounds: serde_json::Value| {
+            let mut property = json!({"type": "integer"});
+            if let (Some(property), Some(bounds)) = (property.as_object_mut(), bounds.as_object()) {
+                property.extend(bounds.clone());
+            }
+            lowered_tuple(property)
+        };
+        assert_eq!(
+            lowered(
+                json!({"minimum": 0, "exclusiveMinimum": 5, "maximum": 100, "exclusiveMaximum": 10})
+            ),
+            json!({"type": "integer", "minimum": 6, "maximum": 9})
+        );
+        assert_eq!(
+            lowered(
+                json!({"minimum": 7, "exclusiveMinimum": 5, "maximum": 8, "exclusiveMaximum": 10})
+            ),
+            json!({"type": "integer", "minimum": 7, "maximum": 8})
+        );
+        assert_eq!(
+            lowered(json!({"exclusiveMinimum": 0.5, "exclusiveMaximum": 9.5})),
+            json!({"type": "integer", "minimum": 1, "maximum": 9})
+        );
     }
 
     #[test]
