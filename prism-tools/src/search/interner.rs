@@ -98,6 +98,12 @@ impl Interner {
         self.strings.len()
     }
 
+    /// How many bytes the strings take in all.
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> usize {
+        self.strings.text.len()
+    }
+
     /// The string numbered `id`. Panics when `id` was not returned by this interner.
     pub(crate) fn resolve(&self, id: u32) -> &str {
         self.strings.get(id)

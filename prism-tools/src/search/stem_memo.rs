@@ -4,8 +4,9 @@
 //! vocabulary again and again: every run takes a new snapshot, and snapshots of one host share
 //! most of their words. So the stems are remembered by the [`Tokenizer`](super::Tokenizer) (all
 //! its clones share one memory, hence every index built from one
-//! [`SearchConfig`](super::SearchConfig)), up to [`MAX_MEMO_WORDS`] words; past that, new words
-//! are stemmed without being remembered, so the memory stays bounded whatever the tools say.
+//! [`SearchConfig`](super::SearchConfig)), up to [`MAX_MEMO_WORDS`] words of at most
+//! [`MAX_MEMO_WORD_BYTES`] bytes; past that, and for longer words, words are stemmed without
+//! being remembered, so the memory stays small whatever the tools say.
 //! Words that the stemmer would return unchanged and that can be recognised without running it
 //! (see [`is_own_stem`]) are neither stemmed nor remembered.
 //!
@@ -21,6 +22,11 @@ use super::interner::{Interner, StringList};
 
 /// The most words whose stems are remembered.
 pub const MAX_MEMO_WORDS: usize = 65_536;
+
+/// The longest word, in bytes, whose stem is remembered. A word may be as long as a whole field
+/// (a token of base64, a URL), and [`MAX_MEMO_WORDS`] of those would keep a gigabyte alive for
+/// the tokenizer's lifetime; real words are far shorter, so longer ones are simply stemmed again.
+const MAX_MEMO_WORD_BYTES: usize = 64;
 
 /// Remembered words, and their stems in the same order: a hit costs one hash lookup.
 #[derive(Default)]
@@ -99,7 +105,7 @@ impl RememberedStems<'_> {
             return Cow::Borrowed(memo.stems.get(known));
         }
         let stem = self.stemmer.stem(word);
-        if memo.words.len() >= MAX_MEMO_WORDS {
+        if memo.words.len() >= MAX_MEMO_WORDS || word.len() > MAX_MEMO_WORD_BYTES {
             return stem;
         }
         // Both lists grow together, after the stemmer ran: a panic in it changes neither.
@@ -155,6 +161,21 @@ mod tests {
             assert_eq!(stems.stem("jumping"), "jump");
         }
         assert_eq!(stemming.remembered(), MAX_MEMO_WORDS);
+    }
+
+    #[test]
+    fn long_words_do_not_fill_the_memory() {
+        let stemming = Stemming::english();
+        {
+            let mut stems = stemming.remembering();
+            for i in 0..64 {
+                let word = format!("{}{i}ings", "x".repeat(8000));
+                let direct = stemming.stem(&word).into_owned();
+                assert_eq!(stems.stem(&word), direct);
+            }
+        }
+        let kept = stemming.remembering().memo.words.bytes();
+        assert!(kept <= 64 * 2 * MAX_MEMO_WORD_BYTES, "{kept} bytes kept");
     }
 
     /// Every word of up to three syllables from a few dozen, and common English words, each
