@@ -268,3 +268,30 @@ fn a_schema_cannot_carry_the_strict_mode_mark_in() {
     lowered.restore_arguments(&mut arguments);
     assert_eq!(arguments, json!({"note": null}));
 }
+
+#[test]
+fn unions_of_references_branching_at_every_hop_are_restored_quickly() {
+    // Ten branches per level over sixteen levels: 10^16 paths, none matching a string.
+    let mut defs = Map::new();
+    for level in 0..16 {
+        let next = json!({"$ref": format!("#/$defs/D{}", level + 1)});
+        defs.insert(format!("D{level}"), json!({"anyOf": vec![next; 10]}));
+    }
+    defs.insert("D16".to_owned(), json!({"type": "integer"}));
+    let schema = json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/D0"}, "y": {"type": "string"}},
+        "$defs": defs,
+    });
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let lowered = lower(&schema, Dialect::OpenAiChat { strict: true });
+        let mut arguments = json!({"x": "text", "y": null});
+        if let Ok(lowered) = &lowered {
+            lowered.restore_arguments(&mut arguments);
+        }
+        let _ = sender.send((lowered.map(|lowered| lowered.strict()), arguments));
+    });
+    let answer = receiver.recv_timeout(std::time::Duration::from_secs(10));
+    assert_eq!(answer, Ok((Ok(true), json!({"x": "text"}))));
+}

@@ -593,3 +593,62 @@ fn downgrades_and_errors_read_as_sentences() {
         "tool parameters must be an object schema (`type: object`), and the root is not"
     );
 }
+
+fn lowered_tuple(tuple: serde_json::Value) -> serde_json::Value {
+    let schema = json!({"type": "object", "properties": {"t": tuple}});
+    let lowered = lower(&schema, Dialect::GeminiParameters).unwrap();
+    lowered.schema()["properties"]["t"].clone()
+}
+
+#[test]
+fn an_integer_keeps_the_tighter_of_its_exclusive_and_inclusive_bounds() {
+    let lowered = |bounds: serde_json::Value| {
+        let mut property = json!({"type": "integer"});
+        if let (Some(property), Some(bounds)) = (property.as_object_mut(), bounds.as_object()) {
+            property.extend(bounds.clone());
+        }
+        lowered_tuple(property)
+    };
+    assert_eq!(
+        lowered(
+            json!({"minimum": 0, "exclusiveMinimum": 5, "maximum": 100, "exclusiveMaximum": 10})
+        ),
+        json!({"type": "integer", "minimum": 6, "maximum": 9})
+    );
+    assert_eq!(
+        lowered(json!({"minimum": 7, "exclusiveMinimum": 5, "maximum": 8, "exclusiveMaximum": 10})),
+        json!({"type": "integer", "minimum": 7, "maximum": 8})
+    );
+    assert_eq!(
+        lowered(json!({"exclusiveMinimum": 0.5, "exclusiveMaximum": 9.5})),
+        json!({"type": "integer", "minimum": 1, "maximum": 9})
+    );
+}
+
+#[test]
+fn a_tuple_keeps_its_rest_and_its_closed_length() {
+    let pair = json!([{"type": "string"}, {"type": "integer"}]);
+    let either = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
+    assert_eq!(
+        lowered_tuple(json!({"type": "array", "prefixItems": pair, "items": false})),
+        json!({"type": "array", "items": either, "maxItems": 2})
+    );
+    assert_eq!(
+        lowered_tuple(json!({"type": "array", "items": pair, "additionalItems": false})),
+        json!({"type": "array", "items": either, "maxItems": 2})
+    );
+    assert_eq!(
+        lowered_tuple(json!({
+            "type": "array", "prefixItems": pair, "items": false, "maxItems": 5
+        })),
+        json!({"type": "array", "maxItems": 2, "items": either})
+    );
+    assert_eq!(
+        lowered_tuple(json!({
+            "type": "array", "prefixItems": pair, "items": {"type": "boolean"}
+        })),
+        json!({"type": "array", "items": {"anyOf": [
+            {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+        ]}})
+    );
+}
