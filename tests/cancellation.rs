@@ -178,23 +178,32 @@ async fn dropping_the_dispatch_future_drops_the_body_and_leaves_the_row_open() {
     assert_eq!(watch.statuses(), ["started"], "documented: no terminal row");
 }
 
+/// A tool `busy` that reports progress once and never ends, and where its context lands, so a
+/// progress listener can report again from it each time an update is relayed.
+fn busy_reporter() -> (
+    ToolDefinition,
+    Arc<std::sync::OnceLock<prism::ToolExecutionContext>>,
+) {
+    let tool_ctx: Arc<std::sync::OnceLock<prism::ToolExecutionContext>> = Arc::default();
+    let landed = Arc::clone(&tool_ctx);
+    let tool =
+        ToolDefinition::builder("busy").run(move |_: Value, ctx: prism::ToolExecutionContext| {
+            let landed = Arc::clone(&landed);
+            async move {
+                ctx.progress(json!(0));
+                let _ = landed.set(ctx);
+                std::future::pending::<()>().await;
+                Ok(Value::Null)
+            }
+        });
+    (tool, tool_ctx)
+}
+
 /// Progress that keeps arriving (here re-sent each time the previous update is relayed, as a
 /// busy reporting thread would keep the queue full) must not keep a cancelled call running.
 #[test]
 fn a_cancelled_call_ends_while_its_progress_keeps_arriving() {
-    let tool_ctx: Arc<std::sync::OnceLock<prism::ToolExecutionContext>> = Arc::default();
-    let tool = {
-        let tool_ctx = Arc::clone(&tool_ctx);
-        ToolDefinition::builder("busy").run(move |_: Value, ctx: prism::ToolExecutionContext| {
-            let tool_ctx = Arc::clone(&tool_ctx);
-            async move {
-                ctx.progress(json!(0));
-                let _ = tool_ctx.set(ctx);
-                std::future::pending::<()>().await;
-                Ok(Value::Null)
-            }
-        })
-    };
+    let (tool, tool_ctx) = busy_reporter();
     let token = CancellationToken::new();
     let ctx = ctx()
         .with_cancellation(token.clone())
@@ -231,19 +240,7 @@ fn a_cancelled_call_ends_while_its_progress_keeps_arriving() {
 /// runtime, the task that cancels the call must get to run.
 #[test]
 fn a_call_whose_progress_keeps_arriving_still_yields_to_other_tasks() {
-    let tool_ctx: Arc<std::sync::OnceLock<prism::ToolExecutionContext>> = Arc::default();
-    let tool = {
-        let tool_ctx = Arc::clone(&tool_ctx);
-        ToolDefinition::builder("busy").run(move |_: Value, ctx: prism::ToolExecutionContext| {
-            let tool_ctx = Arc::clone(&tool_ctx);
-            async move {
-                ctx.progress(json!(0));
-                let _ = tool_ctx.set(ctx);
-                std::future::pending::<()>().await;
-                Ok(Value::Null)
-            }
-        })
-    };
+    let (tool, tool_ctx) = busy_reporter();
     let token = CancellationToken::new();
     let ctx = ctx()
         .with_cancellation(token.clone())
