@@ -652,3 +652,17 @@ fn a_tuple_keeps_its_rest_and_its_closed_length() {
         ]}})
     );
 }
+
+/// A union whose only branches are `null` is the type `null`, as a type list of `null` alone is;
+/// an empty `anyOf`, which Gemini refuses, is never sent.
+#[test]
+fn a_union_of_null_alone_is_the_null_type_for_gemini() {
+    for union in [
+        json!([{"type": "null"}]),
+        json!([{"type": "null"}, {"type": "null"}]),
+    ] {
+        let schema = json!({"type": "object", "properties": {"n": {"anyOf": union}}});
+        let lowered = lower(&schema, Dialect::GeminiParameters).unwrap();
+        assert_eq!(lowered.schema()["properties"]["n"], json!({"type": "null"}));
+    }
+}

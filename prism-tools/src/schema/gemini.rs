@@ -228,7 +228,8 @@ fn single_type(
 }
 
 /// A `{type: null}` branch of `anyOf` becomes `nullable: true`; a single remaining branch is
-/// merged into the schema when they do not overlap.
+/// merged into the schema when they do not overlap, and no remaining branch makes the type
+/// `null`.
 fn null_branches(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_>) {
     let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
         return;
@@ -241,6 +242,12 @@ fn null_branches(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_
     }
     walk.report
         .rewritten(pointer, "anyOf", "a `null` branch as `nullable: true`");
+    if branches.is_empty() {
+        // Only `null` was allowed: that is the type, and an empty `anyOf` is refused.
+        map.remove("anyOf");
+        map.entry("type").or_insert_with(|| json!("null"));
+        return;
+    }
     if let Some(Value::Array(branches)) = map.get("anyOf")
         && let [Value::Object(only)] = branches.as_slice()
     {
