@@ -666,3 +666,20 @@ fn a_union_of_null_alone_is_the_null_type_for_gemini() {
         assert_eq!(lowered.schema()["properties"]["n"], json!({"type": "null"}));
     }
 }
+
+/// `parametersJsonSchema` has no exclusive bounds either: an integer's become inclusive ones, as
+/// for `parameters`, rather than being dropped.
+#[test]
+fn an_integer_keeps_its_exclusive_bounds_as_inclusive_ones_in_gemini_json() {
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "integer", "exclusiveMinimum": 5, "exclusiveMaximum": 10},
+        "x": {"type": "number", "exclusiveMinimum": 0.5},
+    }});
+    let lowered = lower(&schema, Dialect::GeminiJsonSchema).unwrap();
+    let properties = &lowered.schema()["properties"];
+    assert_eq!(
+        properties["n"],
+        json!({"type": "integer", "minimum": 6, "maximum": 9})
+    );
+    assert_eq!(properties["x"], json!({"type": "number"}));
+}

@@ -1,9 +1,9 @@
 //! Small edits of a schema object shared by the dialect rules.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::lowering_error::LoweringError;
-use super::walk::is_annotation;
+use super::walk::{Walk, is_annotation};
 
 /// Renames `from` to `to`, keeping the keyword's place (models read keys in order).
 pub(crate) fn rename_keyword(map: &mut Map<String, Value>, from: &str, to: &str) {
@@ -144,6 +144,59 @@ pub(crate) fn place(pointer: &str) -> &str {
     } else {
         pointer
     }
+}
+
+/// Exclusive bounds, for a dialect without them: on integers they become inclusive ones (the
+/// next integer inside the bound), and beside an inclusive bound the tighter of the two is kept;
+/// elsewhere they are removed. Every change is reported.
+pub(super) fn exclusive_bounds(map: &mut Map<String, Value>, pointer: &str, walk: &mut Walk<'_>) {
+    let integer = map.get("type").and_then(Value::as_str) == Some("integer");
+    for (exclusive, inclusive, lower) in [
+        ("exclusiveMinimum", "minimum", true),
+        ("exclusiveMaximum", "maximum", false),
+    ] {
+        let Some(bound) = map.remove(exclusive) else {
+            continue;
+        };
+        let Some(bound) = integer
+            .then(|| first_integer_inside(&bound, lower))
+            .flatten()
+        else {
+            walk.report.removed(pointer, exclusive);
+            continue;
+        };
+        let own = map.get(inclusive).and_then(Value::as_f64);
+        let tighter = own.is_none_or(|own| {
+            let bound = bound as f64;
+            if lower { bound > own } else { bound < own }
+        });
+        if tighter {
+            map.insert(inclusive.to_owned(), json!(bound));
+            walk.report
+                .rewritten(pointer, exclusive, &format!("as `{inclusive}: {bound}`"));
+        } else {
+            walk.report.rewritten(
+                pointer,
+                exclusive,
+                &format!("dropped: `{inclusive}` is at least as tight"),
+            );
+        }
+    }
+}
+
+/// The first integer strictly above (`lower`) or below an exclusive `bound`, when it is one.
+fn first_integer_inside(bound: &Value, lower: bool) -> Option<i64> {
+    if let Some(bound) = bound.as_i64() {
+        return bound.checked_add(if lower { 1 } else { -1 });
+    }
+    let bound = bound.as_f64()?;
+    let inside = if lower {
+        bound.floor() + 1.0
+    } else {
+        bound.ceil() - 1.0
+    };
+    // Within i64 (and exact there) or not an integer at all.
+    (inside.abs() < 9.0e15).then_some(inside as i64)
 }
 
 #[cfg(test)]

@@ -9,13 +9,13 @@
 //! `$`-keywords. The rewriting is lighter than for `parameters`: references stay (recursion is
 //! allowed through optional properties), type lists stay; `oneOf` is written as `anyOf` (what
 //! Gemini does with it), a `$ref` with keywords beside it is wrapped in a one-branch `anyOf`,
-//! `const` becomes a one-value `enum`, `allOf` is merged, and schemars' Rust integer formats
-//! other than `int32`/`int64` are removed. Everything else outside the list is removed and
+//! `const` becomes a one-value `enum`, `allOf` is merged, an integer's exclusive bound becomes
+//! an inclusive one, and schemars' Rust integer formats other than `int32`/`int64` are removed. Everything else outside the list is removed and
 //! reported.
 
 use serde_json::{Map, Value, json};
 
-use super::edit::{merge_all_of, rename_keyword};
+use super::edit::{exclusive_bounds, merge_all_of, rename_keyword};
 use super::formats::gemini_json_accepts;
 use super::lowering_error::{LoweringError, LoweringErrorKind};
 use super::walk::{NodeRules, Stop, Walk};
@@ -100,6 +100,7 @@ impl NodeRules for GeminiJsonRules {
             map.remove("enum");
             walk.report.removed(pointer, "enum");
         }
+        exclusive_bounds(map, pointer, walk);
         map.retain(|keyword, value| {
             let keep = match keyword.as_str() {
                 "format" => value.as_str().is_some_and(gemini_json_accepts),
