@@ -712,3 +712,56 @@ fn page_text_is_redacted_before_it_is_cut() {
         }
     });
 }
+
+/// Limits short enough that a blocked page fails a test in seconds rather than minutes.
+fn quick_limits() -> prism::tools::browser::BrowserLimits {
+    prism::tools::browser::BrowserLimits {
+        navigation_timeout: std::time::Duration::from_secs(10),
+        action_timeout: std::time::Duration::from_secs(8),
+        settle_window: std::time::Duration::from_millis(800),
+        ..test_limits()
+    }
+}
+
+#[test]
+fn alert_confirm_and_beforeunload_dialogs_do_not_block_the_page() {
+    with_browser(|browser| async move {
+        let site = serve(SERVER_IP, |request: &Request| match request.target.as_str() {
+            "/dialogs" => html(
+                "Dialogs",
+                "<button onclick=\"alert('hello'); document.title = confirm('sure?') ? 'Yes' : 'No'\">Ask</button>\
+                 <script>window.addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = 'stay'; });</script>",
+            ),
+            _ => html("Other", "<p>other</p>"),
+        })
+        .await;
+        let harness = Harness::new(browser, policy(), quick_limits());
+        harness
+            .ok(
+                "dialogs",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/dialogs")}),
+            )
+            .await;
+        let snapshot = harness.ok("dialogs", "browser_snapshot", json!({})).await;
+        let ask = ref_of(&snapshot, "button \"Ask\"");
+        let clicked = harness
+            .ok(
+                "dialogs",
+                "browser_act",
+                json!({"ref": ask, "action": "click"}),
+            )
+            .await;
+        assert_eq!(clicked["title"], "No", "{clicked}");
+        // The click gave the page a user gesture, so leaving it asks beforeunload.
+        let left = harness
+            .ok(
+                "dialogs",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/other")}),
+            )
+            .await;
+        assert_eq!(left["title"], "Other", "{left}");
+        harness.tools.close_run("dialogs").await;
+    });
+}

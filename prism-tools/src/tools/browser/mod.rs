@@ -16,6 +16,8 @@
 //! - The four tools are exclusive (a turn with one runs its calls in order), their output is
 //!   marked untrusted and bounded, every step has a timeout, and a browser that crashed or was
 //!   closed is a `browser_closed` error, never a hang.
+//! - Nobody answers a page's dialogs, so the tools do as they open: `alert`, `confirm` and
+//!   `prompt` are dismissed, and `beforeunload` lets the page go.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), prism::tools::browser::BrowserError> {
@@ -41,6 +43,7 @@ mod browser_tools;
 mod cdp;
 mod connection;
 mod definitions;
+mod dialogs;
 mod element;
 mod error;
 mod guard;

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::cdp::{RawCommand, cdp_error};
 use super::connection::Browser;
+use super::dialogs::answer_dialogs;
 use super::error::BrowserError;
 use super::guard::guard_requests;
 use super::limits::BrowserLimits;
@@ -111,11 +112,19 @@ impl RunContext {
             .ok_or_else(|| BrowserError::protocol("Page.getFrameTree", "no main frame"))?
             .to_string();
         let navigation = Arc::new(NavigationState::new());
-        let lifecycle = watch_lifecycle(&page, main_frame.clone(), navigation.clone()).await?;
+        let dialogs = answer_dialogs(&page).await?;
+        let lifecycle = match watch_lifecycle(&page, main_frame.clone(), navigation.clone()).await {
+            Ok(lifecycle) => lifecycle,
+            Err(error) => {
+                dialogs.abort();
+                return Err(error);
+            }
+        };
         let guard = guard_requests(&page, policy, main_frame, navigation.clone()).await;
         match guard {
-            Ok(guard) => Ok((page, navigation, vec![lifecycle, guard])),
+            Ok(guard) => Ok((page, navigation, vec![dialogs, lifecycle, guard])),
             Err(error) => {
+                dialogs.abort();
                 lifecycle.abort();
                 Err(error)
             }
