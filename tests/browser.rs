@@ -765,3 +765,42 @@ fn alert_confirm_and_beforeunload_dialogs_do_not_block_the_page() {
         harness.tools.close_run("dialogs").await;
     });
 }
+
+#[test]
+fn a_click_on_a_covered_element_does_not_click_what_covers_it() {
+    with_browser(|browser| async move {
+        let site = serve(SERVER_IP, |_: &Request| {
+            html(
+                "Covered",
+                "<button onclick=\"document.title = 'Buy clicked'\" \
+                 style=\"position:absolute;left:10px;top:10px;width:200px;height:50px\">Buy</button>\
+                 <div onclick=\"document.title = 'Cover clicked'\" \
+                 style=\"position:absolute;left:0;top:0;width:400px;height:200px;opacity:0.01\"></div>",
+            )
+        })
+        .await;
+        let harness = Harness::new(browser, policy(), quick_limits());
+        harness
+            .ok(
+                "covered",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let snapshot = harness.ok("covered", "browser_snapshot", json!({})).await;
+        let buy = ref_of(&snapshot, "button \"Buy\"");
+        let result = harness
+            .call(
+                "covered",
+                "browser_act",
+                json!({"ref": buy, "action": "click"}),
+            )
+            .await;
+        // The click would land on the cover: it is refused rather than clicking the cover.
+        let error = result
+            .error_info()
+            .map(|error| error.code.as_str().to_string());
+        assert_eq!(error.as_deref(), Some("action_failed"), "{result:?}");
+        harness.tools.close_run("covered").await;
+    });
+}

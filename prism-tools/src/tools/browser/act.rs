@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::element::{Element, center};
+use super::element::{Element, center, pointer_target};
 use super::error::{BrowserError, BrowserErrorKind};
 use super::page_info::call_on;
 use super::run_context::RunContext;
@@ -51,14 +51,14 @@ pub(crate) async fn perform(
 ) -> Result<Value, BrowserError> {
     match action {
         Action::Click => {
-            let (x, y) = center(run, element, reference).await?;
+            let (x, y) = pointer_target(run, element, reference).await?;
             mouse(run, "mouseMoved", x, y).await?;
             mouse(run, "mousePressed", x, y).await?;
             mouse(run, "mouseReleased", x, y).await?;
             Ok(json!({}))
         }
         Action::Hover => {
-            let (x, y) = center(run, element, reference).await?;
+            let (x, y) = pointer_target(run, element, reference).await?;
             mouse(run, "mouseMoved", x, y).await?;
             Ok(json!({}))
         }

@@ -91,3 +91,41 @@ pub(crate) async fn center(
     let y = (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0;
     Ok((x, y))
 }
+
+/// [`center`], once it is known that a pointer there reaches the element: mouse events go to
+/// whatever is on top at that point, and an overlay, a banner or a point outside the viewport
+/// would otherwise take a click meant for the element.
+pub(crate) async fn pointer_target(
+    run: &RunContext,
+    element: &Element,
+    reference: &str,
+) -> Result<(f64, f64), BrowserError> {
+    let (x, y) = center(run, element, reference).await?;
+    let covered = call_on(run, &element.object_id, HIT_TEST, &[json!(x), json!(y)]).await?;
+    match covered.as_str() {
+        None => Ok((x, y)),
+        Some(cover) => Err(BrowserError::new(
+            BrowserErrorKind::Action,
+            format!(
+                "`{reference}` is covered by {cover} at its centre, which would get the \
+                 pointer instead; close or scroll away what covers it, then try again"
+            ),
+        )),
+    }
+}
+
+/// `null` when the topmost element at (x, y) is the element, inside it (through open shadow
+/// roots too) or a label of it; otherwise a short description of what is on top.
+const HIT_TEST: &str = "function(x, y) {
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  for (let node = hit; node; node = node.parentNode || node.host) {
+    if (node === this) return null;
+  }
+  if (hit && hit.control === this) return null;
+  return hit ? 'another element (' + hit.localName + ')' : 'nothing (it is outside the viewport)';
+}";
