@@ -804,3 +804,50 @@ fn a_click_on_a_covered_element_does_not_click_what_covers_it() {
         harness.tools.close_run("covered").await;
     });
 }
+
+#[test]
+fn typing_into_an_element_that_takes_no_text_does_not_type_into_another() {
+    with_browser(|browser| async move {
+        let site = serve(SERVER_IP, |_: &Request| {
+            html(
+                "Fields",
+                "<label>Name <input id=\"name\"></label>\
+                 <div role=\"textbox\" aria-label=\"Notes\">read only notes</div>",
+            )
+        })
+        .await;
+        let harness = Harness::new(browser, policy(), quick_limits());
+        harness
+            .ok(
+                "typing",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let snapshot = harness.ok("typing", "browser_snapshot", json!({})).await;
+        let name = ref_of(&snapshot, "textbox \"Name\"");
+        let notes = ref_of(&snapshot, "textbox \"Notes\"");
+        harness
+            .ok(
+                "typing",
+                "browser_act",
+                json!({"ref": name, "action": "type", "text": "alice"}),
+            )
+            .await;
+        let typed = harness
+            .call(
+                "typing",
+                "browser_act",
+                json!({"ref": notes, "action": "type", "text": "hello"}),
+            )
+            .await;
+        let after = harness.ok("typing", "browser_snapshot", json!({})).await;
+        let text = after["snapshot"].as_str().unwrap();
+        assert!(!text.contains("hello"), "the text went elsewhere: {text}");
+        let error = typed
+            .error_info()
+            .map(|error| error.code.as_str().to_string());
+        assert_eq!(error.as_deref(), Some("action_failed"), "{typed:?}");
+        harness.tools.close_run("typing").await;
+    });
+}

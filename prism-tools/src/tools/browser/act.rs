@@ -64,7 +64,17 @@ pub(crate) async fn perform(
         }
         Action::Type => {
             let text = needs_text(action, text)?;
-            call_on(run, &element.object_id, SELECT_CONTENT, &[]).await?;
+            let focused = call_on(run, &element.object_id, SELECT_CONTENT, &[]).await?;
+            if focused != Value::Bool(true) {
+                // The text would go to whatever had the focus before: another field.
+                return Err(BrowserError::new(
+                    BrowserErrorKind::Action,
+                    format!(
+                        "`{reference}` cannot take the focus, so it takes no typed text; \
+                         type into a text field instead"
+                    ),
+                ));
+            }
             if text.is_empty() {
                 key(run, "Delete").await?;
             } else {
@@ -167,15 +177,25 @@ async fn key(run: &RunContext, name: &str) -> Result<(), BrowserError> {
     Ok(())
 }
 
-/// Focuses the element and selects its content, so inserted text replaces it.
+/// Focuses the element and selects its content, so inserted text replaces it. Answers whether
+/// the focus is now on it (or inside it, or on the editable host it is part of); when it is not,
+/// nothing is selected.
 const SELECT_CONTENT: &str = "function() {
   this.focus();
-  if (typeof this.select === 'function') { this.select(); return; }
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) {
+    active = active.shadowRoot.activeElement;
+  }
+  const focused = !!active && (active === this || this.contains(active)
+    || (this.isContentEditable && active.contains(this)));
+  if (!focused) return false;
+  if (typeof this.select === 'function') { this.select(); return true; }
   const range = document.createRange();
   range.selectNodeContents(this);
   const selection = window.getSelection();
   selection.removeAllRanges();
   selection.addRange(range);
+  return true;
 }";
 
 /// Chooses the option whose value, or else whose label, is the argument, and fires the events a
