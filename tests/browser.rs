@@ -851,3 +851,59 @@ fn typing_into_an_element_that_takes_no_text_does_not_type_into_another() {
         harness.tools.close_run("typing").await;
     });
 }
+
+/// A server on 127.0.0.1, which [`policy`] refuses: the paths of every request that reached it.
+async fn refused_server() -> (SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let hits = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = hits.clone();
+    let address = serve("127.0.0.1", move |request: &Request| {
+        seen.lock().unwrap().push(request.target.clone());
+        html("Inside", "<p>inside</p>")
+    })
+    .await;
+    (address, hits)
+}
+
+/// Waits a moment for stray requests, then the paths that reached the refused server.
+async fn hits_after_a_moment(hits: &std::sync::Mutex<Vec<String>>) -> Vec<String> {
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    hits.lock().unwrap().clone()
+}
+
+#[test]
+fn a_cross_site_frame_cannot_reach_a_refused_address() {
+    with_browser(|browser| async move {
+        let (inside, hits) = refused_server().await;
+        // The frame's site (127.0.0.3) differs from the page's, so Chromium puts it in a process
+        // of its own.
+        let framed = serve("127.0.0.3", move |_: &Request| {
+            html(
+                "Framed",
+                &format!(
+                    "<img src=\"http://{inside}/from-frame-image\">\
+                     <script>fetch('http://{inside}/from-frame-fetch').catch(() => {{}})</script>"
+                ),
+            )
+        })
+        .await;
+        let site = serve(SERVER_IP, move |_: &Request| {
+            html(
+                "Outer",
+                &format!("<iframe src=\"http://{framed}/\"></iframe>"),
+            )
+        })
+        .await;
+        let policy = policy().allow_ip("127.0.0.3".parse().unwrap());
+        let harness = Harness::new(browser, policy, quick_limits());
+        harness
+            .ok(
+                "frame",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let reached = hits_after_a_moment(&hits).await;
+        assert!(reached.is_empty(), "the frame reached {reached:?}");
+        harness.tools.close_run("frame").await;
+    });
+}

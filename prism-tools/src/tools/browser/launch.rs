@@ -12,7 +12,10 @@ use super::error::{BrowserError, BrowserErrorKind};
 
 /// The flags [`ChromiumLaunch::new`] starts with: headless, no GPU, no QUIC, and none of the
 /// background traffic (updates, sync, safe browsing lists...) a tool browser has no use for,
-/// plus `--block-new-web-contents` so a page cannot open windows the tools do not watch.
+/// plus two the URL policy depends on: `--block-new-web-contents`, so a page cannot open windows
+/// the tools do not watch, and site isolation turned off, so a frame from another site runs in
+/// its page's process, where the page's request checks see its requests (a frame moved to a
+/// process of its own would fetch unchecked).
 pub const DEFAULT_CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--disable-gpu",
@@ -28,6 +31,8 @@ pub const DEFAULT_CHROMIUM_FLAGS: &[&str] = &[
     "--mute-audio",
     "--hide-scrollbars",
     "--block-new-web-contents",
+    "--disable-site-isolation-trials",
+    "--disable-features=IsolateOrigins,site-per-process",
 ];
 
 /// What the host launches: a Chromium executable with its flags, in a fresh profile directory
@@ -67,7 +72,7 @@ impl ChromiumLaunch {
     }
 
     /// `executable` with exactly `flags` (the profile directory and the DevTools port are still
-    /// added).
+    /// added). Keep the policy's flags from [`DEFAULT_CHROMIUM_FLAGS`] among them.
     pub fn with_flags(
         executable: impl Into<PathBuf>,
         flags: impl IntoIterator<Item = impl Into<String>>,
