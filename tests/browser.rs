@@ -907,3 +907,58 @@ fn a_cross_site_frame_cannot_reach_a_refused_address() {
         harness.tools.close_run("frame").await;
     });
 }
+
+/// A page at `/links` with a link to the metadata address, and `/slow`, which never answers.
+async fn links_and_a_stalled_page() -> SocketAddr {
+    serve(SERVER_IP, |request: &Request| {
+        match request.target.as_str() {
+            "/slow" => Reply::Stall {
+                wait: std::time::Duration::from_secs(600),
+            },
+            _ => html(
+                "Links",
+                "<a href=\"http://169.254.169.254/latest/meta-data/\">Metadata</a>",
+            ),
+        }
+    })
+    .await
+}
+
+/// [`quick_limits`] with a navigation that gives up after 3 seconds.
+fn short_navigation() -> prism::tools::browser::BrowserLimits {
+    prism::tools::browser::BrowserLimits {
+        navigation_timeout: std::time::Duration::from_secs(3),
+        ..quick_limits()
+    }
+}
+
+#[test]
+fn the_page_stays_usable_after_a_navigation_times_out() {
+    with_browser(|browser| async move {
+        let site = links_and_a_stalled_page().await;
+        let harness = Harness::new(browser, policy(), short_navigation());
+        harness
+            .ok(
+                "stalled",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/links")}),
+            )
+            .await;
+        let (code, _) = harness
+            .err(
+                "stalled",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/slow")}),
+            )
+            .await;
+        assert_eq!(code, "timeout");
+        let snapshot = harness.ok("stalled", "browser_snapshot", json!({})).await;
+        assert_eq!(
+            snapshot["url"],
+            format!("http://{site}/links"),
+            "{snapshot}"
+        );
+        ref_of(&snapshot, "link \"Metadata\"");
+        harness.tools.close_run("stalled").await;
+    });
+}

@@ -26,7 +26,9 @@ struct NavigateArgs {
 /// The `browser_navigate` tool: opens a URL in the run's page and returns the final URL (after
 /// redirects), the title and the HTTP status. The URL, every redirect hop and every request
 /// the page makes pass the [`UrlPolicy`](crate::tools::web::UrlPolicy); a refused one is a
-/// `url_refused` error.
+/// `url_refused` error. A page that does not load within
+/// [`BrowserLimits::navigation_timeout`](super::BrowserLimits::navigation_timeout) is a `timeout`
+/// error, and its loading is stopped.
 ///
 /// ```no_run
 /// # async fn demo(tools: prism::tools::browser::BrowserTools) {
@@ -52,7 +54,18 @@ pub fn browser_navigate(tools: BrowserTools) -> ToolDefinition {
                 let run = tools.context_for(&ctx).await?;
                 let limit = run.limits.navigation_timeout;
                 let loading = navigate_page(&run, &args.url, ctx.redactor());
-                run.bounded("loading the page", limit, loading).await
+                let loaded = run.bounded("loading the page", limit, loading).await;
+                if loaded
+                    .as_ref()
+                    .is_err_and(|error| error.kind() == BrowserErrorKind::Timeout)
+                {
+                    // Left loading, the page answers no snapshot until the navigation ends.
+                    let stop = run.call("Page.stopLoading", json!({}));
+                    let _ = run
+                        .bounded("stopping the page", run.limits.action_timeout, stop)
+                        .await;
+                }
+                loaded
             })
             .await
         }
