@@ -962,3 +962,38 @@ fn the_page_stays_usable_after_a_navigation_times_out() {
         harness.tools.close_run("stalled").await;
     });
 }
+
+#[test]
+fn after_a_timed_out_navigation_a_refused_link_still_leaves_the_page_in_place() {
+    with_browser(|browser| async move {
+        let site = links_and_a_stalled_page().await;
+        let harness = Harness::new(browser, policy(), short_navigation());
+        harness
+            .ok(
+                "timed-out",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/links")}),
+            )
+            .await;
+        let (code, _) = harness
+            .err(
+                "timed-out",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/slow")}),
+            )
+            .await;
+        assert_eq!(code, "timeout");
+        let snapshot = harness.ok("timed-out", "browser_snapshot", json!({})).await;
+        let link = ref_of(&snapshot, "link \"Metadata\"");
+        let clicked = harness
+            .ok(
+                "timed-out",
+                "browser_act",
+                json!({"ref": link, "action": "click"}),
+            )
+            .await;
+        assert!(clicked["navigation_refused"].is_string(), "{clicked}");
+        assert_eq!(clicked["url"], format!("http://{site}/links"), "{clicked}");
+        harness.tools.close_run("timed-out").await;
+    });
+}

@@ -81,9 +81,9 @@ pub(crate) async fn navigate_page(
 ) -> Result<Value, BrowserError> {
     let _refs = run.lock().await;
     let before = run.navigation.counts();
-    run.navigation.set_by_tool(true);
+    let by_tool = run.navigation.by_tool();
     let answer = run.call("Page.navigate", json!({"url": url})).await;
-    run.navigation.set_by_tool(false);
+    drop(by_tool);
     let answer = answer?;
     if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
         if run.navigation.counts().refused > before.refused {

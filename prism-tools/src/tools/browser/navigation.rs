@@ -59,6 +59,18 @@ impl Refusal {
     }
 }
 
+/// While alive, marks a navigation as asked for by `browser_navigate`.
+#[derive(Debug)]
+pub(crate) struct ToolNavigation<'a> {
+    state: &'a NavigationState,
+}
+
+impl Drop for ToolNavigation<'_> {
+    fn drop(&mut self) {
+        self.state.by_tool.store(false, Ordering::SeqCst);
+    }
+}
+
 /// The shared counters, updated by the event tasks and read by the tools.
 #[derive(Debug)]
 pub(crate) struct NavigationState {
@@ -76,10 +88,12 @@ impl NavigationState {
         }
     }
 
-    /// Marks whether `browser_navigate` is loading a page (rather than the page navigating by
-    /// itself), which decides how a refusal ends the navigation.
-    pub(crate) fn set_by_tool(&self, by_tool: bool) {
-        self.by_tool.store(by_tool, Ordering::SeqCst);
+    /// Marks that `browser_navigate` is loading a page (rather than the page navigating by
+    /// itself), which decides how a refusal ends the navigation, until the returned mark is
+    /// dropped: a navigation call that times out or is cancelled unmarks it too.
+    pub(crate) fn by_tool(&self) -> ToolNavigation<'_> {
+        self.by_tool.store(true, Ordering::SeqCst);
+        ToolNavigation { state: self }
     }
 
     pub(crate) fn is_by_tool(&self) -> bool {
