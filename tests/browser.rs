@@ -997,3 +997,48 @@ fn after_a_timed_out_navigation_a_refused_link_still_leaves_the_page_in_place() 
         harness.tools.close_run("timed-out").await;
     });
 }
+
+#[test]
+fn option_labels_an_action_reports_are_bounded() {
+    with_browser(|browser| async move {
+        let long = "Long label ".repeat(20_000);
+        let page = format!(
+            "<label>Plan <select><option value=\"a\">{long}</option>\
+             <option value=\"b\">{long}</option></select></label>"
+        );
+        let site = serve(SERVER_IP, move |_: &Request| html("Plans", &page)).await;
+        let harness = Harness::new(browser, policy(), quick_limits());
+        harness
+            .ok(
+                "labels",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let snapshot = harness.ok("labels", "browser_snapshot", json!({})).await;
+        let plan = ref_of(&snapshot, "combobox");
+        let chosen = harness
+            .ok(
+                "labels",
+                "browser_act",
+                json!({"ref": plan, "action": "select", "text": "b"}),
+            )
+            .await;
+        let selected = chosen["selected"].as_str().unwrap_or_default();
+        assert!(
+            selected.starts_with("Long label") && selected.chars().count() <= 201,
+            "{} characters",
+            selected.len()
+        );
+        let (code, message) = harness
+            .err(
+                "labels",
+                "browser_act",
+                json!({"ref": plan, "action": "select", "text": "missing"}),
+            )
+            .await;
+        assert_eq!(code, "action_failed");
+        assert!(message.len() < 2_000, "{} bytes", message.len());
+        harness.tools.close_run("labels").await;
+    });
+}

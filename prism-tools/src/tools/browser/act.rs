@@ -9,6 +9,8 @@ use super::element::{Element, center, pointer_target};
 use super::error::{BrowserError, BrowserErrorKind};
 use super::page_info::call_on;
 use super::run_context::RunContext;
+use super::snapshot::{clean, quote};
+use crate::redact::SecretRedactor;
 
 /// What `browser_act` does to the element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -41,13 +43,15 @@ impl Action {
     }
 }
 
-/// Performs `action` on `element`; returns facts to report (the option chosen, say).
+/// Performs `action` on `element`; returns facts to report (the option chosen, say). Option
+/// labels it quotes are cut as a snapshot cuts names, once `redactor`'s secrets are out of them.
 pub(crate) async fn perform(
     run: &RunContext,
     element: &Element,
     reference: &str,
     action: Action,
     text: Option<&str>,
+    redactor: &SecretRedactor,
 ) -> Result<Value, BrowserError> {
     match action {
         Action::Click => {
@@ -85,12 +89,24 @@ pub(crate) async fn perform(
         Action::Select => {
             let wanted = needs_text(action, text)?;
             let outcome = call_on(run, &element.object_id, CHOOSE_OPTION, &[json!(wanted)]).await?;
+            let label = |label: &Value| {
+                let label = redactor.redact_str(label.as_str().unwrap_or_default());
+                clean(&label, run.limits.snapshot_max_text)
+            };
             match outcome.get("error").and_then(Value::as_str) {
-                Some(error) => Err(BrowserError::new(
-                    BrowserErrorKind::Action,
-                    format!("cannot select `{wanted}` in `{reference}`: {error}"),
-                )),
-                None => Ok(json!({"selected": outcome.get("selected")})),
+                Some(error) => {
+                    let mut message = format!("cannot select `{wanted}` in `{reference}`: {error}");
+                    if let Some(options) = outcome.get("options").and_then(Value::as_array) {
+                        let options: Vec<String> =
+                            options.iter().map(|option| quote(&label(option))).collect();
+                        message.push_str(&format!("; the options are {}", options.join(", ")));
+                    }
+                    Err(BrowserError::new(BrowserErrorKind::Action, message))
+                }
+                None => {
+                    let selected = outcome.get("selected").map(label);
+                    Ok(json!({ "selected": selected }))
+                }
             }
         }
         Action::Press => {
@@ -199,15 +215,14 @@ const SELECT_CONTENT: &str = "function() {
 }";
 
 /// Chooses the option whose value, or else whose label, is the argument, and fires the events a
-/// user's choice fires.
+/// user's choice fires. Labels come back whole, to be redacted before they are cut.
 const CHOOSE_OPTION: &str = "function(wanted) {
   if (!(this instanceof HTMLSelectElement)) return { error: 'it is not a select element' };
   const options = Array.from(this.options);
   const hit = options.find(o => o.value === wanted)
     || options.find(o => o.label.trim() === String(wanted).trim());
   if (!hit) {
-    const labels = options.slice(0, 30).map(o => JSON.stringify(o.label)).join(', ');
-    return { error: 'no such option; the options are ' + labels };
+    return { error: 'no such option', options: options.slice(0, 30).map(o => o.label) };
   }
   this.value = hit.value;
   this.dispatchEvent(new Event('input', { bubbles: true }));

@@ -80,6 +80,7 @@ async fn act(
                 &args.reference,
                 args.action,
                 args.text.as_deref(),
+                redactor,
             ),
         )
         .await?;

@@ -152,7 +152,7 @@ fn string_at<'a>(node: &'a Value, field: &str) -> &'a str {
 }
 
 /// Whitespace collapsed and the text cut at `max` characters (with `…` when cut).
-fn clean(text: &str, max: usize) -> String {
+pub(crate) fn clean(text: &str, max: usize) -> String {
     let mut out = String::new();
     for (count, word) in text.split_whitespace().enumerate() {
         if count > 0 {
@@ -173,7 +173,8 @@ fn clean(text: &str, max: usize) -> String {
     }
 }
 
-fn quote(text: &str) -> String {
+/// `text` as a JSON string literal.
+pub(crate) fn quote(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
 }
 
