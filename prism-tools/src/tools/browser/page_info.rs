@@ -27,7 +27,12 @@ pub(crate) async fn page_info(
     Ok(json!({
         "url": redacted_cut(info.get("url"), redactor),
         "title": redacted_cut(info.get("title"), redactor),
-        "status": info.get("status").cloned().unwrap_or(Value::Null),
+        // Read through the page's own script objects, which the page can replace with anything:
+        // only an HTTP status code is passed on.
+        "status": info
+            .get("status")
+            .and_then(Value::as_u64)
+            .filter(|status| (100..1000).contains(status)),
     }))
 }
 
