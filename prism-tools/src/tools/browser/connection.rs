@@ -76,8 +76,9 @@ impl Browser {
     /// Connects to a browser the host runs itself, at its DevTools WebSocket address
     /// (`ws://127.0.0.1:9222/devtools/browser/…`, printed by Chromium at startup and served at
     /// `/json/version`). Start that browser with the URL policy's flags from
-    /// [`DEFAULT_CHROMIUM_FLAGS`](super::DEFAULT_CHROMIUM_FLAGS) (no new windows, no site
-    /// isolation): without them, popups and frames from other sites fetch unchecked.
+    /// [`DEFAULT_CHROMIUM_FLAGS`](super::DEFAULT_CHROMIUM_FLAGS) (no site isolation): without
+    /// them, frames from other sites fetch unchecked. Tabs the page opens fetch unchecked either
+    /// way (see the flags' docs).
     pub async fn connect(address: &str) -> Result<Browser, BrowserError> {
         if !(address.starts_with("ws://") || address.starts_with("wss://")) {
             return Err(BrowserError::new(

@@ -12,10 +12,12 @@ use super::error::{BrowserError, BrowserErrorKind};
 
 /// The flags [`ChromiumLaunch::new`] starts with: headless, no GPU, no QUIC, and none of the
 /// background traffic (updates, sync, safe browsing lists...) a tool browser has no use for,
-/// plus two the URL policy depends on: `--block-new-web-contents`, so a page cannot open windows
-/// the tools do not watch, and site isolation turned off, so a frame from another site runs in
-/// its page's process, where the page's request checks see its requests (a frame moved to a
-/// process of its own would fetch unchecked).
+/// plus `--block-new-web-contents` and site isolation turned off, so a frame from another site
+/// runs in its page's process, where the page's request checks see its requests (a frame moved
+/// to a process of its own would fetch unchecked). Not covered, flags or not: a tab or window
+/// the page opens itself (a `target=_blank` link, `window.open`) loads outside those checks, as
+/// do WebSocket connections; a policy that must hold against hostile pages needs a filtering
+/// proxy too.
 pub const DEFAULT_CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--disable-gpu",
