@@ -1,9 +1,9 @@
 //! [`LedgerLocation`]: where a program's ledger lives, chosen by one environment variable so that
-//! examples and small hosts work with no set-up (a SQLite file in the temp directory) and move to
-//! PostgreSQL by setting a URL.
+//! examples and small hosts work with no set-up (a SQLite file in the user's own state directory)
+//! and move to PostgreSQL by setting a URL.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
@@ -35,9 +35,16 @@ pub enum LedgerLocation {
 }
 
 impl LedgerLocation {
-    /// `prism-ledger.sqlite3` in the system's temp directory.
+    /// `prism/ledger.sqlite3` in the user's own state directory: `$XDG_STATE_HOME` or
+    /// `~/.local/state` on Linux, the local application data directory elsewhere. Not the temp
+    /// directory, where any user could create that file first and read every row written to it;
+    /// only without a home directory is it `prism-ledger.sqlite3` there.
     pub fn default_sqlite() -> Self {
-        Self::Sqlite(std::env::temp_dir().join("prism-ledger.sqlite3"))
+        let path = match dirs::state_dir().or_else(dirs::data_local_dir) {
+            Some(dir) => dir.join("prism").join("ledger.sqlite3"),
+            None => std::env::temp_dir().join("prism-ledger.sqlite3"),
+        };
+        Self::Sqlite(path)
     }
 
     /// Reads [`LEDGER_URL_VAR`] (`PRISM_LEDGER_URL`); unset or empty means
@@ -79,7 +86,10 @@ impl LedgerLocation {
     /// Opens the ledger, creating and migrating its database as needed.
     pub async fn open(&self) -> Result<DurableLedger, StorageError> {
         match self {
-            Self::Sqlite(path) => Ok(DurableLedger::Sqlite(SqliteLedger::open(path.clone())?)),
+            Self::Sqlite(path) => {
+                create_private_parent(path)?;
+                Ok(DurableLedger::Sqlite(SqliteLedger::open(path.clone())?))
+            }
             #[cfg(feature = "postgres")]
             Self::Postgres(url) => {
                 let options = crate::storage::PostgresOptions::new(url)?;
@@ -165,10 +175,69 @@ impl LedgerReader for DurableLedger {
     }
 }
 
+/// Makes the directory `path` is in when it is missing, readable and writable by its owner
+/// alone (on Unix): ledger rows are the host's to read.
+fn create_private_parent(path: &Path) -> Result<(), StorageError> {
+    let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    else {
+        return Ok(());
+    };
+    if parent.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(parent).map_err(|error| {
+        StorageError::new(format!(
+            "could not create the ledger's directory {}: {error}",
+            parent.display()
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::LedgerLocation;
     use std::path::PathBuf;
+
+    /// Every user can write to the temp directory, so a fixed name there is a file another user
+    /// can create first, and read. With a home directory the default is under it instead.
+    #[test]
+    fn the_default_ledger_is_not_in_the_shared_temp_directory() {
+        if std::env::var_os("HOME").is_none() {
+            eprintln!("skipped: no home directory to hold the default ledger");
+            return;
+        }
+        let LedgerLocation::Sqlite(path) = LedgerLocation::default_sqlite() else {
+            panic!("the default is SQLite");
+        };
+        assert!(
+            !path.starts_with(std::env::temp_dir()),
+            "{}",
+            path.display()
+        );
+        assert!(path.ends_with("prism/ledger.sqlite3"), "{}", path.display());
+    }
+
+    /// A ledger's directory is made when it is missing, readable by its owner alone.
+    #[tokio::test]
+    async fn opening_makes_the_ledger_directory_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let parent = dir.path().join("state").join("prism");
+        let location = LedgerLocation::Sqlite(parent.join("ledger.sqlite3"));
+        let ledger = location.open().await.unwrap();
+        drop(ledger);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&parent).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        }
+    }
 
     #[test]
     fn sqlite_urls_are_read_as_other_tools_write_them() {
