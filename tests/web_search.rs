@@ -248,3 +248,29 @@ async fn the_tool_bounds_results_and_drops_urls_the_policy_refuses() {
         "invalid_arguments"
     );
 }
+
+/// A backend's hit URL is only as long as a link can usefully be: a hit whose URL runs past
+/// 4 KiB is left out and counted in `dropped`, not handed to the model whole.
+#[tokio::test]
+async fn a_hit_with_an_overlong_url_is_dropped() {
+    let address = serve("127.0.0.1", |_| {
+        let mut answer = searxng_answer();
+        answer["results"][2]["url"] =
+            Value::from(format!("https://example.com/{}", "a".repeat(100_000)));
+        Reply::json(200, &answer, &[])
+    })
+    .await;
+    let backend = SearxngBackend::new(&format!("http://{address}")).unwrap();
+    let tool = web_search(Arc::new(backend), UrlPolicy::new());
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let call = ToolCall::new("s1", "web_search", json!({"query": "rust tides"}));
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    let value = result.as_value().unwrap();
+    let results = value["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{} results", results.len());
+    assert_eq!(results[0]["url"], "https://example.org/tides");
+    assert_eq!(value["dropped"], 2, "the internal address and the long URL");
+}

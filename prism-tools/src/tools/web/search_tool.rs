@@ -21,6 +21,8 @@ pub const DEFAULT_SEARCH_RESULTS: usize = 5;
 pub const MAX_SEARCH_RESULTS: usize = 20;
 const MAX_TITLE_CHARS: usize = 200;
 const MAX_SNIPPET_CHARS: usize = 500;
+/// The longest hit URL handed on: a link is never this long, and a cut URL leads nowhere.
+const MAX_URL_BYTES: usize = 4096;
 
 /// Arguments of `web_search`.
 #[derive(Deserialize, JsonSchema)]
@@ -39,7 +41,8 @@ struct SearchArgs {
 
 /// The `web_search` tool over `backend`: at most [`MAX_SEARCH_RESULTS`] hits, each with a
 /// title (200 characters at most), a URL and a snippet (500 at most). Hits whose URL the
-/// `policy` refuses are left out and counted in `dropped`.
+/// `policy` refuses, or whose URL is longer than 4,096 bytes, are left out and counted in
+/// `dropped`.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -89,7 +92,8 @@ pub fn web_search(backend: Arc<dyn SearchBackend>, policy: UrlPolicy) -> ToolDef
             let kept: Vec<SearchHit> = hits
                 .into_iter()
                 .filter(|hit| {
-                    let allowed = policy.check_url(&hit.url).is_ok();
+                    let allowed =
+                        hit.url.len() <= MAX_URL_BYTES && policy.check_url(&hit.url).is_ok();
                     refused += usize::from(!allowed);
                     allowed
                 })
