@@ -847,11 +847,7 @@ fn panicked(what: &str, panic: &str, p: &Pipeline) -> ErrorInfo {
 /// Redacted first, so a secret the cut runs through is still found whole.
 #[cold]
 fn bounded<'t>(p: &Pipeline, text: &'t str) -> Cow<'t, str> {
-    let mut text = p.redactor.redact_str(text);
-    if text.len() > MESSAGE_LIMIT {
-        crate::redact::cut_marked(text.to_mut(), MESSAGE_LIMIT);
-    }
-    text
+    redacted_cut(&p.redactor, text, MESSAGE_LIMIT)
 }
 
 /// The name a call asked for, before lookup found a registered tool of that name, as results,
@@ -865,9 +861,15 @@ fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
 /// chose it, so it is redacted like any other text it sends back, then cut to [`NAME_LIMIT`]
 /// bytes and marked: no limit bounds it on the way in.
 fn shown_name<'n>(redactor: &SecretRedactor, name: &'n str) -> Cow<'n, str> {
-    let mut name = redactor.redact_str(name);
-    if name.len() > NAME_LIMIT {
-        crate::redact::cut_marked(name.to_mut(), NAME_LIMIT);
+    redacted_cut(redactor, name, NAME_LIMIT)
+}
+
+/// `text` redacted, then cut at a char boundary to `limit` bytes and marked as cut; borrowed
+/// when neither changed it.
+fn redacted_cut<'t>(redactor: &SecretRedactor, text: &'t str, limit: usize) -> Cow<'t, str> {
+    let mut text = redactor.redact_str(text);
+    if text.len() > limit {
+        crate::redact::cut_marked(text.to_mut(), limit);
     }
-    name
+    text
 }
