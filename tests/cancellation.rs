@@ -178,12 +178,14 @@ async fn dropping_the_dispatch_future_drops_the_body_and_leaves_the_row_open() {
     assert_eq!(watch.statuses(), ["started"], "documented: no terminal row");
 }
 
-/// A tool `busy` that reports progress once and never ends, and where its context lands, so a
-/// progress listener can report again from it each time an update is relayed.
-fn busy_reporter() -> (
-    ToolDefinition,
-    Arc<std::sync::OnceLock<prism::ToolExecutionContext>>,
-) {
+/// A dispatcher with a tool `busy` that reports progress once and never ends, and a context
+/// under `token` whose progress listener reports again each time an update is relayed, as a
+/// busy reporting thread keeps the queue full; with `cancel_on_progress`, the listener also
+/// fires `token`.
+fn busy_reporter(
+    token: &CancellationToken,
+    cancel_on_progress: bool,
+) -> (Dispatcher, prism::ToolExecutionContext) {
     let tool_ctx: Arc<std::sync::OnceLock<prism::ToolExecutionContext>> = Arc::default();
     let landed = Arc::clone(&tool_ctx);
     let tool =
@@ -196,27 +198,26 @@ fn busy_reporter() -> (
                 Ok(Value::Null)
             }
         });
-    (tool, tool_ctx)
+    let cancel = token.clone();
+    let ctx = ctx()
+        .with_cancellation(token.clone())
+        .with_progress_listener(move |_| {
+            if cancel_on_progress {
+                cancel.cancel();
+            }
+            if let Some(tool_ctx) = tool_ctx.get() {
+                tool_ctx.progress(json!(1));
+            }
+        });
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    (dispatcher, ctx)
 }
 
 /// Progress that keeps arriving (here re-sent each time the previous update is relayed, as a
 /// busy reporting thread would keep the queue full) must not keep a cancelled call running.
 #[test]
 fn a_cancelled_call_ends_while_its_progress_keeps_arriving() {
-    let (tool, tool_ctx) = busy_reporter();
-    let token = CancellationToken::new();
-    let ctx = ctx()
-        .with_cancellation(token.clone())
-        .with_progress_listener({
-            let tool_ctx = Arc::clone(&tool_ctx);
-            move |_| {
-                token.cancel();
-                if let Some(tool_ctx) = tool_ctx.get() {
-                    tool_ctx.progress(json!(1));
-                }
-            }
-        });
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let (dispatcher, ctx) = busy_reporter(&CancellationToken::new(), true);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .build()
@@ -240,19 +241,8 @@ fn a_cancelled_call_ends_while_its_progress_keeps_arriving() {
 /// runtime, the task that cancels the call must get to run.
 #[test]
 fn a_call_whose_progress_keeps_arriving_still_yields_to_other_tasks() {
-    let (tool, tool_ctx) = busy_reporter();
     let token = CancellationToken::new();
-    let ctx = ctx()
-        .with_cancellation(token.clone())
-        .with_progress_listener({
-            let tool_ctx = Arc::clone(&tool_ctx);
-            move |_| {
-                if let Some(tool_ctx) = tool_ctx.get() {
-                    tool_ctx.progress(json!(1));
-                }
-            }
-        });
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool])).build();
+    let (dispatcher, ctx) = busy_reporter(&token, false);
     let (done, ended) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
