@@ -515,12 +515,18 @@ mod drop_panic_log {
 
     #[test]
     fn a_drop_panic_is_logged_without_its_message() {
+        // In a process of its own: another thread registering the log's callsite while this
+        // subscriber is set can leave the callsite disabled for it.
+        crate::common::isolated(
+            "drop_panic_log::a_drop_panic_is_logged_without_its_message",
+            logs_without_the_message,
+        );
+    }
+
+    fn logs_without_the_message() {
         let logged = Logged::default();
         let subscriber = Registry::default().with(logged.clone());
         tracing::subscriber::with_default(subscriber, || {
-            // Other tests log from the same callsite on other threads, without a subscriber: one
-            // that registered it while this subscriber was being set may have left it disabled.
-            tracing::callsite::rebuild_interest_cache();
             let tool = ToolDefinition::builder("close").run(|_, _| Body);
             let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
                 .redactor(SecretRedactor::new([SECRET]))

@@ -5,40 +5,13 @@
 //! child process of this test binary, so the failure is reported instead of killing the run.
 
 use std::io::Write;
-use std::process::Command;
 
+mod common;
+
+use common::isolated;
 use prism::schema::{Dialect, lower};
 use prism::validation::{JsonSchemaEngine, SchemaEngine};
 use serde_json::{Map, Value, json};
-
-/// Runs the test named `name` again in a child process with `PRISM_SCHEMA_TEST_CHILD` set, so the
-/// body runs there; asserts the child finished normally.
-fn isolated(name: &str, body: impl FnOnce()) {
-    if std::env::var_os("PRISM_SCHEMA_TEST_CHILD").is_some() {
-        body();
-        return;
-    }
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("PRISM_SCHEMA_TEST_CHILD", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let tail: String = stderr
-        .lines()
-        .rev()
-        .take(6)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect::<Vec<_>>()
-        .join("\n");
-    assert!(
-        output.status.success(),
-        "child process for {name} died: {:?}\n{tail}",
-        output.status
-    );
-}
 
 /// `{"properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": {d0 -> d1 -> ... -> dN: string}}`:
 /// a flat chain of references, under the 1 MiB input bound and 100 levels of JSON.

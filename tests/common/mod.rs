@@ -212,3 +212,33 @@ pub fn leaked_prefix<'a>(text: &str, secret: &'a str) -> Option<&'a str> {
         .map(|len| &secret[..len])
         .find(|prefix| text.contains(prefix))
 }
+
+/// Runs the test named `name` again in a child process with `PRISM_TEST_CHILD` set, so the
+/// body runs there alone (a stack overflow aborts only the child; no other test shares its
+/// process-wide state); asserts the child finished normally.
+pub fn isolated(name: &str, body: impl FnOnce()) {
+    if std::env::var_os("PRISM_TEST_CHILD").is_some() {
+        body();
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("PRISM_TEST_CHILD", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let tail: String = stderr
+        .lines()
+        .rev()
+        .take(6)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        output.status.success(),
+        "child process for {name} died: {:?}\n{tail}",
+        output.status
+    );
+}
