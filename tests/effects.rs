@@ -375,6 +375,32 @@ async fn a_blocked_output_is_recorded_and_replayed_as_blocked() {
     assert_eq!(runs.count(), 1);
 }
 
+/// A tripwire stops the run that met it; the same call replayed from the effect store (a retry,
+/// a resumed run) must stop its run too, not hand the model the blocked result as an answer.
+#[tokio::test]
+async fn a_tripped_output_trips_again_when_replayed() {
+    let runs = Runs::new();
+    let tool = pay_tool(&runs, |_| Ok(json!("card 4111")));
+    let store = InMemoryEffectStore::new();
+    let pack =
+        RulePack::new("dlp").rule(GuardrailRule::output_contains("card", ["4111"]).tripwire());
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([tool]))
+        .guardrails(pack)
+        .effects(store.clone())
+        .build();
+    let first = dispatcher
+        .dispatch(ToolCall::new("a", "pay", json!({})), &ctx())
+        .await
+        .expect_err("the first call trips");
+    let again = dispatcher
+        .dispatch(ToolCall::new("b", "pay", json!({})), &ctx())
+        .await
+        .expect_err("the replayed call trips as well");
+    assert_eq!(again.result().outcome, first.result().outcome);
+    assert_eq!(again.result().tool_call_id.as_str(), "b");
+    assert_eq!(runs.count(), 1);
+}
+
 /// A store that fails in one of three ways.
 #[derive(Clone, Copy, Debug)]
 enum Breakage {

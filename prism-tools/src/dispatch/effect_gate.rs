@@ -100,14 +100,20 @@ async fn claim(
     }
 }
 
-/// Records what the model was told, so a replay tells it the same. Panics and cancellations are
-/// never recorded: whether their effect happened is unknown.
-pub(super) async fn record_effect(p: &Pipeline, claimed: Claimed, result: &ToolResult) {
+/// Records what the model was told, and whether a tripwire stopped the run, so a replay does
+/// the same. Panics and cancellations are never recorded: whether their effect happened is
+/// unknown.
+pub(super) async fn record_effect(
+    p: &Pipeline,
+    claimed: Claimed,
+    result: &ToolResult,
+    tripped: bool,
+) {
     let Some(store) = &p.effects else {
         return;
     };
     // Boxed so that calls without an effect carry none of this in their future.
-    Box::pin(complete_effect(store, claimed, result)).await;
+    Box::pin(complete_effect(store, claimed, result, tripped)).await;
 }
 
 /// Releases a claim whose tool never started (its call was cancelled while the claim was being
@@ -134,9 +140,14 @@ async fn release(store: &Arc<dyn EffectStore>, key: EffectKey) {
     }
 }
 
-async fn complete_effect(store: &Arc<dyn EffectStore>, claimed: Claimed, result: &ToolResult) {
+async fn complete_effect(
+    store: &Arc<dyn EffectStore>,
+    claimed: Claimed,
+    result: &ToolResult,
+    tripped: bool,
+) {
     let Claimed { key, owner } = claimed;
-    let outcome = RecordedOutcome::of(&result.outcome, result.content());
+    let outcome = RecordedOutcome::of(&result.outcome, result.content(), tripped);
     let completed = guarded_future(|| store.complete(&key, &owner, outcome)).await;
     match completed {
         Ok(Ok(())) => {}

@@ -513,7 +513,8 @@ impl Dispatcher {
                 }
                 EffectGate::Run(effect) => effect,
                 EffectGate::Replay(outcome) => {
-                    return Ok(observe.marked(untrusted).replayed(name, outcome));
+                    let tripwire = outcome.trips();
+                    return settle(observe.marked(untrusted).replayed(name, outcome), tripwire);
                 }
                 EffectGate::Refuse(error) => {
                     return Ok(observe.error(name, error));
@@ -605,7 +606,7 @@ impl Dispatcher {
                 )
             };
             if let Some(claimed) = effect {
-                record_effect(p, claimed, &result).await;
+                record_effect(p, claimed, &result, tripwire).await;
             }
             settle(result, tripwire)
         }

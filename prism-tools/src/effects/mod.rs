@@ -67,10 +67,11 @@ impl Default for EffectPolicy {
 
 /// An outcome the store keeps, returned again instead of re-running the tool.
 ///
-/// Written as `{"value": …}`, `{"error": …}` or, for a value with content blocks,
-/// `{"with_content": {"value": …, "content": […]}}`; the blocks are kept whole (base64 data
-/// included), so a replay returns exactly what the model was told. Outcomes recorded before
-/// content blocks existed read as they were written.
+/// Written as `{"value": …}`, `{"error": …}`, `{"tripped": …}` or, for a value with content
+/// blocks, `{"with_content": {"value": …, "content": […]}}`; the blocks are kept whole (base64
+/// data included), so a replay returns exactly what the model was told, and a replayed tripwire
+/// stops its run as the first call did. Outcomes recorded before content blocks or tripwires
+/// were kept read as they were written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordedOutcome {
@@ -85,12 +86,18 @@ pub enum RecordedOutcome {
         /// The content blocks, in order.
         content: Vec<ContentBlock>,
     },
+    /// A guardrail's tripwire refused the tool's output with this error. A replay returns the
+    /// same blocked result and trips again: a retried or resumed call cannot slip past the
+    /// tripwire by finding its outcome recorded.
+    Tripped(ErrorInfo),
 }
 
 impl RecordedOutcome {
-    /// The outcome to keep for a call that ended with `outcome` and `content`.
-    pub(crate) fn of(outcome: &ToolOutcome, content: &[ContentBlock]) -> Self {
+    /// The outcome to keep for a call that ended with `outcome` and `content`, `tripped` when a
+    /// guardrail's tripwire refused its output.
+    pub(crate) fn of(outcome: &ToolOutcome, content: &[ContentBlock], tripped: bool) -> Self {
         match outcome {
+            ToolOutcome::Blocked(error) if tripped => Self::Tripped(error.clone()),
             ToolOutcome::Value(value) if content.is_empty() => Self::Value(value.clone()),
             ToolOutcome::Value(value) => Self::WithContent {
                 value: value.clone(),
@@ -100,12 +107,19 @@ impl RecordedOutcome {
         }
     }
 
+    /// True when the outcome is a tripwire's: its replay stops the run.
+    pub(crate) fn trips(&self) -> bool {
+        matches!(self, Self::Tripped(_))
+    }
+
     /// The outcome and content a replay reports: a recorded error that names a guard was a
     /// blocked call.
     pub(crate) fn into_parts(self) -> (ToolOutcome, Vec<ContentBlock>) {
         match self {
             Self::Value(value) => (ToolOutcome::Value(value), Vec::new()),
-            Self::Error(error) => (ToolOutcome::from_error(error), Vec::new()),
+            Self::Error(error) | Self::Tripped(error) => {
+                (ToolOutcome::from_error(error), Vec::new())
+            }
             Self::WithContent { value, content } => (ToolOutcome::Value(value), content),
         }
     }

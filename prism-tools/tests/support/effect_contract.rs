@@ -277,7 +277,8 @@ pub async fn outcomes_round_trip_exactly<S: EffectRecovery>(store: &Arc<S>) {
     blocked.code = ErrorCode::Custom("bank.rejected".into());
     for (name, outcome) in [
         ("exact-value", RecordedOutcome::Value(value)),
-        ("exact-error", RecordedOutcome::Error(blocked)),
+        ("exact-error", RecordedOutcome::Error(blocked.clone())),
+        ("exact-tripped", RecordedOutcome::Tripped(blocked)),
         (
             "exact-content",
             RecordedOutcome::WithContent {
