@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::{Expr, ExprLit, Ident, Lit, Type};
 
 use crate::attr::ToolAttrs;
@@ -54,7 +54,7 @@ pub fn identity(keys: &ToolAttrs, docs: &Docs, rust_name: &Ident, errors: &mut E
                 );
                 TokenStream::new()
             }
-            Docs::Expression(expression) => quote!(::core::primitive::str::trim(#expression)),
+            Docs::Expression(expression) => included_description(&name, rust_name, expression),
             Docs::Missing => {
                 errors.at(
                     rust_name,
@@ -65,6 +65,26 @@ pub fn identity(keys: &ToolAttrs, docs: &Docs, rust_name: &Ident, errors: &mut E
         },
     };
     Identity { name, description }
+}
+
+/// A description spelled by `#[doc = include_str!(…)]` (or another macro) is only known once
+/// the compiler expands it. A doc attribute's value is always a constant, so an empty one is
+/// still a compile error: a constant assertion on the expanded text, pointed at the tool's name.
+/// (`str::trim` is not `const`; `trim_ascii` catches every blank text but one of only Unicode
+/// spaces, which no editor leaves behind.)
+fn included_description(name: &str, rust_name: &Ident, expression: &TokenStream) -> TokenStream {
+    // A format string: a brace in a name refused above must not read as a placeholder.
+    let name = name.replace('{', "{{").replace('}', "}}");
+    let message = format!(
+        "the doc comment of tool `{name}` is empty once its included text is read: say what the tool does and when to use it; the model reads it to decide when to call the tool"
+    );
+    quote_spanned! {rust_name.span()=>
+        {
+            const DESCRIPTION: &::core::primitive::str = #expression;
+            const _: () = ::core::assert!(!DESCRIPTION.trim_ascii().is_empty(), #message);
+            ::core::primitive::str::trim(DESCRIPTION)
+        }
+    }
 }
 
 fn check_name(name: &str, span: Span, errors: &mut Errors) {
