@@ -120,6 +120,39 @@ fn check_name(name: &str, span: Span, errors: &mut Errors) {
     }
 }
 
+/// What `ty` is, when it is a type whose schema is never an object (a number, a string, a
+/// list, a tuple, an optional value): a model is always sent an object of arguments, and
+/// providers refuse a tool whose parameters are anything else. A type of the user's own is
+/// taken on trust; the macro cannot see its schema.
+fn never_an_object(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Tuple(_) => Some("a tuple".to_owned()),
+        Type::Array(_) | Type::Slice(_) => Some("an array".to_owned()),
+        Type::Reference(reference) => never_an_object(&reference.elem),
+        Type::Paren(inner) => never_an_object(&inner.elem),
+        Type::Group(inner) => never_an_object(&inner.elem),
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            let name = last.ident.to_string();
+            const SCALARS: &[&str] = &[
+                "bool", "char", "str", "String", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
+                "u16", "u32", "u64", "u128", "usize", "f32", "f64",
+            ];
+            const LISTS: &[&str] = &["Vec", "VecDeque", "HashSet", "BTreeSet", "LinkedList"];
+            if SCALARS.contains(&name.as_str()) {
+                Some(format!("`{name}`"))
+            } else if LISTS.contains(&name.as_str()) {
+                Some(format!("`{name}<…>` (an array)"))
+            } else if name == "Option" {
+                Some("`Option<…>` (it may be `null`)".to_owned())
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
 /// How a tool's state type is known.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum StateType {
@@ -154,6 +187,15 @@ pub fn params(params: &[Param], state_type: StateType, errors: &mut Errors) -> O
                 }
             }
             ParamKind::WholeArguments => {
+                if let Some(kind) = never_an_object(&param.ty) {
+                    errors.at(
+                        &param.ty,
+                        format_args!(
+                            "`#[args]` takes the whole argument object, and {kind} is never a JSON object: take a struct with named fields, or remove `#[args]` to make `{}` one argument of the object",
+                            param.ident
+                        ),
+                    );
+                }
                 if whole.replace(param).is_some() {
                     errors.at(
                         &param.ty,
