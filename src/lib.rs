@@ -125,7 +125,8 @@
 //! message redacted, and the body never runs.
 //!
 //! A single parameter marked `#[args]` takes the whole argument object: its type (a struct with
-//! named fields, ideally `#[serde(deny_unknown_fields)]`) is the schema.
+//! named fields, ideally `#[serde(deny_unknown_fields)]`) is the schema. A number, a string, a
+//! list, a tuple or an `Option` there is a compile error: the arguments are always one object.
 //!
 //! ## What a tool returns
 //!
