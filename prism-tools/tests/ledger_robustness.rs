@@ -1,5 +1,5 @@
-//! Ledgers under what real files and databases meet: a last row without its newline, several
-//! refused batches between two flushes, a host database with its own `user_version`, an id the
+//! Ledgers under what real files and databases meet: a last row without its newline, a
+//! database busy with another process, a host database with its own `user_version`, an id the
 //! database's text type refuses.
 
 mod support;
@@ -55,11 +55,11 @@ mod sqlite {
     use super::*;
     use prism_tools::storage::{SqliteLedger, SqliteOptions};
 
-    /// "A batch the backend refuses is dropped ... and the next flush reports how many rows were
-    /// lost and why." When several batches are refused before a flush, the flush must report all
-    /// of the lost rows, not only those of the first refused batch.
+    /// A batch refused while another process holds the write lock longer than the busy timeout
+    /// is kept, not lost: the flush says how many rows wait, and once the lock is free the next
+    /// flush stores them, in order, before the rows appended after them.
     #[test]
-    fn flush_reports_every_row_lost_since_the_last_flush() {
+    fn rows_refused_while_the_database_is_busy_are_stored_once_it_is_free() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("prism.sqlite3");
         let ledger = SqliteLedger::open_with(
@@ -68,19 +68,27 @@ mod sqlite {
                 .max_batch(1),
         )
         .unwrap();
-        // Another process holds the write lock longer than the busy timeout.
         let blocker = rusqlite::Connection::open(&path).unwrap();
         blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
         for call in ["a", "b", "c"] {
             ledger.append(&row(call));
         }
         let error = ledger.flush().unwrap_err();
-        blocker.execute_batch("COMMIT").unwrap();
         assert!(
-            error.0.starts_with("3 rows were not stored"),
-            "three rows were lost but the flush said: {}",
+            error.0.starts_with("3 rows are waiting to be stored"),
+            "three rows wait but the flush said: {}",
             error.0
         );
+        blocker.execute_batch("COMMIT").unwrap();
+        ledger.append(&row("d"));
+        ledger
+            .flush()
+            .expect("the lock is free: every waiting row is stored");
+        let ids = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(call_ids(&ledger));
+        assert_eq!(ids, ["a", "b", "c", "d"]);
     }
 
     /// The tables are prefixed `prism_` so that they can live in a host's own database. A host

@@ -4,7 +4,9 @@
 //! connection) all block. So each ledger owns one thread that owns its backend: rows, flushes and
 //! reads reach it through one channel and are handled in the order they were sent. The thread
 //! commits when the queue runs dry or the batch is full, whichever comes first: no timer, so an
-//! idle ledger commits a row at once and a busy one shares each commit among many rows.
+//! idle ledger commits a row at once and a busy one shares each commit among many rows. Rows
+//! the backend refuses for a reason that may pass wait, up to [`MAX_WAITING_ROWS`], and go first
+//! at the next commit.
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
@@ -16,8 +18,11 @@ use crate::storage::{RecordQuery, StorageError};
 
 /// What a backend does for the writer thread. Every method may block.
 pub(crate) trait LedgerSink: Send + 'static {
-    /// Stores `rows`, in order, as one unit: all or none.
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError>;
+    /// Stores `rows`, in order, as one unit: all or none, unless the failure says how many of
+    /// the first rows are stored all the same. Rows a failure does not count as stored may be
+    /// offered again, first and in order, so a write that failed must not leave any of them
+    /// behind uncounted: that would store them twice.
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure>;
 
     /// Makes what was written durable, where that is a separate step (a file's fsync).
     fn sync(&mut self) -> Result<(), LedgerError> {
@@ -26,6 +31,38 @@ pub(crate) trait LedgerSink: Send + 'static {
 
     /// Reads rows back in append order.
     fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError>;
+}
+
+/// Why [`LedgerSink::write_batch`] did not store its whole batch.
+#[derive(Debug)]
+pub(crate) struct WriteFailure {
+    pub(crate) error: LedgerError,
+    /// Whether the same rows may be stored if tried again (a busy database, a lost connection,
+    /// a full disk) or never will be (a row the store cannot take).
+    pub(crate) retry: bool,
+    /// How many of the batch's first rows are stored all the same: a file write cut short that
+    /// could not be cut back, or a write whose sync alone failed.
+    pub(crate) stored: usize,
+}
+
+impl WriteFailure {
+    /// Nothing was stored; trying again may work.
+    pub(crate) fn transient(error: LedgerError) -> Self {
+        Self {
+            error,
+            retry: true,
+            stored: 0,
+        }
+    }
+
+    /// Nothing was stored, and the same rows never will be.
+    pub(crate) fn refused(error: LedgerError) -> Self {
+        Self {
+            error,
+            retry: false,
+            stored: 0,
+        }
+    }
 }
 
 // Rows are nearly every message; boxing them to shrink the rare variants would cost an
@@ -89,8 +126,10 @@ impl BatchWriter {
         }
     }
 
-    /// Waits until every row queued before this call is stored (and synced where the backend
-    /// has such a step); returns how many rows were lost since the previous flush, and the first failure's cause.
+    /// Waits until the writer has tried to store every row queued before this call (and synced
+    /// where the backend has such a step). Fails if rows still wait for a retry, rows were lost
+    /// since the previous flush, or a sync failed; the error counts them and gives the first
+    /// cause.
     pub(crate) fn flush(&self) -> Result<(), LedgerError> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.sender()
@@ -142,13 +181,7 @@ fn serve<S: LedgerSink>(
     max_batch: usize,
     name: &'static str,
 ) {
-    let mut batch = Batch {
-        // Grown as rows come: the bound may be far above what ever queues (or `usize::MAX`).
-        rows: Vec::new(),
-        max_batch,
-        failure: None,
-        lost: 0,
-    };
+    let mut batch = Batch::new(max_batch, name);
     while let Ok(first) = commands.recv() {
         let mut next = Some(first);
         while let Some(command) = next {
@@ -168,54 +201,133 @@ fn serve<S: LedgerSink>(
         }
         batch.commit(&mut sink);
     }
-    // Every handle is gone: this is the flush on shutdown.
+    // Every handle is gone: this is the flush on shutdown, with one more try for the rows that
+    // wait (a busy database may be free again, a lost connection opened again).
+    batch.commit(&mut sink);
     batch.sync(&mut sink);
     if let Err(error) = batch.take_failure() {
-        tracing::error!(target: "prism_tools", ledger = name, %error, "ledger rows were lost before shutdown");
+        tracing::error!(target: "prism_tools", ledger = name, %error, "the ledger could not store every row before shutdown; rows still waiting are lost");
     }
 }
 
+/// The most rows kept for a retry after the store refused them. Rows beyond it (the newest)
+/// are dropped and counted, so an unreachable store costs bounded memory.
+pub(crate) const MAX_WAITING_ROWS: usize = 10_000;
+
+/// The rows not yet stored: those the store refused (oldest first), then those queued since.
 struct Batch {
     rows: Vec<ToolCallRecord>,
+    /// Rows pushed since the last commit: a full batch of them commits, while rows that only
+    /// wait for a retry do not (that would try the store again on every row).
+    fresh: usize,
     max_batch: usize,
-    /// The first failure since the last flush.
+    name: &'static str,
+    /// The first failure since the last flush that the flush reports whatever happens next: a
+    /// sync, or rows lost.
     failure: Option<LedgerError>,
-    /// The rows of every batch refused since the last flush.
+    /// The first failed write since the last flush; reported only if rows still wait.
+    refused: Option<LedgerError>,
+    /// Rows dropped since the last flush: refused for good, or beyond [`MAX_WAITING_ROWS`].
     lost: usize,
 }
 
 impl Batch {
+    fn new(max_batch: usize, name: &'static str) -> Self {
+        Self {
+            // Grown as rows come: the bound may be far above what ever queues (or `usize::MAX`).
+            rows: Vec::new(),
+            fresh: 0,
+            max_batch,
+            name,
+            failure: None,
+            refused: None,
+            lost: 0,
+        }
+    }
+
     fn push(&mut self, sink: &mut impl LedgerSink, record: ToolCallRecord) {
         self.rows.push(record);
-        if self.rows.len() >= self.max_batch {
+        self.fresh += 1;
+        if self.fresh >= self.max_batch {
             self.commit(sink);
         }
     }
 
-    /// Stores the pending rows. A failed batch is dropped (retrying forever would stall every
-    /// later row) and the failure, with the number of rows lost, waits for the next flush.
+    /// Stores the rows in order, at most `max_batch` per write, each write tried once: a store
+    /// that refuses must not stall the thread. Rows a transient failure refused (a busy
+    /// database, a lost connection, a full disk) stay, first in line, for the next commit;
+    /// those beyond [`MAX_WAITING_ROWS`] and a batch refused for good (a row the store cannot
+    /// take) are dropped and counted for the next flush.
     fn commit(&mut self, sink: &mut impl LedgerSink) {
-        if self.rows.is_empty() {
-            return;
+        self.fresh = 0;
+        let mut done = 0;
+        while done < self.rows.len() {
+            let end = self.rows.len().min(done.saturating_add(self.max_batch));
+            let Err(failure) = sink.write_batch(&self.rows[done..end]) else {
+                done = end;
+                continue;
+            };
+            // A sink may have stored the first rows all the same; they are not written again.
+            done += failure.stored.min(end - done);
+            if done == end {
+                // Stored but not synced: nothing to retry, but the flush says so.
+                self.fail(failure.error);
+                continue;
+            }
+            if failure.retry {
+                tracing::warn!(target: "prism_tools", ledger = self.name, error = %failure.error, waiting = self.rows.len() - done, "ledger write failed; the rows wait for the next commit");
+                self.refused.get_or_insert(failure.error);
+                break;
+            }
+            self.lost += end - done;
+            done = end;
+            self.fail(failure.error);
         }
-        if let Err(error) = sink.write_batch(&self.rows) {
-            self.lost += self.rows.len();
-            self.fail(error);
+        self.rows.drain(..done);
+        if self.rows.len() > MAX_WAITING_ROWS {
+            let dropped = self.rows.len() - MAX_WAITING_ROWS;
+            self.rows.truncate(MAX_WAITING_ROWS);
+            self.lost += dropped;
+            let cause = self
+                .refused
+                .clone()
+                .unwrap_or_else(|| LedgerError("the store refused earlier rows".into()));
+            self.fail(LedgerError(format!(
+                "more than {MAX_WAITING_ROWS} rows waited for the store: {}",
+                cause.0
+            )));
         }
-        self.rows.clear();
     }
 
-    /// What the flush reports: every row lost since the last one, and the first failure's cause.
+    /// What the flush reports, after a commit: how many rows still wait and how many were lost
+    /// since the last flush, with the first failure's cause. A write that failed and whose rows
+    /// were stored since is no failure of the flush.
     fn take_failure(&mut self) -> Result<(), LedgerError> {
         let lost = std::mem::take(&mut self.lost);
-        match self.failure.take() {
-            None => Ok(()),
-            Some(cause) if lost == 0 => Err(cause),
-            Some(cause) => Err(LedgerError(format!(
-                "{lost} rows were not stored: {}",
+        let waiting = self.rows.len();
+        let refused = self.refused.take();
+        let failure = self.failure.take();
+        let cause = match (waiting, failure, refused) {
+            (0, None, _) => return Ok(()),
+            (0, Some(failure), _) => failure,
+            (_, failure, refused) => refused
+                .or(failure)
+                .unwrap_or_else(|| LedgerError("the store refused them".into())),
+        };
+        const RETRY: &str = "tried again at the next commit";
+        Err(match (waiting, lost) {
+            (0, 0) => cause,
+            (0, lost) => LedgerError(format!("{lost} rows were not stored: {}", cause.0)),
+            (waiting, 0) => LedgerError(format!(
+                "{waiting} rows are waiting to be stored ({RETRY}): {}",
                 cause.0
-            ))),
-        }
+            )),
+            (waiting, lost) => LedgerError(format!(
+                "{waiting} rows are waiting to be stored ({RETRY}) and {lost} rows were not \
+                 stored: {}",
+                cause.0
+            )),
+        })
     }
 
     fn sync(&mut self, sink: &mut impl LedgerSink) {
@@ -225,7 +337,7 @@ impl Batch {
     }
 
     fn fail(&mut self, error: LedgerError) {
-        tracing::error!(target: "prism_tools", %error, "ledger write failed");
+        tracing::error!(target: "prism_tools", ledger = self.name, %error, "ledger write failed");
         self.failure.get_or_insert(error);
     }
 }
@@ -239,7 +351,7 @@ mod tests {
     struct Rows(Vec<ToolCallRecord>);
 
     impl LedgerSink for Rows {
-        fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+        fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
             self.0.extend_from_slice(rows);
             Ok(())
         }
@@ -261,5 +373,160 @@ mod tests {
             RecordStatus::Finished,
         ));
         writer.flush().expect("the row is stored");
+    }
+
+    /// A store whose writes fail as the test says; what it stores, the test reads.
+    #[derive(Clone, Default)]
+    struct Flaky(std::sync::Arc<std::sync::Mutex<FlakyState>>);
+
+    #[derive(Default)]
+    struct FlakyState {
+        stored: Vec<String>,
+        /// The next writes' failures, in order; a write with none left succeeds.
+        failures: std::collections::VecDeque<(bool, usize)>,
+        /// Every write fails (transiently) while set.
+        down: bool,
+    }
+
+    impl Flaky {
+        fn state(&self) -> std::sync::MutexGuard<'_, FlakyState> {
+            self.0.lock().unwrap()
+        }
+
+        fn stored(&self) -> Vec<String> {
+            self.state().stored.clone()
+        }
+    }
+
+    impl LedgerSink for Flaky {
+        fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
+            let mut state = self.state();
+            let failure = if state.down {
+                Some((true, 0))
+            } else {
+                state.failures.pop_front()
+            };
+            let stored = failure.map_or(rows.len(), |(_, stored)| stored);
+            let ids = rows[..stored]
+                .iter()
+                .map(|row| row.tool_call_id.to_string());
+            state.stored.extend(ids);
+            match failure {
+                None => Ok(()),
+                Some((retry, stored)) => Err(WriteFailure {
+                    error: LedgerError("the store is busy".into()),
+                    retry,
+                    stored,
+                }),
+            }
+        }
+
+        fn read(&mut self, _: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn row(id: &str) -> ToolCallRecord {
+        ToolCallRecord::new(id.into(), "echo".into(), RecordStatus::Finished)
+    }
+
+    fn spawn(sink: &Flaky, max_batch: usize) -> BatchWriter {
+        let sink = sink.clone();
+        BatchWriter::spawn("test-ledger", max_batch, move || Ok(sink))
+            .unwrap()
+            .0
+    }
+
+    /// Rows a busy store refused wait and are stored at the next flush, in order, before the
+    /// rows appended after them; the flush that could not store them says how many wait.
+    #[test]
+    fn refused_rows_wait_and_are_stored_first_once_the_store_takes_them() {
+        let sink = Flaky::default();
+        let writer = spawn(&sink, 2);
+        sink.state().down = true;
+        for id in ["a", "b", "c"] {
+            writer.append(&row(id));
+        }
+        let error = writer.flush().unwrap_err();
+        assert!(
+            error.0.starts_with("3 rows are waiting to be stored"),
+            "{}",
+            error.0
+        );
+        assert!(error.0.ends_with("the store is busy"), "{}", error.0);
+        sink.state().down = false;
+        writer.append(&row("d"));
+        writer.flush().expect("the store takes every row now");
+        assert_eq!(sink.stored(), ["a", "b", "c", "d"]);
+    }
+
+    /// Rows beyond the cap are dropped (the newest) and counted; those within it still wait.
+    #[test]
+    fn rows_beyond_the_cap_are_dropped_and_counted() {
+        let sink = Flaky::default();
+        let writer = spawn(&sink, usize::MAX);
+        sink.state().down = true;
+        for index in 0..MAX_WAITING_ROWS + 5 {
+            writer.append(&row(&format!("c{index}")));
+        }
+        let error = writer.flush().unwrap_err();
+        let expected = format!(
+            "{MAX_WAITING_ROWS} rows are waiting to be stored (tried again at the next commit) \
+             and 5 rows were not stored"
+        );
+        assert!(error.0.starts_with(&expected), "{}", error.0);
+        sink.state().down = false;
+        writer.flush().expect("the waiting rows are stored");
+        let stored = sink.stored();
+        assert_eq!(stored.len(), MAX_WAITING_ROWS);
+        assert_eq!(stored.first().map(String::as_str), Some("c0"));
+    }
+
+    /// A batch the store refuses for good is dropped and counted, and does not hold back the
+    /// rows after it.
+    #[test]
+    fn a_batch_refused_for_good_is_dropped_and_counted() {
+        let sink = Flaky::default();
+        let writer = spawn(&sink, 2);
+        sink.state().failures.push_back((false, 0));
+        for id in ["a", "b", "c"] {
+            writer.append(&row(id));
+        }
+        let error = writer.flush().unwrap_err();
+        assert!(error.0.starts_with("2 rows were not stored"), "{}", error.0);
+        assert_eq!(sink.stored(), ["c"]);
+        writer.flush().expect("nothing failed since the last flush");
+    }
+
+    /// Rows a failed write stored all the same are not written again.
+    #[test]
+    fn rows_a_failed_write_stored_are_not_written_again() {
+        let sink = Flaky::default();
+        let writer = spawn(&sink, 3);
+        sink.state().failures.push_back((true, 1));
+        for id in ["a", "b", "c"] {
+            writer.append(&row(id));
+        }
+        writer.flush().expect("the rest was stored at the flush");
+        assert_eq!(sink.stored(), ["a", "b", "c"]);
+        // Stored but not synced: reported, not retried.
+        sink.state().failures.push_back((false, 1));
+        writer.append(&row("d"));
+        let error = writer.flush().unwrap_err();
+        assert_eq!(error.0, "the store is busy");
+        assert_eq!(sink.stored(), ["a", "b", "c", "d"]);
+    }
+
+    /// Rows still waiting when the last handle is dropped get one more try.
+    #[test]
+    fn shutdown_tries_the_waiting_rows_once_more() {
+        let sink = Flaky::default();
+        let writer = spawn(&sink, 1);
+        sink.state().down = true;
+        writer.append(&row("a"));
+        writer.flush().unwrap_err();
+        sink.state().down = false;
+        drop(writer);
+        assert_eq!(sink.stored(), ["a"]);
     }
 }

@@ -5,9 +5,10 @@
 //! file is only ever appended to; each batch goes to the operating system in one `write`. A
 //! process killed in the middle of a write can leave half a line at the end: opening the ledger
 //! again cuts that half line off, so the file stays valid JSON Lines. A write that fails part
-//! way (a full disk, a file size limit) is cut off the same way before the next batch, so the
-//! rows written after it stay whole. One process should write a
-//! given file at a time; several readers are fine.
+//! way (a full disk, a file size limit) is cut off the same way, so the rows written after it
+//! stay whole and none is written twice when the batch is tried again (after a full disk; a
+//! batch over the file size limit is reported lost instead). One process should write a given
+//! file at a time; several readers are fine.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -16,7 +17,7 @@ use std::sync::Arc;
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
-use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
 use crate::storage::query::decode_row;
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
@@ -146,39 +147,62 @@ struct JsonlSink {
 }
 
 impl LedgerSink for JsonlSink {
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+    /// One `write` of the whole batch. A write that fails part way is cut off the file, so
+    /// none of the batch is stored and trying it again stores no row twice; if even the cut
+    /// fails, the rows that reached the file whole are counted as stored and only the half row
+    /// after them is left to cut (or to end as a line of its own).
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
         self.buffer.clear();
         if self.torn && self.file.set_len(self.length).is_ok() {
             self.torn = false;
         }
+        // Where this write starts: after the last whole row, or after the half row that could
+        // not be cut off (then found from the file).
+        let start = if self.torn {
+            self.file.metadata().map(|metadata| metadata.len()).ok()
+        } else {
+            Some(self.length)
+        };
+        let lead = usize::from(self.torn);
         if self.torn {
             // The half line stays: ending it makes it one unreadable line of its own rather
             // than the start of this batch's first row.
             self.buffer.push(b'\n');
         }
         for row in rows {
-            serde_json::to_writer(&mut self.buffer, row)
-                .map_err(|error| LedgerError(format!("could not encode a row: {error}")))?;
+            serde_json::to_writer(&mut self.buffer, row).map_err(|error| {
+                WriteFailure::refused(LedgerError(format!("could not encode a row: {error}")))
+            })?;
             self.buffer.push(b'\n');
         }
         if let Err(error) = self.file.write_all(&self.buffer) {
-            // What reached the file is half a batch, its last row cut: the next batch's first
-            // row would be glued to it.
-            self.torn = self.file.set_len(self.length).is_err();
-            return Err(self.io_error("write to", error));
+            let stored = self.settle_failed_write(start, lead);
+            // A file size limit refuses these rows however often they are tried; a full disk
+            // or an I/O error may pass.
+            let retry = error.kind() != std::io::ErrorKind::FileTooLarge;
+            return Err(WriteFailure {
+                error: self.io_error("write to", error),
+                retry,
+                stored,
+            });
         }
         self.length = if self.torn {
+            // With no end known, the next batch cuts back to before this one and writes it
+            // again: a row twice if that cut fails too, never a row lost.
             self.file
                 .seek(SeekFrom::End(0))
-                .map_err(|error| self.io_error("find the end of", error))?
+                .map_err(|error| WriteFailure::transient(self.io_error("find the end of", error)))?
         } else {
             self.length + self.buffer.len() as u64
         };
         self.torn = false;
         if self.policy == SyncPolicy::EveryBatch {
-            self.file
-                .sync_data()
-                .map_err(|error| self.io_error("sync", error))?;
+            self.file.sync_data().map_err(|error| WriteFailure {
+                // In the file, not yet on the disk: writing them again would store them twice.
+                error: self.io_error("sync", error),
+                retry: false,
+                stored: rows.len(),
+            })?;
         }
         Ok(())
     }
@@ -211,6 +235,40 @@ impl LedgerSink for JsonlSink {
 }
 
 impl JsonlSink {
+    /// After a write of `self.buffer` from `start` failed: cuts the file back to its last whole
+    /// row, so none of the batch is stored (0). If the cut fails, the rows that reached the file
+    /// whole stay and their number is returned; the file then ends with at most half a row.
+    /// `lead` bytes at the buffer's start end an earlier half row and are no row of their own.
+    fn settle_failed_write(&mut self, start: Option<u64>, lead: usize) -> usize {
+        if self.file.set_len(self.length).is_ok() {
+            self.torn = false;
+            return 0;
+        }
+        self.torn = true;
+        let (Some(start), Ok(metadata)) = (start, self.file.metadata()) else {
+            return 0;
+        };
+        let written = usize::try_from(metadata.len().saturating_sub(start))
+            .unwrap_or(usize::MAX)
+            .min(self.buffer.len());
+        let Some(newline) = self.buffer[..written]
+            .iter()
+            .rposition(|&byte| byte == b'\n')
+        else {
+            return 0;
+        };
+        let whole = newline + 1;
+        if whole <= lead {
+            return 0;
+        }
+        self.length = start + whole as u64;
+        self.torn = written > whole;
+        self.buffer[lead..whole]
+            .iter()
+            .filter(|&&byte| byte == b'\n')
+            .count()
+    }
+
     fn io_error(&self, action: &str, error: std::io::Error) -> LedgerError {
         LedgerError(format!(
             "could not {action} the ledger file {}: {error}",

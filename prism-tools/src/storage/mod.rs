@@ -15,7 +15,7 @@
 //! drains whatever has queued up (up to a batch limit) and commits it as one transaction, so under
 //! load many rows share one commit and when idle a row is committed at once, with no timer adding
 //! latency. [`flush`](crate::RunLedger::flush) waits until every row appended before it is stored
-//! and reports the first failure since the previous flush; dropping the last handle of a ledger
+//! and reports the first failure since the previous flush whose rows are not stored; dropping the last handle of a ledger
 //! flushes it and stops its thread. Both block the calling thread until the writer has caught up:
 //! call them at turn or run boundaries, at shutdown, or from `spawn_blocking`, not in a hot loop
 //! on an async worker. Reads ([`LedgerReader`]) go through the same thread, after the
@@ -23,8 +23,15 @@
 //!
 //! The queue is unbounded: `append` never waits, so a backend slower than the dispatch rate for a
 //! long time grows memory instead of slowing tools down; a flush at each turn or run boundary
-//! bounds it. A batch the backend refuses is dropped (retrying it forever would stall every later
-//! row) and the next flush reports how many rows were lost and why.
+//! bounds it. Rows the backend refuses for a reason that may pass (a database busy past its
+//! timeout, a lost connection, a full disk) are kept and tried again, first and in order, at the
+//! next commit, at each flush and once more at shutdown; each commit tries once, so a store that
+//! stays down never stalls the writer. At most 10,000 rows wait: newer rows beyond that are
+//! dropped, as is a batch refused for good (a row the store cannot take). A flush that cannot
+//! store every row reports how many still wait, how many were lost since the previous flush,
+//! and why; shutdown logs what it could not store. A write that failed part way stores none of
+//! its rows (each backend writes a batch as one transaction, statement or truncated file
+//! write), so a retry stores no row twice.
 //!
 //! ## Effect stores use the database's own transactions
 //!

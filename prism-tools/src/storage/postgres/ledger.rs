@@ -9,7 +9,7 @@ use tokio_postgres::{Client, Config, NoTls};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
-use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
 use crate::storage::columns::{RowColumns, where_clause};
 use crate::storage::postgres::{PostgresOptions, migrations, postgres_error, text_column};
 use crate::storage::query::decode_row;
@@ -140,11 +140,36 @@ fn connected<'a>(
         .ok_or_else(|| LedgerError("no PostgreSQL connection".into()))
 }
 
+/// A failed insert, refused for good only when the server answered with an error about the
+/// statement or its data; a lost connection, a server shutting down, out of resources, a
+/// conflict or a timeout may pass.
+fn write_failure(error: &tokio_postgres::Error) -> WriteFailure {
+    let message = LedgerError(postgres_error(error));
+    let Some(db) = error.as_db_error() else {
+        return WriteFailure::transient(message);
+    };
+    // SQLSTATE classes: 08 connection, 40 transaction rollback, 53 insufficient resources,
+    // 55 object not in prerequisite state (a lock), 57 operator intervention, 58 system error.
+    let code = db.code().code();
+    if ["08", "40", "53", "55", "57", "58"]
+        .iter()
+        .any(|class| code.starts_with(class))
+    {
+        WriteFailure::transient(message)
+    } else {
+        WriteFailure::refused(message)
+    }
+}
+
 impl LedgerSink for PostgresSink {
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+    /// One `INSERT` statement, atomic on its own: a batch that fails part way stores no row, so
+    /// trying it again stores none twice. The one exception no client can rule out: a
+    /// connection lost after the server committed but before it answered reads as a failure,
+    /// and the retry stores those rows a second time (a duplicate, never a loss).
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
         let mut columns: [Vec<Option<String>>; 8] = Default::default();
         for row in rows {
-            let row = RowColumns::encode(row)?;
+            let row = RowColumns::encode(row).map_err(WriteFailure::refused)?;
             let values = [
                 row.session_id.map(text_column),
                 row.run_id.map(text_column),
@@ -163,11 +188,10 @@ impl LedgerSink for PostgresSink {
             .iter()
             .map(|column| column as &(dyn ToSql + Sync))
             .collect();
-        let client = connected(&self.runtime, &self.config, &mut self.client)?;
+        let client = connected(&self.runtime, &self.config, &mut self.client)
+            .map_err(WriteFailure::transient)?;
         let inserted = self.runtime.block_on(client.execute(INSERT, &params));
-        inserted
-            .map(drop)
-            .map_err(|error| LedgerError(postgres_error(&error)))
+        inserted.map(drop).map_err(|error| write_failure(&error))
     }
 
     fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {

@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
-use crate::storage::batch::{BatchWriter, LedgerSink};
+use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
 use crate::storage::columns::{RowColumns, where_clause};
 use crate::storage::query::decode_row;
 use crate::storage::sqlite::{SqliteOptions, open_connection};
@@ -101,15 +101,17 @@ const INSERT: &str = "INSERT INTO prism_tool_calls
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 impl LedgerSink for SqliteSink {
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), LedgerError> {
+    /// One `BEGIN IMMEDIATE` transaction: a batch that fails part way is rolled back whole, so
+    /// trying it again stores no row twice.
+    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite_error)?;
+            .map_err(write_failure)?;
         {
-            let mut insert = transaction.prepare_cached(INSERT).map_err(sqlite_error)?;
+            let mut insert = transaction.prepare_cached(INSERT).map_err(write_failure)?;
             for row in rows {
-                let columns = RowColumns::encode(row)?;
+                let columns = RowColumns::encode(row).map_err(WriteFailure::refused)?;
                 insert
                     .execute(params![
                         columns.session_id,
@@ -121,10 +123,10 @@ impl LedgerSink for SqliteSink {
                         columns.user_id,
                         columns.record,
                     ])
-                    .map_err(sqlite_error)?;
+                    .map_err(write_failure)?;
             }
         }
-        transaction.commit().map_err(sqlite_error)
+        transaction.commit().map_err(write_failure)
     }
 
     fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError> {
@@ -146,6 +148,26 @@ impl LedgerSink for SqliteSink {
             records.extend(decode_row(format_args!("row {seq}"), record));
         }
         Ok(records)
+    }
+}
+
+/// A failed write, refused for good only when the rows themselves are at fault (too big, a
+/// constraint, a value SQLite cannot bind); anything else (a lock held past the busy timeout, a
+/// full disk, an I/O error) may pass.
+fn write_failure(error: rusqlite::Error) -> WriteFailure {
+    use rusqlite::ErrorCode;
+    let refused = match &error {
+        rusqlite::Error::SqliteFailure(failure, _) => matches!(
+            failure.code,
+            ErrorCode::TooBig | ErrorCode::ConstraintViolation | ErrorCode::TypeMismatch
+        ),
+        rusqlite::Error::ToSqlConversionFailure(_) => true,
+        _ => false,
+    };
+    if refused {
+        WriteFailure::refused(sqlite_error(error))
+    } else {
+        WriteFailure::transient(sqlite_error(error))
     }
 }
 
