@@ -271,3 +271,52 @@ mod postgres {
         }
     }
 }
+
+/// One stored approval that cannot be read (its arguments corrupted in the file) hides no other
+/// pending approval of the session, and is not lost either: it is listed as unreadable, by call
+/// id, without the row's content.
+#[tokio::test]
+async fn one_unreadable_approval_hides_no_other_pending_one() {
+    use prism_tools::run::{ApprovalKey, PendingApproval};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prism.sqlite3");
+    let store = SqliteApprovalStore::open(&path).unwrap();
+    for call in ["c1", "c2", "c3"] {
+        let arguments = json!({"path": format!("/srv/{call}")});
+        let pending = PendingApproval {
+            key: ApprovalKey::new("ops-1", call.into(), "wipe", &arguments),
+            run_id: "run-1".into(),
+            arguments,
+            requested_at: 1_700_000_000_000,
+        };
+        store.request(&pending).await.unwrap();
+    }
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE prism_approvals SET arguments = '{\"token\": \"hunter2' WHERE call_id = 'c2'",
+            [],
+        )
+        .unwrap();
+
+    let waiting = store
+        .pending("ops-1")
+        .await
+        .expect("one unreadable row must not hide the others");
+    let calls: Vec<&str> = waiting.iter().map(|p| p.key.call_id.as_str()).collect();
+    assert_eq!(calls, ["c1", "c3"]);
+
+    let listing = store.pending_with_unreadable("ops-1").await.unwrap();
+    assert_eq!(listing.approvals, waiting);
+    assert_eq!(listing.unreadable.len(), 1);
+    let unreadable = &listing.unreadable[0];
+    assert_eq!(
+        unreadable.call_id.as_ref().map(|id| id.as_str()),
+        Some("c2")
+    );
+    assert!(
+        !unreadable.reason.contains("hunter2"),
+        "the reason quotes the row: {}",
+        unreadable.reason
+    );
+}

@@ -60,6 +60,28 @@ impl ApprovalRecord {
     }
 }
 
+/// A session's pending approvals, as [`ApprovalStore::pending_with_unreadable`] reads them.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct PendingApprovals {
+    /// The approvals waiting for a decision, in the order they were requested.
+    pub approvals: Vec<PendingApproval>,
+    /// Pending rows the store could not read, in the order they were requested. They stay in
+    /// the store as they are; a host mends or removes them there.
+    pub unreadable: Vec<UnreadableApproval>,
+}
+
+/// A stored pending approval that could not be read. It holds none of the row's content (the
+/// arguments may hold secrets), only what finds the row and why it failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnreadableApproval {
+    /// The call id, when that much of the row could be read.
+    pub call_id: Option<CallId>,
+    /// Why the row could not be read.
+    pub reason: String,
+}
+
 /// Why the store refused an operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -133,10 +155,29 @@ pub trait ApprovalStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<ApprovalRecord>, ApprovalStoreError>>;
 
     /// A session's approvals still waiting for a decision, in the order they were requested.
+    /// A stored approval that cannot be read (a corrupt or hand-edited row) is left out and
+    /// logged with its call id, so it hides no other; [`pending_with_unreadable`] lists it too.
+    ///
+    /// [`pending_with_unreadable`]: ApprovalStore::pending_with_unreadable
     fn pending<'a>(
         &'a self,
         session_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>>;
+
+    /// What [`pending`](ApprovalStore::pending) returns, and the session's pending rows the
+    /// store could not read, so a host can see and mend them. The default, for stores whose
+    /// approvals are always readable (those in memory), lists none.
+    fn pending_with_unreadable<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<PendingApprovals, ApprovalStoreError>> {
+        Box::pin(async move {
+            Ok(PendingApprovals {
+                approvals: self.pending(session_id).await?,
+                unreadable: Vec::new(),
+            })
+        })
+    }
 
     /// Marks a decided approval as acted on and returns its decision, atomically: of two callers
     /// only one gets the decision.
@@ -174,6 +215,13 @@ impl<S: ApprovalStore + ?Sized> ApprovalStore for Arc<S> {
         session_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
         (**self).pending(session_id)
+    }
+
+    fn pending_with_unreadable<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<PendingApprovals, ApprovalStoreError>> {
+        (**self).pending_with_unreadable(session_id)
     }
 
     fn consume<'a>(

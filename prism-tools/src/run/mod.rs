@@ -100,6 +100,7 @@ pub use approval::{
 };
 pub use approval_store::{
     ApprovalRecord, ApprovalState, ApprovalStore, ApprovalStoreError, InMemoryApprovalStore,
+    PendingApprovals, UnreadableApproval,
 };
 pub use artifact::{
     ArtifactFailure, ArtifactLoop, ArtifactToolCalls, ArtifactValidator, ArtifactVerdict,

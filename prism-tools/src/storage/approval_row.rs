@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::call::CallId;
 use crate::run::{
     ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalState, ApprovalStoreError,
-    ApprovalVerdict, PendingApproval,
+    ApprovalVerdict, PendingApproval, PendingApprovals, UnreadableApproval,
 };
 use crate::storage::effect_row::{from_db_millis, to_db_millis};
 
@@ -148,6 +148,33 @@ impl StoredApproval {
             requested_at: from_db_millis(self.requested_at),
         })
     }
+}
+
+/// Sorts a session's pending rows, read or not, into what the host gets: one row that cannot
+/// be read hides no other. Each unreadable row is logged with its call id and why, never its
+/// content (the arguments may hold secrets).
+pub(crate) fn sort_pending(
+    session_id: &str,
+    rows: impl IntoIterator<Item = (Option<String>, Result<StoredApproval, ApprovalStoreError>)>,
+) -> PendingApprovals {
+    let mut listing = PendingApprovals::default();
+    for (call_id, row) in rows {
+        match row.and_then(StoredApproval::into_pending) {
+            Ok(pending) => listing.approvals.push(pending),
+            Err(error) => {
+                let reason = match error {
+                    ApprovalStoreError::Backend(message) => message,
+                    other => other.to_string(),
+                };
+                tracing::error!(target: "prism_tools", session_id, call_id = call_id.as_deref().unwrap_or("?"), %reason, "a pending approval cannot be read; it is left out of the list");
+                listing.unreadable.push(UnreadableApproval {
+                    call_id: call_id.map(CallId::from),
+                    reason,
+                });
+            }
+        }
+    }
+    listing
 }
 
 /// The key's columns in the order of the stores' exact-key `WHERE` clauses: session, call, tool,

@@ -48,7 +48,9 @@
 //! the exact key (tool and arguments hash), the redacted arguments and, once decided, the verdict.
 //! After a restart the host reopens the same file or database, restores the session and resumes
 //! it; a review tool in another process can list [`pending`](crate::run::ApprovalStore::pending)
-//! approvals and record decisions in the meantime. A row only moves forward (pending, decided,
+//! approvals and record decisions in the meantime. A row that cannot be read (a corrupt or
+//! hand-edited file) hides no other: `pending` leaves it out and logs its call id, and
+//! [`pending_with_unreadable`](crate::run::ApprovalStore::pending_with_unreadable) lists it. A row only moves forward (pending, decided,
 //! consumed) and each move is one conditional `UPDATE` on the exact key, so a decision is
 //! recorded once and acted on once, however many workers resume the same session.
 //!

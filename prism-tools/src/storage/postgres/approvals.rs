@@ -7,11 +7,11 @@ use tokio_postgres::types::ToSql;
 use crate::effects::BoxFuture;
 use crate::run::{
     ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
-    ApprovalVerdict, PendingApproval,
+    ApprovalVerdict, PendingApproval, PendingApprovals,
 };
 use crate::storage::StorageError;
 use crate::storage::approval_row::{
-    StoredApproval, Transition, decode_verdict, encode_verdict, key_columns,
+    StoredApproval, Transition, decode_verdict, encode_verdict, key_columns, sort_pending,
 };
 use crate::storage::postgres::pool::StorePool;
 use crate::storage::postgres::{PostgresOptions, text_column};
@@ -197,6 +197,16 @@ impl ApprovalStore for PostgresApprovalStore {
         session_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
         Box::pin(async move {
+            let listing = self.pending_with_unreadable(session_id).await?;
+            Ok(listing.approvals)
+        })
+    }
+
+    fn pending_with_unreadable<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<PendingApprovals, ApprovalStoreError>> {
+        Box::pin(async move {
             let sql = format!(
                 "SELECT {COLUMNS} FROM prism_approvals
                  WHERE session_id = $1 AND state = 'pending' ORDER BY seq"
@@ -206,7 +216,12 @@ impl ApprovalStore for PostgresApprovalStore {
                 .query(&sql, &[&text_column(session_id.to_owned())])
                 .await
                 .map_err(ApprovalStoreError::Backend)?;
-            rows.iter().map(|row| stored(row).into_pending()).collect()
+            // The columns' types are the schema's, so only a row's JSON can fail to read.
+            let read = rows.iter().map(|row| {
+                let row = stored(row);
+                (Some(row.call_id.clone()), Ok(row))
+            });
+            Ok(sort_pending(session_id, read))
         })
     }
 

@@ -9,11 +9,11 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehav
 use crate::effects::BoxFuture;
 use crate::run::{
     ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalStore, ApprovalStoreError,
-    ApprovalVerdict, PendingApproval,
+    ApprovalVerdict, PendingApproval, PendingApprovals,
 };
 use crate::storage::StorageError;
 use crate::storage::approval_row::{
-    StoredApproval, Transition, decode_verdict, encode_verdict, key_columns,
+    StoredApproval, Transition, decode_verdict, encode_verdict, key_columns, sort_pending,
 };
 use crate::storage::sqlite::SqliteOptions;
 use crate::storage::sqlite::worker::ConnectionWorker;
@@ -231,6 +231,16 @@ impl ApprovalStore for SqliteApprovalStore {
         &'a self,
         session_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<PendingApproval>, ApprovalStoreError>> {
+        Box::pin(async move {
+            let listing = self.pending_with_unreadable(session_id).await?;
+            Ok(listing.approvals)
+        })
+    }
+
+    fn pending_with_unreadable<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<PendingApprovals, ApprovalStoreError>> {
         let session_id = session_id.to_owned();
         Box::pin(self.worker.run(move |connection| {
             let sql = format!(
@@ -238,11 +248,14 @@ impl ApprovalStore for SqliteApprovalStore {
                  WHERE session_id = ?1 AND state = 'pending' ORDER BY seq"
             );
             let mut statement = connection.prepare_cached(&sql).map_err(sqlite_error)?;
-            let rows = statement
-                .query_map([session_id], stored)
-                .map_err(sqlite_error)?;
-            rows.map(|row| row.map_err(sqlite_error)?.into_pending())
-                .collect()
+            let mut rows = statement.query([&session_id]).map_err(sqlite_error)?;
+            let mut read = Vec::new();
+            while let Some(row) = rows.next().map_err(sqlite_error)? {
+                // The call id on its own, to name a row whose other columns cannot be read.
+                let call_id = row.get::<_, String>(1).ok();
+                read.push((call_id, stored(row).map_err(sqlite_error)));
+            }
+            Ok(sort_pending(&session_id, read))
         }))
     }
 
