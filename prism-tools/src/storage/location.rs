@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
+use crate::storage::conninfo::{self, Conninfo};
 use crate::storage::{LedgerReader, RecordQuery, SqliteLedger, StorageError};
 
 /// The environment variable [`LedgerLocation::from_env`] reads.
@@ -30,7 +31,7 @@ pub const LEDGER_URL_VAR: &str = "PRISM_LEDGER_URL";
 pub enum LedgerLocation {
     /// A SQLite database file.
     Sqlite(PathBuf),
-    /// A PostgreSQL database, by connection URL (feature `postgres`).
+    /// A PostgreSQL database, by connection URL or keyword/value string (feature `postgres`).
     Postgres(String),
 }
 
@@ -59,9 +60,15 @@ impl LedgerLocation {
         }
     }
 
-    /// `postgres://…` or `postgresql://…` is PostgreSQL; `sqlite:PATH`, `sqlite://PATH` (so
-    /// `sqlite://agent.db` is relative and `sqlite:///var/agent.db` absolute, as other tools read
-    /// them) or a bare path is SQLite. Schemes are read in any case.
+    /// `postgres://…`, `postgresql://…` or libpq's keyword/value form (`host=db dbname=agents
+    /// user=agent`: `key=value` pairs, one key at least a libpq keyword) is PostgreSQL;
+    /// `sqlite:PATH`, `sqlite://PATH` (so `sqlite://agent.db` is relative and
+    /// `sqlite:///var/agent.db` absolute, as other tools read them) or a bare path is SQLite.
+    /// Schemes are read in any case. A file whose name reads as a keyword string (`user=x.db`)
+    /// takes the `sqlite:` prefix.
+    ///
+    /// A string that starts as a keyword string but cannot be read (a quote left open) is an
+    /// error, which does not repeat the string: it may hold a password.
     pub fn parse(location: &str) -> Result<Self, StorageError> {
         let scheme = |name: &str| {
             location
@@ -71,6 +78,17 @@ impl LedgerLocation {
         };
         if scheme("postgres://").is_some() || scheme("postgresql://").is_some() {
             return Ok(Self::Postgres(location.to_owned()));
+        }
+        match conninfo::classify(location) {
+            Conninfo::Yes => return Ok(Self::Postgres(location.to_owned())),
+            Conninfo::Unreadable => {
+                return Err(StorageError::new(
+                    "the ledger location starts as a PostgreSQL `key=value` connection string \
+                     but cannot be read (a quote left open?); for a SQLite file of that name, \
+                     write `sqlite:` before it",
+                ));
+            }
+            Conninfo::No => {}
         }
         let path = scheme("sqlite://")
             .or_else(|| scheme("sqlite:"))
@@ -112,13 +130,16 @@ impl fmt::Display for LedgerLocation {
             Self::Postgres(url) => {
                 // The path of a URL (never its query, which may hold `password=`), or the
                 // `dbname` of a keyword string.
-                let database = match url.split('?').next().unwrap_or("").split_once("://") {
-                    Some((_, rest)) => rest.split_once('/').map(|(_, path)| path),
-                    None => url
-                        .split_whitespace()
-                        .find_map(|pair| pair.strip_prefix("dbname=")),
+                let database = match url.split_once("://") {
+                    Some((_, rest)) => rest
+                        .split('?')
+                        .next()
+                        .and_then(|rest| rest.split_once('/'))
+                        .map(|(_, path)| path),
+                    // Read as pairs: a quoted password may hold ` dbname=`.
+                    None => conninfo::raw_value(url, "dbname"),
                 }
-                .filter(|name| !name.is_empty() && !name.contains(['@', '=']))
+                .filter(|name| !name.is_empty() && !name.contains(['@', '=', '\'', '\\']))
                 .unwrap_or("(default)");
                 write!(f, "PostgreSQL database {database}")
             }
@@ -272,6 +293,8 @@ mod tests {
                 "(default)",
             ),
             ("host=/var/run dbname=agents password=s3cret", "agents"),
+            ("password='x dbname=s3cret' dbname=agents", "agents"),
+            ("password='s3cret?' dbname=agents", "agents"),
         ] {
             let location = LedgerLocation::Postgres(url.to_owned());
             let shown = format!("{location} {location:?}");
@@ -281,5 +304,46 @@ mod tests {
                 format!("PostgreSQL database {database}")
             );
         }
+    }
+
+    /// libpq's keyword/value form is PostgreSQL, as its URL form is; a file path that holds `=`
+    /// but is no such string stays a SQLite file.
+    #[test]
+    fn a_libpq_keyword_value_string_is_postgres_not_a_file_name() {
+        for location in [
+            "host=localhost dbname=prism user=me",
+            "dbname=prism",
+            "  host = /var/run/postgresql port=5433 ",
+            "host=db password='a \\'secret\\' here' sslmode=require",
+            "service=agents application_name=prism",
+        ] {
+            assert!(
+                matches!(
+                    LedgerLocation::parse(location),
+                    Ok(LedgerLocation::Postgres(_))
+                ),
+                "{location}"
+            );
+        }
+        for path in [
+            "a=b.db",
+            "/tmp/x=y/ledger.sqlite3",
+            "ledger=1.db other",
+            "colour=blue size=big",
+            "./host=db",
+        ] {
+            match LedgerLocation::parse(path) {
+                Ok(LedgerLocation::Sqlite(parsed)) => assert_eq!(parsed, PathBuf::from(path)),
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+    }
+
+    /// A keyword string that cannot be read (an unclosed quote) is refused, not taken as a file
+    /// name, and the refusal does not repeat the password.
+    #[test]
+    fn an_unreadable_keyword_string_is_refused_without_its_password() {
+        let error = LedgerLocation::parse("host=db password='s3cret").unwrap_err();
+        assert!(!error.message().contains("s3cret"), "{}", error.message());
     }
 }

@@ -69,6 +69,8 @@ mod query;
 mod approval_row;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod columns;
+#[cfg(feature = "sqlite")]
+mod conninfo;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod effect_row;
 #[cfg(feature = "sqlite")]
