@@ -78,3 +78,44 @@ async fn postgres(test: &str) -> Option<Opened<Arc<prism_tools::PostgresEffectSt
 
 #[cfg(feature = "postgres")]
 effect_store_contract!(postgres_server, postgres);
+
+/// A table whose column another program changed to another type reads as the store's error:
+/// the driver's typed read would panic, and no panic may reach the host.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn postgres_a_column_of_another_type_is_an_error_not_a_panic() {
+    use prism_tools::effects::{ClaimRequest, EffectKey, EffectPolicy, EffectStore};
+
+    let Some(store) = postgres("postgres_a_column_of_another_type_is_an_error_not_a_panic").await
+    else {
+        return;
+    };
+    let key = EffectKey::new(
+        "pay",
+        &EffectPolicy::new(std::time::Duration::from_secs(60)),
+        &serde_json::json!({}),
+    );
+    let request = ClaimRequest {
+        key: &key,
+        owner: "a",
+        now: 0,
+        lease: std::time::Duration::from_secs(60),
+    };
+    store.claim(request).await.unwrap();
+
+    let guard = store._keep.downcast_ref::<support::SchemaGuard>().unwrap();
+    let (client, connection) = tokio_postgres::connect(&guard.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!(
+            "ALTER TABLE {}.prism_effects ALTER COLUMN claimed_at TYPE text",
+            guard.schema
+        ))
+        .await
+        .unwrap();
+
+    let error = store.state(&key).await.unwrap_err();
+    assert!(error.to_string().contains("PostgreSQL"), "{error}");
+}

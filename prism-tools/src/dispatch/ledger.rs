@@ -319,7 +319,8 @@ pub trait RunLedger: Send + Sync + 'static {
     /// Takes one row. Must not block; a durable ledger queues a copy.
     fn append(&self, record: &ToolCallRecord);
 
-    /// Waits until every appended row is stored, reporting the first failure since the last flush.
+    /// Waits until every appended row is stored, or reports why some are not: rows still
+    /// waiting to be stored, rows lost, and the cause.
     fn flush(&self) -> Result<(), LedgerError> {
         Ok(())
     }

@@ -14,7 +14,7 @@ use crate::storage::approval_row::{
     StoredApproval, Transition, decode_verdict, encode_verdict, key_columns, sort_pending,
 };
 use crate::storage::postgres::pool::StorePool;
-use crate::storage::postgres::{PostgresOptions, text_column};
+use crate::storage::postgres::{PostgresOptions, column, text_column};
 
 /// An [`ApprovalStore`] in PostgreSQL.
 ///
@@ -73,7 +73,7 @@ impl PostgresApprovalStore {
             .query_opt(&sql, &[&session, &call])
             .await
             .map_err(ApprovalStoreError::Backend)?;
-        Ok(row.as_ref().map(stored))
+        row.as_ref().map(stored).transpose()
     }
 }
 
@@ -89,18 +89,23 @@ fn stored_key(key: &ApprovalKey) -> [String; 4] {
     ]
 }
 
-fn stored(row: &Row) -> StoredApproval {
-    StoredApproval {
-        session_id: row.get(0),
-        call_id: row.get(1),
-        tool: row.get(2),
-        arguments_hash: row.get(3),
-        run_id: row.get(4),
-        arguments: row.get(5),
-        requested_at: row.get(6),
-        state: row.get(7),
-        verdict: row.get(8),
-    }
+fn stored(row: &Row) -> Result<StoredApproval, ApprovalStoreError> {
+    let read = || {
+        Ok(StoredApproval {
+            session_id: column(row, 0)?,
+            call_id: column(row, 1)?,
+            tool: column(row, 2)?,
+            arguments_hash: column(row, 3)?,
+            run_id: column(row, 4)?,
+            arguments: column(row, 5)?,
+            requested_at: column(row, 6)?,
+            state: column(row, 7)?,
+            verdict: column(row, 8)?,
+        })
+    };
+    read().map_err(|error: String| {
+        ApprovalStoreError::Backend(format!("a stored approval cannot be read: {error}"))
+    })
 }
 
 impl ApprovalStore for PostgresApprovalStore {
@@ -216,11 +221,10 @@ impl ApprovalStore for PostgresApprovalStore {
                 .query(&sql, &[&text_column(session_id.to_owned())])
                 .await
                 .map_err(ApprovalStoreError::Backend)?;
-            // The columns' types are the schema's, so only a row's JSON can fail to read.
-            let read = rows.iter().map(|row| {
-                let row = stored(row);
-                (Some(row.call_id.clone()), Ok(row))
-            });
+            // The call id on its own, to name a row whose other columns cannot be read.
+            let read = rows
+                .iter()
+                .map(|row| (column::<String>(row, 1).ok(), stored(row)));
             Ok(sort_pending(session_id, read))
         })
     }
@@ -244,7 +248,7 @@ impl ApprovalStore for PostgresApprovalStore {
                 .await
                 .map_err(ApprovalStoreError::Backend)?;
             match consumed {
-                Some(row) => decode_verdict(row.get(0)),
+                Some(row) => decode_verdict(column(&row, 0).map_err(ApprovalStoreError::Backend)?),
                 None => {
                     let found = self.select(key).await?;
                     Err(StoredApproval::refusal(found, key, Transition::Consume))

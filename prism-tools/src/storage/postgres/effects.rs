@@ -1,6 +1,7 @@
 //! [`PostgresEffectStore`]: effect claims in PostgreSQL, shared by every worker that reaches the
 //! database.
 
+use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use crate::clock::Millis;
@@ -10,8 +11,8 @@ use crate::effects::{
 };
 use crate::storage::StorageError;
 use crate::storage::effect_row::{StoredEffect, encode_outcome, to_db_millis};
-use crate::storage::postgres::PostgresOptions;
 use crate::storage::postgres::pool::StorePool;
+use crate::storage::postgres::{PostgresOptions, column};
 
 /// An [`EffectStore`] in PostgreSQL.
 ///
@@ -57,12 +58,18 @@ impl PostgresEffectStore {
             )
             .await
             .map_err(EffectStoreError::Backend)?;
-        Ok(row.map(|row| StoredEffect {
-            owner: row.get(0),
-            claimed_at: row.get(1),
-            lease_expires_at: row.get(2),
-            outcome: row.get(3),
-        }))
+        let read = |row: &Row| {
+            Ok(StoredEffect {
+                owner: column(row, 0)?,
+                claimed_at: column(row, 1)?,
+                lease_expires_at: column(row, 2)?,
+                outcome: column(row, 3)?,
+            })
+        };
+        row.as_ref()
+            .map(read)
+            .transpose()
+            .map_err(EffectStoreError::Backend)
     }
 
     /// Runs one statement, answering how many rows it changed.
@@ -197,18 +204,18 @@ impl EffectRecovery for PostgresEffectStore {
                 )
                 .await
                 .map_err(EffectStoreError::Backend)?;
-            Ok(rows
-                .iter()
+            rows.iter()
                 .map(|row| {
                     let effect = StoredEffect {
-                        owner: row.get(1),
-                        claimed_at: row.get(2),
-                        lease_expires_at: row.get(3),
+                        owner: column(row, 1)?,
+                        claimed_at: column(row, 2)?,
+                        lease_expires_at: column(row, 3)?,
                         outcome: None,
                     };
-                    effect.into_unknown(row.get(0))
+                    Ok(effect.into_unknown(column(row, 0)?))
                 })
-                .collect())
+                .collect::<Result<_, String>>()
+                .map_err(EffectStoreError::Backend)
         })
     }
 

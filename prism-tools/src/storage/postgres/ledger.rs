@@ -11,7 +11,7 @@ use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
 use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
 use crate::storage::columns::{RowColumns, where_clause};
-use crate::storage::postgres::{PostgresOptions, migrations, postgres_error, text_column};
+use crate::storage::postgres::{PostgresOptions, column, migrations, postgres_error, text_column};
 use crate::storage::query::decode_row;
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
@@ -210,8 +210,14 @@ impl LedgerSink for PostgresSink {
         Ok(rows
             .iter()
             .filter_map(|row| {
-                let seq: i64 = row.get(0);
-                decode_row(format_args!("row {seq}"), row.get::<_, &str>(1).as_bytes())
+                let read = column::<i64>(row, 0).and_then(|seq| Ok((seq, column::<&str>(row, 1)?)));
+                match read {
+                    Ok((seq, text)) => decode_row(format_args!("row {seq}"), text.as_bytes()),
+                    Err(error) => {
+                        tracing::error!(target: "prism_tools", "a ledger row cannot be read and is left out: {error}");
+                        None
+                    }
+                }
             })
             // Exactly the query's rows: two ids that differ only where `text_column` replaced
             // a NUL share a column value, never a record.

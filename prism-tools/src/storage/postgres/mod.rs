@@ -126,6 +126,16 @@ fn postgres_error(error: &tokio_postgres::Error) -> String {
     }
 }
 
+/// Column `index` of `row` as `T`. `Row::get` panics when the stored type is not `T` or the
+/// value is an unexpected `NULL` (a table changed by hand or by another program); a store
+/// reports that as its own error instead.
+fn column<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a tokio_postgres::Row,
+    index: usize,
+) -> Result<T, String> {
+    row.try_get(index).map_err(|error| postgres_error(&error))
+}
+
 /// `value` as PostgreSQL's `text` takes it: it refuses NUL, which a model-chosen call id may
 /// hold, so NUL becomes U+FFFD. The ledger's row JSON keeps the value as it was; an approval's
 /// key columns find the same row for the exact key, and only `pending` lists the id as stored.
