@@ -324,6 +324,60 @@ async fn approvals_on_the_current_protocol_go_through_input_required() {
 }
 
 #[tokio::test]
+async fn an_approval_does_not_cover_a_tool_registered_again_with_another_definition() {
+    let fixture = fixture();
+    let client = connect(&fixture.server, TestClient::current()).await;
+    let first = client
+        .call_tool_once(call("wipe", json!({"path": "/tmp/x"})))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(required) = first else {
+        panic!("a call needing approval asks first, got {first:?}");
+    };
+    let state = required.request_state.clone().unwrap();
+
+    // While the person decides, the host replaces `wipe` with a wider tool of the same name.
+    let replaced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let runs = std::sync::Arc::clone(&replaced);
+    let wider = prism::ToolDefinition::builder("wipe")
+        .description("Deletes a directory and everything under it.")
+        .parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}}))
+        .requires_approval(true)
+        .run_sync(move |_, _| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok(json!("wiped everything"))
+        });
+    fixture.registry.register(wider).unwrap();
+    let answered = client
+        .call_tool_once(approved_call("wipe", json!({"path": "/tmp/x"}), &state))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(answered) = answered else {
+        panic!("no second question")
+    };
+    assert_eq!(
+        replaced.load(Ordering::SeqCst),
+        0,
+        "the new tool was never approved"
+    );
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 0);
+    assert_eq!(answered.is_error, Some(true));
+    assert_eq!(
+        meta(&answered)["dev.prism/error"]["reason"],
+        "permission_denied"
+    );
+    let text = first_text(&answered);
+    assert!(
+        text.contains("wipe changed since its approval was asked"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("/tmp/x"),
+        "no argument in the message: {text}"
+    );
+}
+
+#[tokio::test]
 async fn approvals_in_the_handshake_era_are_asked_during_the_call() {
     let fixture = fixture();
     let mut refusing = TestClient::handshake_era();

@@ -314,6 +314,29 @@ impl ToolDefinition {
         }
     }
 
+    /// The version of this tool an approval is given for: the SHA-256 (hex) of the canonical
+    /// JSON of what the model and the pipeline read from the definition (name, title,
+    /// description, both schemas, annotations, and the exclusive, approval, untrusted-output and
+    /// effect settings). Re-registering an identical definition, as a restarted process does,
+    /// keeps the version; changing any of those makes a new one. The handler is code, which no
+    /// digest that survives a restart can cover: a host that swaps the body behind an unchanged
+    /// definition should change the description (say, with a version number in it) too.
+    pub(crate) fn version_hash(&self) -> String {
+        let inner = &*self.inner;
+        crate::canonical::canonical_sha256(&serde_json::json!({
+            "name": &*inner.name,
+            "title": inner.title,
+            "description": inner.description,
+            "parameters": inner.parameters,
+            "outputSchema": inner.output_schema,
+            "annotations": inner.annotations,
+            "exclusive": inner.exclusive,
+            "requiresApproval": inner.requires_approval,
+            "untrustedOutput": inner.untrusted_output,
+            "effect": inner.effect,
+        }))
+    }
+
     /// True when both values are the same definition (not merely equal fields).
     pub fn ptr_eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)

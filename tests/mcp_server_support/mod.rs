@@ -55,6 +55,8 @@ pub struct Fixture {
     pub wiped: Arc<AtomicUsize>,
     /// How many times `pay` ran.
     pub paid: Arc<AtomicUsize>,
+    /// The server's registry, which the test may change while the server runs.
+    pub registry: ToolRegistry,
 }
 
 pub fn fixture() -> Fixture {
@@ -163,7 +165,7 @@ pub fn fixture_with(
         cancellations,
     ]);
     let ledger = InMemoryLedger::new();
-    let dispatcher = Dispatcher::builder(registry)
+    let dispatcher = Dispatcher::builder(registry.clone())
         .filter(ToolFilter::deny(["hidden"]))
         .effects(InMemoryEffectStore::new())
         .events(event_fn(move |event: &ToolEvent| {
@@ -183,6 +185,7 @@ pub fn fixture_with(
         ledger,
         wiped,
         paid,
+        registry,
     }
 }
 

@@ -30,6 +30,7 @@ pub(crate) trait ApprovalGate<H>: Send + Sync {
     /// as middleware left them.
     fn check(&self, id: &CallId, tool: &ToolDefinition, arguments: &Value) -> Approval;
 
-    /// The caller's handle on a call that waits: the call as middleware left it.
-    fn hold(&self, call: ToolCall) -> H;
+    /// The caller's handle on a call that waits: the call as middleware left it, and the tool
+    /// it resolved to (whose version an approval is asked for).
+    fn hold(&self, call: ToolCall, tool: &ToolDefinition) -> H;
 }

@@ -476,7 +476,7 @@ impl Dispatcher {
                     Approval::Proceed => {}
                     Approval::Wait => {
                         let held = ToolCall::new(observe.id().clone(), call.name, call.arguments);
-                        return Err(gate.hold(held));
+                        return Err(gate.hold(held, tool));
                     }
                     Approval::Refuse(refusal) => {
                         return Ok(observe.blocked(name, BlockReason::PermissionDenied, refusal));

@@ -8,6 +8,16 @@
 //! exact arguments. A decision answers one key. Changed arguments are a different key, and an
 //! approval for one call never covers another call of the same tool.
 //!
+//! An approval also covers only the version of the tool it was asked about: the suspended run
+//! keeps a digest of the tool's definition (name, title, description, schemas, annotations, and
+//! its exclusive, approval, untrusted-output and effect settings). When the run resumes and the
+//! tool registered under that name has another definition, the approved call is refused
+//! (`permission_denied`, saying the tool changed since its approval was asked) and the model may
+//! call it again, which asks anew. A state stored before versions were kept records none, and
+//! its approved calls are refused the same way: an approval of an unknown version is not
+//! assumed to cover the tool registered now. The digest cannot cover the handler's code; a host
+//! that changes a tool's body behind an unchanged definition should change its description too.
+//!
 //! An approval adds a check; it removes none. The question is asked inside the dispatch pipeline,
 //! once guardrails, lookup, scope, trust, permission, validation and `before_execute` have all let
 //! the call through, right before its effect is claimed: a call any of them refuses gets that

@@ -3,8 +3,9 @@
 //! The dispatcher asks it about each call once trust, permission, validation and `before_execute`
 //! let the call through, right before the effect claim. A call whose tool or the agent's
 //! [`ApprovalPolicy`](crate::run::ApprovalPolicy) asks for a decision then waits, unless a person
-//! approved exactly this call (same id, tool and arguments) before the run resumed. An approval
-//! lets one call through: a second call the model sent under the same id is refused.
+//! approved exactly this call (same id, tool and arguments) before the run resumed, and the tool
+//! is still the version the person was asked about. An approval lets one call through: a second
+//! call the model sent under the same id is refused.
 
 use std::sync::Mutex;
 
@@ -25,9 +26,35 @@ pub(crate) struct RunApprovals<'a> {
     /// The run's own tool this turn (search mode's `search_tools`): it reads the index and
     /// activates names, which grants nothing, so it never waits.
     run_tool: Option<&'a str>,
-    /// Calls a person approved, consumed from the store before the run resumed, each with
-    /// whether a call already went through on it.
-    approved: Mutex<Vec<(ApprovalKey, bool)>>,
+    /// Calls a person approved, consumed from the store before the run resumed.
+    approved: Mutex<Vec<Approved>>,
+}
+
+/// One approved call, for the version of its tool the person was asked about.
+pub(crate) struct Approved {
+    key: ApprovalKey,
+    /// `None` when the suspended state did not record it (stored before versions were kept).
+    tool_version: Option<String>,
+    /// Whether a call already went through on it.
+    used: bool,
+}
+
+impl Approved {
+    pub(crate) fn new(key: ApprovalKey, tool_version: Option<String>) -> Self {
+        Self {
+            key,
+            tool_version,
+            used: false,
+        }
+    }
+}
+
+/// What a call finds among the approvals.
+enum Found {
+    /// An approval no call used yet, for this version of the tool (`None`: not known).
+    Unused(Option<String>),
+    /// An approval an earlier call with the same id used.
+    Used,
 }
 
 impl<'a> RunApprovals<'a> {
@@ -40,27 +67,59 @@ impl<'a> RunApprovals<'a> {
         }
     }
 
-    /// Lets the call with exactly `key` through, once.
-    pub(crate) fn approved(self, approved: Vec<ApprovalKey>) -> Self {
-        let approved = approved.into_iter().map(|key| (key, false)).collect();
+    /// Lets each call with exactly an approved key through, once.
+    pub(crate) fn approved(self, approved: Vec<Approved>) -> Self {
         Self {
             approved: Mutex::new(approved),
             ..self
         }
     }
 
-    /// Whether a person approved this call: `Some(true)` the first time it asks, `Some(false)`
-    /// when a call went through on the approval already, `None` when there is none.
-    fn take_approval(&self, id: &CallId, tool: &ToolDefinition, arguments: &Value) -> Option<bool> {
+    /// Whether a person approved this call, marking the approval used; `None` when there is
+    /// none.
+    fn take_approval(
+        &self,
+        id: &CallId,
+        tool: &ToolDefinition,
+        arguments: &Value,
+    ) -> Option<Found> {
         let mut approved = self
             .approved
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        let (_, used) = approved.iter_mut().find(|(key, _)| {
-            key.call_id == *id
-                && *key == ApprovalKey::new(self.session_id, id.clone(), tool.name(), arguments)
+        let found = approved.iter_mut().find(|approved| {
+            approved.key.call_id == *id
+                && approved.key
+                    == ApprovalKey::new(self.session_id, id.clone(), tool.name(), arguments)
         })?;
-        Some(!std::mem::replace(used, true))
+        Some(if std::mem::replace(&mut found.used, true) {
+            Found::Used
+        } else {
+            Found::Unused(found.tool_version.clone())
+        })
+    }
+}
+
+/// The answer for a call approved for `asked`, the version of its tool the person saw. The
+/// approval covers that version only: a tool re-registered with another definition since (other
+/// parameters, description, annotations or effect policy) is not what the person approved, nor
+/// is any version when the stored state did not record one. The messages name the tool, never
+/// the arguments.
+fn covers(asked: Option<String>, tool: &ToolDefinition) -> Approval {
+    match asked {
+        Some(asked) if asked == tool.version_hash() => Approval::Proceed,
+        Some(_) => Approval::Refuse(Refusal::new(format!(
+            "Tool {} changed since its approval was asked (its definition is not the one the \
+             person approved), so the approval does not cover this call; call it again to ask \
+             for a new approval",
+            tool.name()
+        ))),
+        None => Approval::Refuse(Refusal::new(format!(
+            "The approval of this call of {} does not say which version of the tool it was \
+             given for (the run was stored before versions were recorded), so it does not \
+             cover this call; call it again to ask for a new approval",
+            tool.name()
+        ))),
     }
 }
 
@@ -79,8 +138,8 @@ impl ApprovalGate<Halt> for RunApprovals<'_> {
             return Approval::Proceed;
         }
         match self.take_approval(id, tool, arguments) {
-            Some(true) => return Approval::Proceed,
-            Some(false) => {
+            Some(Found::Unused(asked)) => return covers(asked, tool),
+            Some(Found::Used) => {
                 return Approval::Refuse(Refusal::new(format!(
                     "The approval of call {id} was used by an earlier call with the same id; this one is not approved"
                 )));
@@ -97,7 +156,7 @@ impl ApprovalGate<Halt> for RunApprovals<'_> {
         }
     }
 
-    fn hold(&self, call: ToolCall) -> Halt {
+    fn hold(&self, call: ToolCall, _tool: &ToolDefinition) -> Halt {
         Halt::Held(call)
     }
 }

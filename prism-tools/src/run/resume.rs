@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
-use crate::run::approval_gate::RunApprovals;
+use crate::run::approval_gate::{Approved, RunApprovals};
 use crate::run::approval_store::guarded_store;
 use crate::run::batch::Answer;
 use crate::run::run_loop::RunDriver;
@@ -121,7 +121,11 @@ impl Session {
                     call,
                     middleware_failure,
                 }),
-                HeldCall::Pending { call, approval } => {
+                HeldCall::Pending {
+                    call,
+                    approval,
+                    tool_version,
+                } => {
                     let consumed = until_cancelled(
                         &cancellation,
                         guarded_store(|| store.consume(&approval.key)),
@@ -144,7 +148,7 @@ impl Session {
                     match refusal {
                         None => {
                             approved.push(call.id.clone());
-                            keys.push(approval.key);
+                            keys.push(Approved::new(approval.key, tool_version));
                             Answer::Unstarted(PlannedCall {
                                 call,
                                 middleware_failure: None,

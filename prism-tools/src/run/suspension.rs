@@ -47,6 +47,11 @@ pub(crate) enum HeldCall {
     Pending {
         call: ToolCall,
         approval: PendingApproval,
+        /// The version of the tool the person is asked about (see
+        /// `ToolDefinition::version_hash`); the approval covers that version only. `None` in
+        /// states stored before it was kept: such an approval covers no version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_version: Option<String>,
     },
     /// Never started; dispatched when the run resumes. `call` is the call after `tool_call`
     /// middleware, and `middleware_failure` what that middleware failed with, if it did.

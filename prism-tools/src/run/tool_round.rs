@@ -194,7 +194,17 @@ impl RunDriver<'_> {
                 Answer::Held(call) => {
                     let approval = self.pending_approval(dispatcher, &call);
                     pending.push(approval.clone());
-                    HeldCall::Pending { call, approval }
+                    // The definition dispatch resolved the call to: the run's pinned one.
+                    let tool_version = self
+                        .tools
+                        .pinned()
+                        .get(&call.name)
+                        .map(ToolDefinition::version_hash);
+                    HeldCall::Pending {
+                        call,
+                        approval,
+                        tool_version,
+                    }
                 }
                 Answer::Unstarted(PlannedCall {
                     call,

@@ -7,15 +7,17 @@
 //!
 //! - A 2026-07-28 client that can elicit gets `input_required`: the form, and a `requestState`
 //!   sealed with HMAC-SHA-256 ([`RequestStateCodec`]) that names the tool, the SHA-256 of the
-//!   canonical JSON of the exact arguments (after `tool_call` middleware), a single-use nonce and
-//!   an expiry. The re-issued call carries the answer and the state back; it runs through every
-//!   guard again, and the gate lets it execute only when the state opens, has not expired, was
-//!   not used before, and names this tool with these arguments. A changed argument needs a new
-//!   approval.
+//!   canonical JSON of the exact arguments (after `tool_call` middleware), the version of the
+//!   tool (a digest of its definition), a single-use nonce and an expiry. The re-issued call
+//!   carries the answer and the state back; it runs through every guard again, and the gate lets
+//!   it execute only when the state opens, has not expired, was not used before, and names this
+//!   tool with these arguments, still at the version the person was asked about. A changed
+//!   argument, or a tool registered again with another definition, needs a new approval.
 //! - A handshake-era client that can elicit is asked in the middle of the call
-//!   (`elicitation/create`), and the call then runs or is refused. The question waits as long
-//!   as a sealed one would live, and ends when the client cancels the call: a late "yes"
-//!   approves nothing.
+//!   (`elicitation/create`), and the call then runs or is refused (refused as well when the tool
+//!   was registered again with another definition while the person was asked). The question
+//!   waits as long as a sealed one would live, and ends when the client cancels the call: a late
+//!   "yes" approves nothing.
 //! - A client that cannot elicit (or a server that has no key to seal with) gets an `isError`
 //!   result naming the pending approval.
 //!
@@ -57,6 +59,10 @@ const SHOWN_ARGUMENTS: usize = 1000;
 struct Asked {
     tool: String,
     arguments_hash: String,
+    /// The tool's version when it was asked about; `None` in a state sealed before versions
+    /// were, which approves no version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool_version: Option<String>,
     nonce: String,
 }
 
@@ -92,20 +98,22 @@ impl Approvals {
         self.ttl
     }
 
-    /// The `input_required` answer asking about `held`, or `None` when this server has no key
-    /// to seal the question with.
+    /// The `input_required` answer asking about `held`, a call of the tool at `tool_version`,
+    /// or `None` when this server has no key to seal the question with.
     pub(crate) fn ask(
         &self,
         held: &ToolCall,
+        tool_version: &str,
         redactor: &SecretRedactor,
     ) -> Option<InputRequiredResult> {
         let codec = self.codec.as_ref()?;
         let asked = Asked {
             tool: held.name.clone(),
             arguments_hash: arguments_hash(&held.name, &held.arguments),
+            tool_version: Some(tool_version.to_owned()),
             nonce: nonce(),
         };
-        // Serialising three strings cannot fail.
+        // Serialising four strings cannot fail.
         let sealed = codec
             .seal_json_with(&asked, &SealOptions::new().ttl(self.ttl))
             .unwrap_or_default();
@@ -233,8 +241,27 @@ pub(crate) fn nonce() -> String {
 pub(crate) enum Interrupted {
     /// A guardrail tripped; the blocked result is inside.
     Tripwire(Box<Tripwire>),
-    /// The call waits for approval: the call as middleware left it.
-    Held(Box<ToolCall>),
+    /// The call waits for approval.
+    Held(Box<Held>),
+}
+
+/// A call waiting for approval.
+pub(crate) struct Held {
+    /// The call as middleware left it.
+    pub(crate) call: ToolCall,
+    /// The version of the tool it resolved to, which an approval is asked for.
+    pub(crate) tool_version: String,
+}
+
+/// The refusal of an approval given for another version of `tool` (or for no known version):
+/// the person was never asked about the definition registered now.
+fn changed_since_asked(tool: &ToolDefinition) -> Approval {
+    Approval::Refuse(Refusal::new(format!(
+        "Tool {} changed since its approval was asked (its definition is not the one the person \
+         approved), so the approval does not cover this call; call it again without the \
+         requestState to ask for a new approval",
+        tool.name()
+    )))
 }
 
 impl From<Tripwire> for Interrupted {
@@ -253,15 +280,20 @@ pub(crate) enum Gate {
         approvals: Arc<Approvals>,
         answered: Answered,
     },
-    /// The person approved this exact call a moment ago, in the middle of it.
-    Approved { arguments_hash: String },
+    /// The person approved this exact call of this version of the tool a moment ago, in the
+    /// middle of it.
+    Approved {
+        arguments_hash: String,
+        tool_version: String,
+    },
 }
 
 impl Gate {
-    /// The gate for a call asked about in the middle of it.
-    pub(crate) fn approved(call: &ToolCall) -> Gate {
+    /// The gate for a call of the tool at `tool_version`, asked about in the middle of it.
+    pub(crate) fn approved(call: &ToolCall, tool_version: String) -> Gate {
         Gate::Approved {
             arguments_hash: arguments_hash(&call.name, &call.arguments),
+            tool_version,
         }
     }
 }
@@ -274,11 +306,16 @@ impl ApprovalGate<Interrupted> for Gate {
         let hash = || arguments_hash(tool.name(), arguments);
         match self {
             Gate::Ask => Approval::Wait,
-            Gate::Approved { arguments_hash } if *arguments_hash == hash() => Approval::Proceed,
-            Gate::Approved { .. } => Approval::Refuse(Refusal::new(format!(
-                "The approval given for {} was for other arguments",
-                tool.name()
-            ))),
+            Gate::Approved { arguments_hash, .. } if *arguments_hash != hash() => {
+                Approval::Refuse(Refusal::new(format!(
+                    "The approval given for {} was for other arguments",
+                    tool.name()
+                )))
+            }
+            Gate::Approved { tool_version, .. } if *tool_version != tool.version_hash() => {
+                changed_since_asked(tool)
+            }
+            Gate::Approved { .. } => Approval::Proceed,
             Gate::Sealed {
                 approvals,
                 answered,
@@ -289,6 +326,10 @@ impl ApprovalGate<Interrupted> for Gate {
                         "The approval sent with this call of {} was given for another call",
                         tool.name()
                     )))
+                } else if asked.tool_version.as_deref() != Some(&*tool.version_hash()) {
+                    // Checked before the nonce is used: whatever the answer, it was about
+                    // another definition.
+                    changed_since_asked(tool)
                 } else {
                     // The first answer uses the state up, whatever it was.
                     match approvals.redeem(&asked.nonce, answered.approved) {
@@ -314,8 +355,11 @@ impl ApprovalGate<Interrupted> for Gate {
         }
     }
 
-    fn hold(&self, call: ToolCall) -> Interrupted {
-        Interrupted::Held(Box::new(call))
+    fn hold(&self, call: ToolCall, tool: &ToolDefinition) -> Interrupted {
+        Interrupted::Held(Box::new(Held {
+            call,
+            tool_version: tool.version_hash(),
+        }))
     }
 }
 
@@ -330,7 +374,11 @@ mod tests {
     #[test]
     fn without_a_key_nothing_is_sealed_and_no_state_opens() {
         let approvals = Approvals::new(None, Duration::from_secs(60), false);
-        assert!(approvals.ask(&wipe(), &SecretRedactor::default()).is_none());
+        assert!(
+            approvals
+                .ask(&wipe(), "v1", &SecretRedactor::default())
+                .is_none()
+        );
         let refused = approvals.answer("anything", None).err().unwrap();
         assert!(refused.contains("no approval key"), "{refused}");
     }
@@ -340,7 +388,9 @@ mod tests {
         // The client learns that its state was refused, not which check refused it.
         let codec = RequestStateCodec::new_unchecked(vec![7; 32]);
         let approvals = Approvals::new(Some(codec), Duration::ZERO, false);
-        let asked = approvals.ask(&wipe(), &SecretRedactor::default()).unwrap();
+        let asked = approvals
+            .ask(&wipe(), "v1", &SecretRedactor::default())
+            .unwrap();
         let sealed = asked.request_state.unwrap();
         std::thread::sleep(Duration::from_millis(5));
         let expired = approvals.answer(&sealed, None).err().unwrap();

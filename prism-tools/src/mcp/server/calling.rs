@@ -17,7 +17,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::McpServer;
-use super::approval::{Gate, Interrupted, approves, question};
+use super::approval::{Gate, Held, Interrupted, approves, question};
 use super::progress::ProgressRelay;
 use super::result::to_call_tool_result;
 use super::served::ServedRequest;
@@ -201,9 +201,13 @@ impl McpServer {
     /// A call that waits for approval: ask the person the way this client allows.
     async fn ask_approval(
         &self,
-        held: ToolCall,
+        held: Held,
         served: &ServedRequest,
     ) -> Result<CallToolResponse, McpError> {
+        let Held {
+            call: held,
+            tool_version,
+        } = held;
         let shared = &self.shared;
         let context = served.context();
         let redactor = shared.dispatcher.redactor();
@@ -216,7 +220,7 @@ impl McpServer {
                 capabilities.elicitation.as_ref().is_some_and(shows_forms)
             });
             if can_elicit {
-                match shared.approvals.ask(&held, redactor) {
+                match shared.approvals.ask(&held, &tool_version, redactor) {
                     Some(asked) => return Ok(CallToolResponse::InputRequired(asked)),
                     None => unasked = "this server has no key to seal the question with",
                 }
@@ -250,7 +254,7 @@ impl McpServer {
                 Some(Ok(Ok(elicited)))
                     if serde_json::to_value(&elicited).is_ok_and(|a| approves(&a)) =>
                 {
-                    let gate = Gate::approved(&held);
+                    let gate = Gate::approved(&held, tool_version);
                     let planned = PlannedCall {
                         call: held,
                         middleware_failure: None,
@@ -260,8 +264,8 @@ impl McpServer {
                         Ok(result) => answer(result),
                         Err(Interrupted::Tripwire(tripwire)) => answer(tripwire.into_result()),
                         // The gate lets an approved call through; it never holds one.
-                        Err(Interrupted::Held(call)) => answer(shared.dispatcher.settle_refused(
-                            &call,
+                        Err(Interrupted::Held(again)) => answer(shared.dispatcher.settle_refused(
+                            &again.call,
                             "The approved call was held again".into(),
                             &shared.context,
                         )),
