@@ -101,22 +101,18 @@ async fn a_suspended_run_survives_a_restart_and_its_call_runs_once() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].as_value(), Some(&json!({"wiped": "/srv/cache"})));
 
-    // A stale copy of the suspended state, resumed later, cannot run the call a second time.
+    // A stale copy of the suspended state, resumed later, is refused as resumed before: it
+    // neither runs the call a second time nor continues the run again.
     let mut stale = agent(&runs, store, [ProviderResponse::text("nothing to do")])
         .restore(restored_state(&stored));
-    let outcome = stale.resume([]).await.unwrap();
-    assert_eq!(outcome.end, RunEnd::Completed);
-    assert_eq!(runs.load(Ordering::SeqCst), 1);
-    let rows = tool_rows(stale.transcript());
-    assert_eq!(rows[0].block_reason(), Some(BlockReason::PermissionDenied));
+    let error = stale.resume([]).await.unwrap_err();
     assert!(
-        rows[0]
-            .error_info()
-            .unwrap()
-            .message
-            .contains("already acted on"),
-        "{rows:?}"
+        matches!(&error, RunError::StaleSession { message } if message.contains("resumed before")),
+        "{error:?}"
     );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    assert!(tool_rows(stale.transcript()).is_empty());
+    assert!(stale.suspended().is_some());
 }
 
 #[tokio::test]
@@ -162,7 +158,7 @@ async fn racing_resumers_run_the_call_once(stores: [Arc<dyn ApprovalStore>; 2]) 
     let key = stores[1].pending("ops-1").await.unwrap()[0].key.clone();
 
     // Both bring the same approval: one records it; the other is told it was already decided
-    // (or already acted on) and runs nothing.
+    // (or, once acted on, that its copy of the state is stale) and runs nothing.
     let [first, second] = stores.clone().map(|store| {
         let mut session =
             agent(&runs, store, [ProviderResponse::text("done")]).restore(restored_state(&stored));
@@ -178,9 +174,8 @@ async fn racing_resumers_run_the_call_once(stores: [Arc<dyn ApprovalStore>; 2]) 
             Err(error) => assert!(
                 matches!(
                     error,
-                    RunError::Approval(
-                        ApprovalStoreError::AlreadyDecided | ApprovalStoreError::AlreadyConsumed
-                    )
+                    RunError::Approval(ApprovalStoreError::AlreadyDecided)
+                        | RunError::StaleSession { .. }
                 ),
                 "{error:?}"
             ),
@@ -190,7 +185,8 @@ async fn racing_resumers_run_the_call_once(stores: [Arc<dyn ApprovalStore>; 2]) 
 }
 
 /// A reviewer decided already; two workers resume with no decision of their own and race to
-/// consume it. One runs the call; the other answers it `permission_denied`.
+/// consume it. One runs the call; the other answers it `permission_denied`, or is refused as a
+/// stale state when the first had acted on the approval before it looked.
 async fn racing_consumers_run_the_call_once(stores: [Arc<dyn ApprovalStore>; 2]) {
     let runs = Arc::new(AtomicUsize::new(0));
     let stored = suspend(&runs, Arc::clone(&stores[0])).await;
@@ -204,19 +200,33 @@ async fn racing_consumers_run_the_call_once(stores: [Arc<dyn ApprovalStore>; 2])
         let mut session =
             agent(&runs, store, [ProviderResponse::text("done")]).restore(restored_state(&stored));
         tokio::spawn(async move {
-            let outcome = session.resume([]).await.unwrap();
-            assert_eq!(outcome.end, RunEnd::Completed);
-            tool_rows(session.transcript())[0].clone()
+            match session.resume([]).await {
+                Ok(outcome) => {
+                    assert_eq!(outcome.end, RunEnd::Completed);
+                    Some(tool_rows(session.transcript())[0].clone())
+                }
+                // The other worker acted on the approval before this one read it.
+                Err(RunError::StaleSession { .. }) => None,
+                Err(error) => panic!("{error:?}"),
+            }
         })
     });
     let rows = [first.await.unwrap(), second.await.unwrap()];
-    let ran: Vec<_> = rows.iter().filter(|row| row.is_success()).collect();
-    assert_eq!(ran.len(), 1, "{rows:?}");
-    let refused: Vec<_> = rows
+    let ran: Vec<_> = rows
         .iter()
-        .filter(|row| row.block_reason() == Some(BlockReason::PermissionDenied))
+        .flatten()
+        .filter(|row| row.is_success())
         .collect();
-    assert_eq!(refused.len(), 1, "{rows:?}");
+    assert_eq!(ran.len(), 1, "{rows:?}");
+    // The other is answered `permission_denied` or, when it came late enough, refused as stale.
+    let refused = rows
+        .iter()
+        .filter(|row| {
+            row.as_ref()
+                .is_none_or(|row| row.block_reason() == Some(BlockReason::PermissionDenied))
+        })
+        .count();
+    assert_eq!(refused, 1, "{rows:?}");
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 

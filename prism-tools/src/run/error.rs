@@ -77,6 +77,14 @@ pub enum RunError {
     NoApprovalStore,
     /// The approval store refused an operation; nothing ran because of it.
     Approval(ApprovalStoreError),
+    /// `resume` was given a stale session state: one resumed before (its approvals were acted
+    /// on), one a later run of the session has overtaken, or one restored beside an approval
+    /// store that does not hold the request a decision answers. Nothing was recorded or run, and
+    /// the session is unchanged.
+    StaleSession {
+        /// What is stale and what the host can do, naming call ids, never arguments.
+        message: String,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -118,6 +126,9 @@ impl fmt::Display for RunError {
             Self::NotSuspended => f.write_str("the session has no suspended run to resume"),
             Self::NoApprovalStore => f.write_str("approvals need an approval store on the agent"),
             Self::Approval(error) => write!(f, "approval refused: {error}"),
+            Self::StaleSession { message } => {
+                write!(f, "the session state is stale: {message}")
+            }
         }
     }
 }

@@ -1,5 +1,12 @@
 //! Resuming a suspended run with approval decisions.
 //!
+//! A stale session state is refused with [`RunError::StaleSession`], which says what is stale
+//! and what the host can do, and nothing of the batch runs: a stored copy resumed before (the
+//! store holds its approvals as acted on), a copy a later run of the session overtook (the store
+//! holds the call id for that run; checked before any decision is recorded, so none decides the
+//! later run's call), or a decision for a call the agent's store has no record of (another store
+//! than the run suspended with, or one that lost the request).
+//!
 //! Decisions are recorded in the agent's [`ApprovalStore`](crate::run::ApprovalStore) first; a
 //! decision whose key does not match a pending call exactly (another tool, other arguments, an
 //! unknown call) is refused there and nothing runs; one on another session's call is refused
@@ -17,6 +24,7 @@
 
 use std::sync::Arc;
 
+use crate::call::CallId;
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
 use crate::run::approval_gate::{Approved, RunApprovals};
@@ -66,6 +74,19 @@ impl Session {
         // on, a cancelled resume changes nothing but the decisions it recorded, which a retry
         // may bring again.
         let cancellation = options.cancellation.clone().unwrap_or_default();
+        let Some(listed) =
+            until_cancelled(&cancellation, guarded_store(|| store.pending(&self.id))).await
+        else {
+            return Err(RunError::Cancelled);
+        };
+        let waits_for = |id: &CallId| suspended.pending().any(|asked| asked.key.call_id == *id);
+        if let Some(later) = listed
+            .map_err(RunError::Approval)?
+            .iter()
+            .find(|listed| listed.run_id != suspended.run_id && waits_for(&listed.key.call_id))
+        {
+            return Err(stale(&later.key.call_id, Stale::Overtaken(&later.run_id)));
+        }
         for decision in decisions {
             let Some(recorded) =
                 until_cancelled(&cancellation, guarded_store(|| store.decide(&decision))).await
@@ -77,6 +98,18 @@ impl Session {
                 // This session recorded it in a resume that then failed: a retry brings it again.
                 // Another session (a worker racing this one) recording it first is no such case.
                 Err(ApprovalStoreError::AlreadyDecided) if self.recorded.contains(&decision) => {}
+                // The decision answers exactly a call this run waits for, and the store says
+                // that call was acted on, or has no record of it: the state is stale, not the
+                // decision wrong.
+                Err(
+                    error @ (ApprovalStoreError::AlreadyConsumed | ApprovalStoreError::NotFound),
+                ) if suspended.pending().any(|asked| asked.key == decision.key) => {
+                    let why = match error {
+                        ApprovalStoreError::NotFound => Stale::Lost,
+                        _ => Stale::ResumedBefore(&suspended.run_id),
+                    };
+                    return Err(stale(&decision.key.call_id, why));
+                }
                 Err(error) => return Err(RunError::Approval(error)),
             }
         }
@@ -88,6 +121,16 @@ impl Session {
                 return Err(RunError::Cancelled);
             };
             let record = record.map_err(RunError::Approval)?;
+            let id = &approval.key.call_id;
+            match &record {
+                Some(record) if record.pending.run_id != suspended.run_id => {
+                    return Err(stale(id, Stale::Overtaken(&record.pending.run_id)));
+                }
+                Some(record) if matches!(record.state, ApprovalState::Consumed { .. }) => {
+                    return Err(stale(id, Stale::ResumedBefore(&suspended.run_id)));
+                }
+                _ => {}
+            }
             // A request the store lost can never be decided: its call is refused below, when
             // its decision cannot be consumed, rather than holding the run forever.
             if record.is_some_and(|record| record.state == ApprovalState::Pending) {
@@ -180,6 +223,40 @@ impl Session {
             Err(error) => Err(driver.fail(error)),
         }
     }
+}
+
+/// What makes a stored session state stale.
+enum Stale<'a> {
+    /// The store holds the call's approval as acted on: this copy of the state, of run `.0`, was
+    /// resumed before.
+    ResumedBefore(&'a str),
+    /// The store holds the call id for a later run of the session, `.0`.
+    Overtaken(&'a str),
+    /// The store has no record of the call a decision answers.
+    Lost,
+}
+
+/// The refusal of a stale state: what is stale about call `id`, and what the host can do. It
+/// names call and run ids, never arguments.
+fn stale(id: &CallId, why: Stale<'_>) -> RunError {
+    let message = match why {
+        Stale::ResumedBefore(run) => format!(
+            "the approval of call {id} was already acted on, so this copy of the session state \
+             (run {run}) was resumed before; restore the state saved after that resume, or \
+             start a new run"
+        ),
+        Stale::Overtaken(run) => format!(
+            "the approval store holds call {id} of this session for another run ({run}), started \
+             after this state was saved; restore the session's latest state instead"
+        ),
+        Stale::Lost => format!(
+            "the approval store has no record of call {id}, which this run waits for: it is not \
+             the store the run suspended with, or it lost the request; resume with the store the \
+             run suspended with, or resume without a decision for this call to answer it as \
+             refused"
+        ),
+    };
+    RunError::StaleSession { message }
 }
 
 impl RunDriver<'_> {

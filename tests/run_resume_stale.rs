@@ -1,0 +1,178 @@
+//! Resuming a stale session state (one resumed before, or restored beside an approval store
+//! that does not hold its requests) is refused with a message that says what is stale and what
+//! the host can do, and runs nothing.
+
+mod run_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use prism::run::{
+    ApprovalDecision, ApprovalStore, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState,
+    approval_fn,
+};
+use prism::{Agent, Dispatcher, ProviderResponse, RunOptions, ToolCall, ToolRegistry};
+use run_support::wipe;
+use serde_json::json;
+
+fn script() -> ScriptedProvider {
+    ScriptedProvider::new([
+        ProviderResponse::calls([
+            ToolCall::new("c1", "wipe", json!({"path": "/srv/secret-dir"})),
+            ToolCall::new("c2", "read", json!({})),
+        ]),
+        ProviderResponse::text("done"),
+    ])
+}
+
+/// The agent of every test here; agents given clones of one provider share its script.
+fn agent(
+    registry: &ToolRegistry,
+    store: &InMemoryApprovalStore,
+    provider: &ScriptedProvider,
+) -> Agent {
+    Agent::new(
+        Dispatcher::builder(registry.clone()).build(),
+        provider.clone(),
+    )
+    .with_approvals(store.clone())
+    .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"))
+}
+
+struct Suspended {
+    registry: ToolRegistry,
+    store: InMemoryApprovalStore,
+    wipes: Arc<AtomicUsize>,
+    provider: ScriptedProvider,
+    stored: String,
+    key: prism::run::ApprovalKey,
+}
+
+async fn suspended() -> Suspended {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&wipes), run_support::named("read")]);
+    let store = InMemoryApprovalStore::new();
+    let provider = script();
+    let mut session = agent(&registry, &store, &provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    let stored = serde_json::to_string(&session.state()).unwrap();
+    Suspended {
+        registry,
+        store,
+        wipes,
+        provider,
+        stored,
+        key,
+    }
+}
+
+fn restore(agent: &Agent, stored: &str) -> prism::Session {
+    let state: SessionState = serde_json::from_str(stored).unwrap();
+    agent.restore(state)
+}
+
+#[tokio::test]
+async fn a_stored_state_resumed_a_second_time_says_it_was_resumed_before() {
+    let s = suspended().await;
+    let mut first = restore(&agent(&s.registry, &s.store, &s.provider), &s.stored);
+    let outcome = first
+        .resume([ApprovalDecision::approve(&s.key)])
+        .await
+        .unwrap();
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(s.wipes.load(Ordering::SeqCst), 1);
+
+    // The same stored copy, resumed again: with the decision, and without any.
+    for decisions in [vec![ApprovalDecision::approve(&s.key)], vec![]] {
+        let mut again = restore(&agent(&s.registry, &s.store, &s.provider), &s.stored);
+        let rows = again.transcript().len();
+        let error = again.resume(decisions).await.unwrap_err().to_string();
+        assert!(error.contains("was resumed before"), "{error}");
+        assert!(
+            error.contains("restore the state saved after that resume"),
+            "{error}"
+        );
+        assert!(
+            !error.contains("secret-dir"),
+            "no argument in the message: {error}"
+        );
+        assert_eq!(again.transcript().len(), rows, "nothing was appended");
+        assert!(again.suspended().is_some());
+    }
+    assert_eq!(s.wipes.load(Ordering::SeqCst), 1, "nothing ran twice");
+}
+
+#[tokio::test]
+async fn a_state_restored_beside_a_store_without_its_request_says_which_store_to_use() {
+    let s = suspended().await;
+    // Another (empty) approval store: say, an in-memory one after a restart.
+    let other = InMemoryApprovalStore::new();
+    let mut restored = restore(&agent(&s.registry, &other, &s.provider), &s.stored);
+    let error = restored
+        .resume([ApprovalDecision::approve(&s.key)])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("has no record of call c1"), "{error}");
+    assert!(
+        error.contains("the store the run suspended with"),
+        "{error}"
+    );
+    assert!(
+        !error.contains("secret-dir"),
+        "no argument in the message: {error}"
+    );
+    assert!(restored.suspended().is_some());
+    assert_eq!(s.wipes.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_state_overtaken_by_a_later_run_says_to_restore_the_latest_state() {
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&wipes), run_support::named("read")]);
+    let store = InMemoryApprovalStore::new();
+    let wipe_c1 = || ToolCall::new("c1", "wipe", json!({"path": "/srv/secret-dir"}));
+    // A provider that numbers calls the same way in every run reuses the id `c1`.
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_c1()]),
+        ProviderResponse::text("done"),
+        ProviderResponse::calls([wipe_c1()]),
+    ]);
+    let mut session = agent(&registry, &store, &provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    let stale = serde_json::to_string(&session.state()).unwrap();
+    session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    let later = session.run("again", RunOptions::new()).await.unwrap();
+    assert_eq!(
+        later.pending_approvals()[0].key,
+        key,
+        "same call id, same arguments"
+    );
+
+    let mut restored = restore(&agent(&registry, &store, &provider), &stale);
+    let error = restored
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("for another run"), "{error}");
+    assert!(
+        error.contains("restore the session's latest state"),
+        "{error}"
+    );
+    assert_eq!(
+        wipes.load(Ordering::SeqCst),
+        1,
+        "the later run's call was not decided here"
+    );
+    assert_eq!(
+        store.pending("s1").await.unwrap().len(),
+        1,
+        "the later run's call still waits"
+    );
+}
