@@ -226,6 +226,46 @@ async fn a_gzip_bomb_stops_at_the_decoded_limit() {
     );
 }
 
+/// A gzip body of several members (RFC 1952 allows it; concatenated gzip files are one) is
+/// decoded whole, and a body of many bomb members still stops at the decoded limit.
+#[tokio::test]
+async fn a_gzip_body_of_several_members_is_decoded_whole() {
+    let mut members = gzip(b"first member, ");
+    members.extend(gzip(b"second member, "));
+    members.extend(gzip(b"third member"));
+    let bomb = gzip(&vec![b' '; 512 * 1024]);
+    let bombs: Vec<u8> = std::iter::repeat_n(bomb, 8).flatten().collect();
+    assert!(bombs.len() < 64 * 1024);
+    let address = serve(SERVER_IP, move |request| Reply::Bytes {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), "text/plain".into()),
+            ("Content-Encoding".into(), "gzip".into()),
+        ],
+        body: if request.target == "/bombs" {
+            bombs.clone()
+        } else {
+            members.clone()
+        },
+    })
+    .await;
+    let fetcher = fetcher(small_limits());
+    let page = fetcher
+        .fetch(&format!("http://{address}/members"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (page.body.as_str(), page.truncated),
+        ("first member, second member, third member", false)
+    );
+    let page = fetcher
+        .fetch(&format!("http://{address}/bombs"))
+        .await
+        .unwrap();
+    assert!(page.truncated);
+    assert_eq!(page.body.len(), 1024 * 1024);
+}
+
 #[tokio::test]
 async fn a_one_gigabyte_body_is_cut_at_the_byte_limit() {
     let address = serve(SERVER_IP, |_| Reply::Endless { length: 1 << 30 }).await;

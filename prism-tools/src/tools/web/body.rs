@@ -1,10 +1,13 @@
 //! Reading a response body under a byte limit that holds for the bytes on the wire and for the
 //! bytes after gzip or deflate decoding, so a compression bomb stops at the limit.
+//!
+//! A gzip body may hold several members one after another (RFC 1952; concatenated gzip files
+//! are one), and all of them are decoded.
 
 use std::io::{self, Write};
 use std::time::Duration;
 
-use flate2::write::{GzDecoder, ZlibDecoder};
+use flate2::write::{MultiGzDecoder, ZlibDecoder};
 
 use super::error::{WebError, WebErrorKind};
 
@@ -43,7 +46,7 @@ impl Write for LimitedSink {
 
 enum Decoder {
     Identity(LimitedSink),
-    Gzip(GzDecoder<LimitedSink>),
+    Gzip(MultiGzDecoder<LimitedSink>),
     Deflate(ZlibDecoder<LimitedSink>),
 }
 
@@ -51,7 +54,7 @@ impl Decoder {
     fn for_coding(coding: Option<&str>, sink: LimitedSink) -> Result<Self, WebError> {
         match coding.map(|c| c.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("identity") => Ok(Decoder::Identity(sink)),
-            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(GzDecoder::new(sink))),
+            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(MultiGzDecoder::new(sink))),
             Some("deflate") => Ok(Decoder::Deflate(ZlibDecoder::new(sink))),
             Some(other) => Err(WebError::new(
                 WebErrorKind::Decode,
