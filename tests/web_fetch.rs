@@ -466,3 +466,63 @@ async fn the_tool_cuts_text_at_a_character_boundary_and_says_so() {
         .unwrap();
     assert_eq!(result.error_info().unwrap().code.as_str(), "url_refused");
 }
+
+/// UTF-16 of `text`, little- or big-endian, without a byte order mark.
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    text.encode_utf16()
+        .flat_map(|unit| match big_endian {
+            true => unit.to_be_bytes(),
+            false => unit.to_le_bytes(),
+        })
+        .collect()
+}
+
+/// A UTF-16 page cut at the byte limit ends at its last whole character: half a code unit or
+/// half a surrogate pair is dropped, not turned into U+FFFD or taken as proof that the declared
+/// charset is wrong, and no whole character is lost.
+#[tokio::test]
+async fn a_utf16_page_cut_at_the_byte_limit_ends_at_a_whole_character() {
+    let address = serve(SERVER_IP, |request| {
+        let (charset, body) = match request.target.as_str() {
+            "/le" => ("utf-16le", utf16("Hello, world", false)),
+            "/be" => ("utf-16be", utf16("Hello, world", true)),
+            "/pair" => ("utf-16le", utf16("ab\u{1F600}cd", false)),
+            // U+82E2 is E2 82 in UTF-16LE, which also starts a three-byte UTF-8 sequence.
+            "/lead" => ("utf-16", utf16("A\u{82E2}BC", false)),
+            _ => {
+                let mut body = vec![0xFF, 0xFE];
+                body.extend(utf16("Hello, world", false));
+                ("utf-16le", body)
+            }
+        };
+        Reply::ok(&format!("text/plain; charset={charset}"), body)
+    })
+    .await;
+    for (path, max_bytes, expected, source) in [
+        ("/le", 11, "Hello", "header"),
+        ("/be", 11, "Hello", "header"),
+        ("/pair", 6, "ab", "header"),
+        ("/pair", 7, "ab", "header"),
+        ("/lead", 4, "A\u{82E2}", "header"),
+        ("/bom", 13, "Hello", "byte_order_mark"),
+    ] {
+        let limits = FetchLimits {
+            max_bytes,
+            ..FetchLimits::default()
+        };
+        let page = fetcher(limits)
+            .fetch(&format!("http://{address}{path}"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (
+                page.body.as_str(),
+                page.truncated,
+                page.charset_source.as_str()
+            ),
+            (expected, true, source),
+            "{path} cut at {max_bytes} bytes"
+        );
+        assert_eq!(page.charset_note, None, "{path}");
+    }
+}

@@ -2,8 +2,13 @@
 //! declared, then an HTML page's own `<meta charset>`, then a guess from the bytes. A declared
 //! charset that the bytes contradict (invalid sequences) gives way to the guess, and the result
 //! says so.
+//!
+//! A body cut at the byte limit may end inside a character (half a UTF-16 code unit, half a
+//! surrogate pair, the first bytes of a UTF-8 or Shift_JIS sequence). That unfinished character
+//! is dropped once the charset is known: read as an error, it would add a U+FFFD or make the
+//! declared charset "not fit" and the whole page be decoded in a guessed one.
 
-use encoding_rs::{Encoding, UTF_8};
+use encoding_rs::{CoderResult, DecoderResult, Encoding, UTF_8};
 
 /// Where the charset used came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,12 +39,13 @@ pub(crate) struct Decoded {
     pub note: Option<String>,
 }
 
-/// Decodes `bytes`, declared as `declared` (the Content-Type `charset`), as HTML when `html`.
-pub(crate) fn decode(bytes: Vec<u8>, declared: Option<&str>, html: bool) -> Decoded {
+/// Decodes `bytes`, declared as `declared` (the Content-Type `charset`), as HTML when `html`;
+/// `cut` says the body was cut at the byte limit, so it may end inside a character.
+pub(crate) fn decode(mut bytes: Vec<u8>, declared: Option<&str>, html: bool, cut: bool) -> Decoded {
     if let Some((encoding, bom_length)) = Encoding::for_bom(&bytes) {
-        let (text, _) = encoding.decode_without_bom_handling(&bytes[bom_length..]);
+        let text = decode_lossy(encoding, &bytes[bom_length..], cut);
         return Decoded {
-            text: text.into_owned(),
+            text,
             charset: encoding.name(),
             source: CharsetSource::ByteOrderMark,
             note: None,
@@ -63,7 +69,10 @@ pub(crate) fn decode(bytes: Vec<u8>, declared: Option<&str>, html: bool) -> Deco
         } else {
             encoding
         };
-        if let Some(text) = decode_clean(encoding, bytes.as_slice()) {
+        if encoding == UTF_8 && cut {
+            drop_cut_utf8(&mut bytes);
+        }
+        if let Some(text) = decode_clean(encoding, bytes.as_slice(), cut) {
             return Decoded {
                 text: text.into_owned_or(bytes),
                 charset: encoding.name(),
@@ -76,13 +85,17 @@ pub(crate) fn decode(bytes: Vec<u8>, declared: Option<&str>, html: bool) -> Deco
             encoding.name()
         ));
     }
+    if cut {
+        // Left there, a cut UTF-8 character would make the guess miss UTF-8.
+        drop_cut_utf8(&mut bytes);
+    }
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
     detector.feed(&bytes, true);
     let guess = detector.guess(None, chardetng::Utf8Detection::Allow);
     let text = match guess == UTF_8 {
         true => String::from_utf8(bytes)
             .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
-        false => guess.decode_without_bom_handling(&bytes).0.into_owned(),
+        false => decode_lossy(guess, &bytes, cut),
     };
     Decoded {
         text,
@@ -92,14 +105,68 @@ pub(crate) fn decode(bytes: Vec<u8>, declared: Option<&str>, html: bool) -> Deco
     }
 }
 
-/// Text decoded without a single malformed sequence, or `None`.
-fn decode_clean(encoding: &'static Encoding, bytes: &[u8]) -> Option<Clean> {
+/// Text decoded without a single malformed sequence, or `None`. When `cut`, an unfinished
+/// character at the end is dropped rather than counted as malformed (UTF-8 is trimmed by the
+/// caller, so that the valid buffer can be kept as it is).
+fn decode_clean(encoding: &'static Encoding, bytes: &[u8], cut: bool) -> Option<Clean> {
     if encoding == UTF_8 {
         return std::str::from_utf8(bytes).ok().map(|_| Clean::Utf8);
     }
-    encoding
-        .decode_without_bom_handling_and_without_replacement(bytes)
-        .map(|text| Clean::Other(text.into_owned()))
+    if !cut {
+        return encoding
+            .decode_without_bom_handling_and_without_replacement(bytes)
+            .map(|text| Clean::Other(text.into_owned()));
+    }
+    // Not the last input: the decoder keeps an unfinished character pending instead of
+    // reporting it, and the pending bytes are then dropped with the decoder.
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut text = String::new();
+    let mut rest = bytes;
+    loop {
+        let room = decoder
+            .max_utf8_buffer_length_without_replacement(rest.len())
+            .unwrap_or(rest.len().saturating_mul(3));
+        text.reserve(room);
+        let (result, read) = decoder.decode_to_string_without_replacement(rest, &mut text, false);
+        rest = &rest[read..];
+        match result {
+            DecoderResult::InputEmpty => return Some(Clean::Other(text)),
+            DecoderResult::Malformed(..) => return None,
+            DecoderResult::OutputFull => {}
+        }
+    }
+}
+
+/// Text decoded with U+FFFD for malformed sequences; when `cut`, an unfinished character at the
+/// end is dropped instead.
+fn decode_lossy(encoding: &'static Encoding, bytes: &[u8], cut: bool) -> String {
+    if !cut {
+        return encoding.decode_without_bom_handling(bytes).0.into_owned();
+    }
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut text = String::new();
+    let mut rest = bytes;
+    loop {
+        let room = decoder
+            .max_utf8_buffer_length(rest.len())
+            .unwrap_or(rest.len().saturating_mul(3));
+        text.reserve(room);
+        let (result, read, _) = decoder.decode_to_string(rest, &mut text, false);
+        rest = &rest[read..];
+        if result == CoderResult::InputEmpty {
+            return text;
+        }
+    }
+}
+
+/// Drops the start of a UTF-8 character that the byte limit cut, when everything before it is
+/// UTF-8.
+fn drop_cut_utf8(bytes: &mut Vec<u8>) {
+    if let Err(error) = std::str::from_utf8(bytes)
+        && error.error_len().is_none()
+    {
+        bytes.truncate(error.valid_up_to());
+    }
 }
 
 /// Valid UTF-8 keeps its buffer (no copy of a large page); other charsets are converted.
@@ -158,7 +225,7 @@ mod tests {
 
     #[test]
     fn the_header_charset_decodes_when_it_fits() {
-        let decoded = decode(b"caf\xe9".to_vec(), Some("iso-8859-1"), false);
+        let decoded = decode(b"caf\xe9".to_vec(), Some("iso-8859-1"), false, false);
         assert_eq!(decoded.text, "café");
         assert_eq!(decoded.source, CharsetSource::Header);
         assert_eq!(decoded.charset, "windows-1252");
@@ -167,7 +234,7 @@ mod tests {
     #[test]
     fn a_meta_charset_is_read_when_the_header_is_silent() {
         let page = b"<html><head><meta charset='windows-1251'></head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body>";
-        let decoded = decode(page.to_vec(), None, true);
+        let decoded = decode(page.to_vec(), None, true, false);
         assert_eq!(decoded.source, CharsetSource::Meta);
         assert!(decoded.text.contains("Привет"), "{}", decoded.text);
     }
@@ -176,7 +243,7 @@ mod tests {
     fn a_wrong_declared_charset_gives_way_to_detection_and_says_so() {
         let text = "Ceci est un texte en français, très long, écrit à la main, déjà lu à côté.";
         let (latin1, _, _) = encoding_rs::WINDOWS_1252.encode(text);
-        let decoded = decode(latin1.into_owned(), Some("utf-8"), false);
+        let decoded = decode(latin1.into_owned(), Some("utf-8"), false, false);
         assert_eq!(decoded.text, text);
         assert_eq!(decoded.source, CharsetSource::Detected);
         assert!(decoded.note.unwrap().contains("UTF-8"));
@@ -184,14 +251,24 @@ mod tests {
 
     #[test]
     fn an_unknown_label_is_noted_and_detection_decides() {
-        let decoded = decode("plain ascii".as_bytes().to_vec(), Some("klingon-8"), false);
+        let decoded = decode(
+            "plain ascii".as_bytes().to_vec(),
+            Some("klingon-8"),
+            false,
+            false,
+        );
         assert_eq!(decoded.text, "plain ascii");
         assert!(decoded.note.unwrap().contains("klingon-8"));
     }
 
     #[test]
     fn a_byte_order_mark_wins() {
-        let decoded = decode(b"\xef\xbb\xbfhello".to_vec(), Some("windows-1252"), false);
+        let decoded = decode(
+            b"\xef\xbb\xbfhello".to_vec(),
+            Some("windows-1252"),
+            false,
+            false,
+        );
         assert_eq!(
             (decoded.text.as_str(), decoded.source),
             ("hello", CharsetSource::ByteOrderMark)

@@ -177,11 +177,7 @@ impl WebFetcher {
                 format!("`{current}` is {media_type}, which is not a fetched media type"),
             ));
         }
-        let mut body =
-            read_bounded(response, self.limits.max_bytes, self.limits.idle_timeout).await?;
-        if body.truncated {
-            drop_cut_character(&mut body.bytes);
-        }
+        let body = read_bounded(response, self.limits.max_bytes, self.limits.idle_timeout).await?;
         let media_type = match media_type {
             Some(declared) => declared,
             None => {
@@ -212,7 +208,12 @@ impl WebFetcher {
             ));
         }
         let html = matches!(media_type.as_str(), "text/html" | "application/xhtml+xml");
-        let decoded = decode(body.bytes, declared_charset.as_deref(), html);
+        let decoded = decode(
+            body.bytes,
+            declared_charset.as_deref(),
+            html,
+            body.truncated,
+        );
         Ok(FetchedPage {
             url: url.to_owned(),
             final_url: current.to_string(),
@@ -310,17 +311,6 @@ fn content_type(response: &reqwest::Response) -> (Option<String>, Option<String>
 }
 
 /// The media type of a body served without one: HTML when it starts like a page, else text.
-/// Drops the start of a UTF-8 character that the byte limit cut, when everything before it is
-/// UTF-8: left there, it would make the page's declared UTF-8 "not fit" and the whole page be
-/// decoded in a guessed charset.
-fn drop_cut_character(bytes: &mut Vec<u8>) {
-    if let Err(error) = std::str::from_utf8(bytes)
-        && error.error_len().is_none()
-    {
-        bytes.truncate(error.valid_up_to());
-    }
-}
-
 fn sniff(bytes: &[u8]) -> &'static str {
     let head = &bytes[..bytes.len().min(512)];
     let start = head
