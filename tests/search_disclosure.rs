@@ -350,3 +350,39 @@ fn a_scorer_message_reaches_the_host_whole() {
     // A run cuts it only once redacted, so that a cut secret cannot slip past the redactor.
     assert_eq!(&**message, "é".repeat(1000));
 }
+
+#[test]
+fn a_tool_given_twice_is_disclosed_once_at_its_first_place() {
+    let tools = catalog();
+    let search = SearchConfig::default().index(&tools);
+    let activated = SharedActivatedTools::default();
+    activated.activate_all(["translate_text"]);
+    let twice = vec![
+        tools[2].clone(),
+        tools[0].clone(),
+        tools[4].clone(),
+        tools[2].clone(),
+        tools[0].clone(),
+    ];
+    let query = "email the weather forecast to Ana";
+    let turn = search.disclose(&twice, query, &activated);
+    assert!(turn.full_disclosure_reason().is_none());
+    assert_eq!(
+        names(turn.tools()),
+        ["get_weather", "send_email", "translate_text"]
+    );
+    let again = search.disclose(&twice, query, &activated);
+    assert_eq!(names(again.tools()), names(turn.tools()));
+    let hits = search.search(query, 8, &twice).unwrap();
+    let hit_names: Vec<_> = hits.hits().iter().map(|hit| hit.tool.name()).collect();
+    assert_eq!(hit_names, ["get_weather", "send_email"]);
+    // Disclosed in full, each tool is listed once too.
+    let with_reserved = vec![
+        tools[0].clone(),
+        tools[0].clone(),
+        tool(SEARCH_TOOLS_NAME, "A host tool under the reserved name."),
+    ];
+    let turn = search.disclose(&with_reserved, query, &activated);
+    assert!(turn.full_disclosure_reason().is_some());
+    assert_eq!(names(turn.tools()), ["send_email", SEARCH_TOOLS_NAME]);
+}

@@ -10,11 +10,15 @@
 //! + the generated `search_tools` tool                   ─► Disclosure::search_tool
 //! ```
 //!
+//! A tool given twice in the input list is listed once, at its first place.
+//!
 //! It fails closed: whatever goes wrong (a snapshot over the index cap, an input tool the index
 //! does not know, the reserved name in the input list, a scorer that errs, panics or returns a
 //! non-finite score) the disclosure is the full input list, with a [`FullDisclosureReason`] the
 //! run turns into an event. Never fewer tools than a working search would show, never a tool
 //! outside the input list.
+
+use std::collections::HashMap;
 
 use crate::definition::ToolDefinition;
 
@@ -34,7 +38,7 @@ pub struct Disclosure {
 }
 
 impl Disclosure {
-    /// The disclosed tools of the input list, in input order.
+    /// The disclosed tools of the input list, in input order, each once.
     pub fn tools(&self) -> &[ToolDefinition] {
         &self.tools
     }
@@ -65,12 +69,30 @@ impl Disclosure {
 
     fn full(input: &[ToolDefinition], reason: FullDisclosureReason) -> Self {
         Self {
-            tools: input.to_vec(),
+            tools: once_each(input),
             search_tool: None,
             full: Some(reason),
             query_truncated: false,
         }
     }
+}
+
+/// `tools` with each definition listed once, at its first place. Two different definitions
+/// that share a name both stay: which one a call would reach is not this list's to decide.
+fn once_each(tools: &[ToolDefinition]) -> Vec<ToolDefinition> {
+    let mut seen: HashMap<&str, Vec<&ToolDefinition>> = HashMap::with_capacity(tools.len());
+    tools
+        .iter()
+        .filter(|&tool| {
+            let same_name = seen.entry(tool.name()).or_default();
+            let first = !same_name.iter().any(|earlier| earlier.ptr_eq(tool));
+            if first {
+                same_name.push(tool);
+            }
+            first
+        })
+        .cloned()
+        .collect()
 }
 
 impl ToolSearch {
@@ -136,11 +158,13 @@ impl ToolSearch {
                 _ => {}
             }
         }
-        let tools = input
+        // Eligible positions are the input's tools in input order, each once; the indexed tool
+        // at a position is the input's own definition (checked when they were found).
+        let tools = eligible
+            .positions()
             .iter()
-            .zip(eligible.positions())
-            .filter(|&(_, &position)| selected.contains(position as usize))
-            .map(|(tool, _)| tool.clone())
+            .filter(|&&position| selected.contains(position as usize))
+            .map(|&position| index.tools()[position as usize].clone())
             .collect();
         Disclosure {
             tools,

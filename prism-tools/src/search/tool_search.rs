@@ -313,10 +313,15 @@ impl Eligible {
         }
     }
 
+    /// Adds `position`; one already there keeps its first place, so that a tool given twice
+    /// is listed once.
     pub(crate) fn insert(&mut self, position: usize) {
         if let Some(word) = self.words.get_mut(position / 64) {
-            *word |= 1 << (position % 64);
-            self.positions.push(position as u32);
+            let bit = 1 << (position % 64);
+            if *word & bit == 0 {
+                *word |= bit;
+                self.positions.push(position as u32);
+            }
         }
     }
 
@@ -326,7 +331,7 @@ impl Eligible {
             .is_some_and(|word| word & (1 << (position % 64)) != 0)
     }
 
-    /// The positions, in the order they were inserted.
+    /// The positions, in the order they were first inserted.
     pub(crate) fn positions(&self) -> &[u32] {
         &self.positions
     }
