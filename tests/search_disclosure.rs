@@ -386,3 +386,59 @@ fn a_tool_given_twice_is_disclosed_once_at_its_first_place() {
     assert!(turn.full_disclosure_reason().is_some());
     assert_eq!(names(turn.tools()), ["send_email", SEARCH_TOOLS_NAME]);
 }
+
+/// Out-of-range BM25 parameters are read within range, as field weights and limits are, rather
+/// than giving every turn non-finite or negative scores.
+#[test]
+fn bm25_parameters_out_of_range_are_read_within_it() {
+    let tools = catalog();
+    let query = "email the weather forecast to Ana";
+    let ranked = |scorer: Bm25| {
+        let search = SearchConfig::default().with_scorer(scorer).index(&tools);
+        let turn = search.disclose(&tools, query, &SharedActivatedTools::default());
+        assert_eq!(turn.full_disclosure_reason(), None, "{scorer:?}");
+        let hits = search.search(query, 8, &tools).unwrap();
+        hits.hits()
+            .iter()
+            .map(|hit| (hit.tool.name().to_owned(), hit.score))
+            .collect::<Vec<_>>()
+    };
+    for (set, read_as) in [
+        (Bm25 { k1: -1.0, b: 0.2 }, Bm25 { k1: 0.0, b: 0.2 }),
+        (Bm25 { k1: -3.0, b: 0.2 }, Bm25 { k1: 0.0, b: 0.2 }),
+        (
+            Bm25 {
+                k1: f32::NAN,
+                b: 0.2,
+            },
+            Bm25 { k1: 0.0, b: 0.2 },
+        ),
+        (
+            Bm25 {
+                k1: f32::INFINITY,
+                b: 0.2,
+            },
+            Bm25 { k1: 1000.0, b: 0.2 },
+        ),
+        (Bm25 { k1: 2.0, b: -0.5 }, Bm25 { k1: 2.0, b: 0.0 }),
+        (
+            Bm25 {
+                k1: 2.0,
+                b: f32::NAN,
+            },
+            Bm25 { k1: 2.0, b: 0.0 },
+        ),
+        (
+            Bm25 {
+                k1: 2.0,
+                b: f32::NEG_INFINITY,
+            },
+            Bm25 { k1: 2.0, b: 0.0 },
+        ),
+        (Bm25 { k1: 2.0, b: 3.0 }, Bm25 { k1: 2.0, b: 1.0 }),
+    ] {
+        let got = ranked(set);
+        assert!(!got.is_empty(), "{set:?}");
+        assert_eq!(got, ranked(read_as), "{set:?}");
+    }
+}

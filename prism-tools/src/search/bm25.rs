@@ -14,6 +14,15 @@ use super::scorer::{ScoreError, ScoreRequest, ToolScorer};
 
 /// Okapi BM25 with tunable saturation (`k1`) and length normalisation (`b`).
 ///
+/// Values out of range are read within it, never refused, as [`FieldWeights`] and
+/// [`SearchLimits`] are: a `k1` that is negative or not a number counts as 0, one above 1000
+/// (infinity included) as 1000; a `b` that is negative or not a number counts as 0, one above 1
+/// as 1. No setting can then make a score negative or undefined, which would hide tools or make
+/// every turn disclose the whole input list.
+///
+/// [`FieldWeights`]: super::FieldWeights
+/// [`SearchLimits`]: super::SearchLimits
+///
 /// ```
 /// use prism::ToolDefinition;
 /// use prism::search::{Bm25, SearchConfig};
@@ -33,9 +42,9 @@ use super::scorer::{ScoreError, ScoreRequest, ToolScorer};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bm25 {
-    /// Term-frequency saturation. Default 2.0.
+    /// Term-frequency saturation, read within 0 to 1000. Default 2.0.
     pub k1: f32,
-    /// Length normalisation, 0 (none) to 1 (full). Default 0.2.
+    /// Length normalisation, 0 (none) to 1 (full), read within that range. Default 0.2.
     pub b: f32,
 }
 
@@ -55,7 +64,22 @@ impl Default for Bm25 {
     }
 }
 
+/// The largest `k1` used. Past a few units term frequency already counts almost linearly, and
+/// a bound keeps `k1 + 1` times a frequency finite.
+const MAX_K1: f32 = 1000.0;
+
 impl Bm25 {
+    /// The parameters as scoring reads them (see the type's documentation).
+    fn in_range(self) -> Self {
+        let k1 = if self.k1 > 0.0 {
+            self.k1.min(MAX_K1)
+        } else {
+            0.0
+        };
+        let b = if self.b > 0.0 { self.b.min(1.0) } else { 0.0 };
+        Self { k1, b }
+    }
+
     /// The inverse document frequency of a term found in `containing` of `total` tools.
     pub fn idf(total: usize, containing: usize) -> f32 {
         let (total, containing) = (total as f32, containing as f32);
@@ -73,6 +97,7 @@ impl ToolScorer for Bm25 {
                 scores.len()
             )));
         }
+        let Self { k1, b } = self.in_range();
         let average = index.average_length().max(f32::MIN_POSITIVE);
         let mut seen = Vec::with_capacity(query.terms().len());
         for found in query.terms().iter().flat_map(|term| term.matches()) {
@@ -84,9 +109,9 @@ impl ToolScorer for Bm25 {
             let idf = found.weight * Self::idf(index.len(), postings.len());
             for posting in postings {
                 let length = index.document_length(posting.tool) / average;
-                let norm = self.k1 * (1.0 - self.b + self.b * length);
+                let norm = k1 * (1.0 - b + b * length);
                 let tf = posting.frequency;
-                scores[posting.tool as usize] += idf * tf * (self.k1 + 1.0) / (tf + norm);
+                scores[posting.tool as usize] += idf * tf * (k1 + 1.0) / (tf + norm);
             }
         }
         Ok(())
