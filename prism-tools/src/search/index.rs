@@ -21,6 +21,8 @@ use foldhash::fast::RandomState;
 use crate::definition::ToolDefinition;
 
 use super::index_builder::{FieldWeights, SnapshotWords, read_snapshot};
+#[cfg(test)]
+use super::limits::MAX_FIELD_BYTES;
 use super::limits::MAX_INDEXED_TOOLS;
 use super::posting::{Posting, TermId};
 use super::query::{Query, QueryTerm, TermMatch};
@@ -118,7 +120,9 @@ impl ToolIndex {
     /// matches, with weight [`RELATED_TERM_WEIGHT`], the indexed terms its stem is a prefix of
     /// ("crypto" → "cryptocurr") and those that are a prefix of its stem ("rental" → "rent"),
     /// when the shared part is at least [`MIN_RELATED_PREFIX`] characters long: people and tool
-    /// authors shorten and derive words differently more often than a stemmer can undo.
+    /// authors shorten and derive words differently more often than a stemmer can undo. Terms
+    /// that are a prefix of the stem are looked for up to 128 bytes only, so that one very long
+    /// word cannot make a query slow.
     pub fn query(&self, text: &str) -> Query {
         let mut terms = Vec::new();
         self.tokenizer.for_each_word(text, |word| {
@@ -170,15 +174,8 @@ impl ToolIndex {
             }
             related.push(TermMatch { term, weight });
         }
-        // Terms that are a prefix of the stem. Only prefixes as long as some term are looked
-        // up: each lookup hashes its prefix, so trying them all costs the square of a long
-        // word's length.
-        let boundaries = stem
-            .char_indices()
-            .map(|(at, _)| at)
-            .skip(MIN_RELATED_PREFIX)
-            .take_while(|&end| end <= self.longest_term);
-        for end in boundaries {
+        // Terms that are a prefix of the stem.
+        for end in prefix_lookups(stem, self.longest_term) {
             if related.len() == MAX_RELATED_TERMS {
                 break;
             }
@@ -258,12 +255,28 @@ impl ToolIndex {
     }
 }
 
+/// The ends of the prefixes of `stem` looked up as terms: from [`MIN_RELATED_PREFIX`]
+/// characters on, no longer than some term (`longest_term` bytes) and than
+/// [`MAX_PREFIX_LOOKUP_BYTES`]. Each lookup hashes its prefix, so the cost grows with the square
+/// of the longest prefix tried.
+fn prefix_lookups(stem: &str, longest_term: usize) -> impl Iterator<Item = usize> {
+    let longest = longest_term.min(MAX_PREFIX_LOOKUP_BYTES);
+    stem.char_indices()
+        .map(|(at, _)| at)
+        .skip(MIN_RELATED_PREFIX)
+        .take_while(move |&end| end <= longest)
+}
+
 /// The weight of a match on a related term (a prefix relation) rather than the word's own stem.
 pub const RELATED_TERM_WEIGHT: f32 = 0.5;
 /// The shortest shared prefix, in characters, that relates two terms.
 pub const MIN_RELATED_PREFIX: usize = 4;
 /// The most related terms one query word expands to.
 pub const MAX_RELATED_TERMS: usize = 8;
+/// The longest prefix of a query word, in bytes, looked up as a term of its own. Without a
+/// bound, one word of a few thousand characters (a run of combining marks, a token) against an
+/// index holding a term as long costs millions of bytes hashed; real words are far shorter.
+const MAX_PREFIX_LOOKUP_BYTES: usize = 128;
 
 #[cfg(test)]
 mod tests {
@@ -272,6 +285,37 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
+
+    #[test]
+    fn prefix_lookups_hash_a_bounded_number_of_bytes() {
+        // One word of combining marks, against an index whose longest term is as long as a field
+        // allows: the bytes hashed by the prefix lookups stay bounded, whatever the lengths.
+        let word = format!("a{}", "\u{301}".repeat(30_000));
+        let hashed: usize = prefix_lookups(&word, MAX_FIELD_BYTES).sum();
+        let bound = MAX_PREFIX_LOOKUP_BYTES * MAX_PREFIX_LOOKUP_BYTES;
+        assert!(hashed <= bound, "{hashed} bytes hashed");
+        let ascii = "x".repeat(MAX_FIELD_BYTES);
+        let hashed: usize = prefix_lookups(&ascii, MAX_FIELD_BYTES).sum();
+        assert!(hashed <= bound, "{hashed} bytes hashed");
+        // A short word still tries every prefix from the shortest on.
+        let ends: Vec<_> = prefix_lookups("cryptocurrency", MAX_FIELD_BYTES).collect();
+        assert_eq!(ends, (4..14).collect::<Vec<_>>());
+        // The query reads the long word as one term, and a shorter word still meets the long
+        // term it begins.
+        let long_term = format!("b{}", "\u{301}".repeat(4000));
+        let tools = [ToolDefinition::builder("marks")
+            .description(format!("Weather {long_term}"))
+            .run_sync(|_, _| Ok(Value::Null))];
+        let index = ToolIndex::build(&tools).unwrap();
+        assert_eq!(index.query(&format!("{long_term}\u{301}")).terms().len(), 1);
+        let query = index.query(&format!("b{}", "\u{301}".repeat(100)));
+        let matched: Vec<_> = query.terms()[0]
+            .matches()
+            .iter()
+            .filter_map(|found| index.term_text(found.term))
+            .collect();
+        assert_eq!(matched, [long_term.as_str()]);
+    }
 
     #[test]
     fn a_very_long_query_word_is_read_in_linear_time() {
