@@ -280,7 +280,6 @@ const MAX_PREFIX_LOOKUP_BYTES: usize = 128;
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
 
     use serde_json::Value;
 
@@ -318,17 +317,15 @@ mod tests {
     }
 
     #[test]
-    fn a_very_long_query_word_is_read_in_linear_time() {
+    fn a_very_long_query_word_still_meets_the_term_it_begins_with() {
         let tools = [ToolDefinition::builder("weather_report")
             .description("Weather forecasts and reports.")
             .run_sync(|_, _| Ok(Value::Null))];
         let index = ToolIndex::build(&tools).unwrap();
-        // A word no tool uses takes the related-terms path, whose cost must not grow with the
-        // square of the word's length.
+        // A word no tool uses takes the related-terms path; what its prefix lookups cost is
+        // bounded (counted in `prefix_lookups_hash_a_bounded_number_of_bytes`).
         let word = "weatherx".repeat(8192);
-        let started = Instant::now();
         let query = index.query(&word);
-        let elapsed = started.elapsed();
         assert_eq!(query.terms().len(), 1);
         let matched: Vec<_> = query.terms()[0]
             .matches()
@@ -336,6 +333,5 @@ mod tests {
             .filter_map(|found| index.term_text(found.term))
             .collect();
         assert_eq!(matched, ["weather"]);
-        assert!(elapsed < Duration::from_millis(500), "{elapsed:?}");
     }
 }
