@@ -7,11 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prism::call::BlockReason;
-use prism::run::{
-    ApprovalDecision, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState, approval_fn,
-};
-use prism::{Agent, Dispatcher, ProviderResponse, RunOptions, ToolCall, ToolRegistry};
-use run_support::{tool_rows, wipe};
+use prism::run::{ApprovalDecision, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState};
+use prism::{ProviderResponse, RunOptions, ToolCall, ToolRegistry};
+use run_support::{tool_rows, wipe, wipe_asking_agent};
 use serde_json::{Value, json};
 
 fn script() -> ScriptedProvider {
@@ -19,20 +17,6 @@ fn script() -> ScriptedProvider {
         ProviderResponse::calls([ToolCall::new("c1", "wipe", json!({"path": "/tmp/cache"}))]),
         ProviderResponse::text("done"),
     ])
-}
-
-/// The agent of every test here; agents given clones of one provider share its script.
-fn agent(
-    registry: &ToolRegistry,
-    store: &InMemoryApprovalStore,
-    provider: &ScriptedProvider,
-) -> Agent {
-    Agent::new(
-        Dispatcher::builder(registry.clone()).build(),
-        provider.clone(),
-    )
-    .with_approvals(store.clone())
-    .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"))
 }
 
 /// The `wipe` tool with a wider schema and another body, counting its runs in `runs`.
@@ -57,7 +41,7 @@ async fn a_tool_changed_while_its_call_waited_does_not_run_under_the_approval() 
     let registry = ToolRegistry::from_iter([wipe(&old_runs)]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = agent(&registry, &store, &provider).session("s1");
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
     let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
     let key = outcome.pending_approvals()[0].key.clone();
     let stored = serde_json::to_string(&session.state()).unwrap();
@@ -65,7 +49,7 @@ async fn a_tool_changed_while_its_call_waited_does_not_run_under_the_approval() 
     // While the call waits, the host replaces the tool under the same name.
     registry.register(wider_wipe(&new_runs)).unwrap();
     let state: SessionState = serde_json::from_str(&stored).unwrap();
-    let mut restored = agent(&registry, &store, &provider).restore(state);
+    let mut restored = wipe_asking_agent(&registry, &store, &provider).restore(state);
     let outcome = restored
         .resume([ApprovalDecision::approve(&key)])
         .await
@@ -98,7 +82,7 @@ async fn the_same_tool_registered_again_still_runs_under_the_approval() {
     let registry = ToolRegistry::from_iter([wipe(&runs)]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = agent(&registry, &store, &provider).session("s1");
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
     let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
     let key = outcome.pending_approvals()[0].key.clone();
 
@@ -118,7 +102,7 @@ async fn a_state_stored_without_the_tool_version_refuses_the_approved_call() {
     let registry = ToolRegistry::from_iter([wipe(&runs)]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = agent(&registry, &store, &provider).session("s1");
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
     let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
     let key = outcome.pending_approvals()[0].key.clone();
 
@@ -128,7 +112,7 @@ async fn a_state_stored_without_the_tool_version_refuses_the_approved_call() {
     assert_eq!(held["status"], "pending");
     held.remove("tool_version");
     let state: SessionState = serde_json::from_value(state).unwrap();
-    let mut restored = agent(&registry, &store, &provider).restore(state);
+    let mut restored = wipe_asking_agent(&registry, &store, &provider).restore(state);
     let outcome = restored
         .resume([ApprovalDecision::approve(&key)])
         .await

@@ -9,10 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prism::run::{
     ApprovalDecision, ApprovalStore, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState,
-    approval_fn,
 };
-use prism::{Agent, Dispatcher, ProviderResponse, RunOptions, ToolCall, ToolRegistry};
-use run_support::wipe;
+use prism::{Agent, ProviderResponse, RunOptions, ToolCall, ToolRegistry};
+use run_support::{wipe, wipe_asking_agent};
 use serde_json::json;
 
 fn script() -> ScriptedProvider {
@@ -23,20 +22,6 @@ fn script() -> ScriptedProvider {
         ]),
         ProviderResponse::text("done"),
     ])
-}
-
-/// The agent of every test here; agents given clones of one provider share its script.
-fn agent(
-    registry: &ToolRegistry,
-    store: &InMemoryApprovalStore,
-    provider: &ScriptedProvider,
-) -> Agent {
-    Agent::new(
-        Dispatcher::builder(registry.clone()).build(),
-        provider.clone(),
-    )
-    .with_approvals(store.clone())
-    .with_approval_policy(approval_fn(|tool, _| tool.name() == "wipe"))
 }
 
 struct Suspended {
@@ -53,7 +38,7 @@ async fn suspended() -> Suspended {
     let registry = ToolRegistry::from_iter([wipe(&wipes), run_support::named("read")]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = agent(&registry, &store, &provider).session("s1");
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
     let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
     let key = outcome.pending_approvals()[0].key.clone();
     let stored = serde_json::to_string(&session.state()).unwrap();
@@ -75,7 +60,10 @@ fn restore(agent: &Agent, stored: &str) -> prism::Session {
 #[tokio::test]
 async fn a_stored_state_resumed_a_second_time_says_it_was_resumed_before() {
     let s = suspended().await;
-    let mut first = restore(&agent(&s.registry, &s.store, &s.provider), &s.stored);
+    let mut first = restore(
+        &wipe_asking_agent(&s.registry, &s.store, &s.provider),
+        &s.stored,
+    );
     let outcome = first
         .resume([ApprovalDecision::approve(&s.key)])
         .await
@@ -85,7 +73,10 @@ async fn a_stored_state_resumed_a_second_time_says_it_was_resumed_before() {
 
     // The same stored copy, resumed again: with the decision, and without any.
     for decisions in [vec![ApprovalDecision::approve(&s.key)], vec![]] {
-        let mut again = restore(&agent(&s.registry, &s.store, &s.provider), &s.stored);
+        let mut again = restore(
+            &wipe_asking_agent(&s.registry, &s.store, &s.provider),
+            &s.stored,
+        );
         let rows = again.transcript().len();
         let error = again.resume(decisions).await.unwrap_err().to_string();
         assert!(error.contains("was resumed before"), "{error}");
@@ -108,7 +99,10 @@ async fn a_state_restored_beside_a_store_without_its_request_says_which_store_to
     let s = suspended().await;
     // Another (empty) approval store: say, an in-memory one after a restart.
     let other = InMemoryApprovalStore::new();
-    let mut restored = restore(&agent(&s.registry, &other, &s.provider), &s.stored);
+    let mut restored = restore(
+        &wipe_asking_agent(&s.registry, &other, &s.provider),
+        &s.stored,
+    );
     let error = restored
         .resume([ApprovalDecision::approve(&s.key)])
         .await
@@ -139,7 +133,7 @@ async fn a_state_overtaken_by_a_later_run_says_to_restore_the_latest_state() {
         ProviderResponse::text("done"),
         ProviderResponse::calls([wipe_c1()]),
     ]);
-    let mut session = agent(&registry, &store, &provider).session("s1");
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
     let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
     let key = outcome.pending_approvals()[0].key.clone();
     let stale = serde_json::to_string(&session.state()).unwrap();
@@ -154,7 +148,7 @@ async fn a_state_overtaken_by_a_later_run_says_to_restore_the_latest_state() {
         "same call id, same arguments"
     );
 
-    let mut restored = restore(&agent(&registry, &store, &provider), &stale);
+    let mut restored = restore(&wipe_asking_agent(&registry, &store, &provider), &stale);
     let error = restored
         .resume([ApprovalDecision::approve(&key)])
         .await

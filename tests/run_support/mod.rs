@@ -194,3 +194,18 @@ pub fn wipe(runs: &Arc<AtomicUsize>) -> ToolDefinition {
             Ok(json!({ "wiped": args["path"] }))
         })
 }
+
+/// An agent over `registry` that asks `store` before every `wipe`; agents given clones of one
+/// scripted provider share its script, so a restored session reads on where the first stopped.
+pub fn wipe_asking_agent(
+    registry: &prism::ToolRegistry,
+    store: &prism::run::InMemoryApprovalStore,
+    provider: &prism::run::ScriptedProvider,
+) -> prism::Agent {
+    prism::Agent::new(
+        prism::Dispatcher::builder(registry.clone()).build(),
+        provider.clone(),
+    )
+    .with_approvals(store.clone())
+    .with_approval_policy(prism::run::approval_fn(|tool, _| tool.name() == "wipe"))
+}
