@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prism::call::BlockReason;
-use prism::run::{ApprovalDecision, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState};
-use prism::{ProviderResponse, RunOptions, ToolCall, ToolRegistry};
+use prism::run::{
+    ApprovalDecision, ApprovalKey, InMemoryApprovalStore, RunEnd, ScriptedProvider, SessionState,
+};
+use prism::{ProviderResponse, RunOptions, Session, ToolCall, ToolRegistry};
 use run_support::{tool_rows, wipe, wipe_asking_agent};
 use serde_json::{Value, json};
 
@@ -17,6 +19,18 @@ fn script() -> ScriptedProvider {
         ProviderResponse::calls([ToolCall::new("c1", "wipe", json!({"path": "/tmp/cache"}))]),
         ProviderResponse::text("done"),
     ])
+}
+
+/// A session whose run waits for the approval of its `wipe` call, and that approval's key.
+async fn suspended(
+    registry: &ToolRegistry,
+    store: &InMemoryApprovalStore,
+    provider: &ScriptedProvider,
+) -> (Session, ApprovalKey) {
+    let mut session = wipe_asking_agent(registry, store, provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    (session, key)
 }
 
 /// The `wipe` tool with a wider schema and another body, counting its runs in `runs`.
@@ -41,9 +55,7 @@ async fn a_tool_changed_while_its_call_waited_does_not_run_under_the_approval() 
     let registry = ToolRegistry::from_iter([wipe(&old_runs)]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
-    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
-    let key = outcome.pending_approvals()[0].key.clone();
+    let (session, key) = suspended(&registry, &store, &provider).await;
     let stored = serde_json::to_string(&session.state()).unwrap();
 
     // While the call waits, the host replaces the tool under the same name.
@@ -82,9 +94,7 @@ async fn the_same_tool_registered_again_still_runs_under_the_approval() {
     let registry = ToolRegistry::from_iter([wipe(&runs)]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
-    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
-    let key = outcome.pending_approvals()[0].key.clone();
+    let (mut session, key) = suspended(&registry, &store, &provider).await;
 
     registry.register(wipe(&runs)).unwrap();
     let outcome = session
@@ -102,9 +112,7 @@ async fn a_state_stored_without_the_tool_version_refuses_the_approved_call() {
     let registry = ToolRegistry::from_iter([wipe(&runs)]);
     let store = InMemoryApprovalStore::new();
     let provider = script();
-    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
-    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
-    let key = outcome.pending_approvals()[0].key.clone();
+    let (session, key) = suspended(&registry, &store, &provider).await;
 
     // States stored before versions were kept have no `tool_version` on the waiting call.
     let mut state = serde_json::to_value(session.state()).unwrap();
