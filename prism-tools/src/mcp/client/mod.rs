@@ -35,12 +35,13 @@
 //!   the dispatcher drops the call, the server is sent a cancellation. A server that dies or
 //!   closes the stream fails its calls with `mcp_connection_lost` at once; one that hangs, with
 //!   `mcp_timeout`. Connecting and listing have timeouts too, and no wait is longer than a day.
-//! - **Credentials stay out of what the server sends back.** The HTTP stack quotes the endpoint's URL whole in its
-//!   errors, and a server may quote back what it was sent; the bridge takes the URL's user,
-//!   password, query and each query value, and the values of the headers given for the server
-//!   (an authorization header's credentials also without their scheme, a basic one's also
-//!   decoded), or a child's [`RemoteServer::secret_env`] values, out of every error, progress
-//!   message and result it passes on.
+//! - **Credentials stay out of what the server sends back.** The HTTP stack quotes the
+//!   endpoint's URL whole in its errors, and a server may quote back what it was sent; the
+//!   bridge takes the URL's user and password (as written, decoded, and as the basic
+//!   authorization header sent for them), its query and each query value, and the values of the
+//!   headers given for the server (an authorization header's credentials also without their
+//!   scheme, a basic one's also decoded), or a child's [`RemoteServer::secret_env`] values, out
+//!   of every error, progress message and result it passes on.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
 //!   elicitation of its own; a server that needs input answers `input_required`, which fails
 //!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed

@@ -270,8 +270,9 @@ mod tests {
 
     /// An HTTP server speaking just enough streamable HTTP: it answers `initialize`, accepts
     /// notifications, refuses the standalone stream, and answers `tools/call` of `big` with a
-    /// JSON body of 400,000 bytes, of `broken` with HTTP 500, of any other tool with a small
-    /// result. Its URL.
+    /// JSON body of 400,000 bytes, of `broken` with HTTP 500, of `whoami` with the request's
+    /// `Authorization` header (a server quoting back what it was sent), of any other tool with a
+    /// small result. Its URL.
     async fn fake_http() -> String {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -310,7 +311,16 @@ mod tests {
                 serde_json::from_slice(&buffer[end..end + length]).unwrap_or(Value::Null);
             buffer.drain(..end + length);
             let post = head.starts_with("POST ");
-            if stream.write_all(&respond(post, &body)).await.is_err() {
+            let authorization = head
+                .lines()
+                .filter_map(|line| line.split_once(':'))
+                .find(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+                .map_or_else(String::new, |(_, value)| value.trim().to_owned());
+            if stream
+                .write_all(&respond(post, &body, &authorization))
+                .await
+                .is_err()
+            {
                 return;
             }
         }
@@ -327,7 +337,7 @@ mod tests {
         }
     }
 
-    fn respond(post: bool, body: &Value) -> Vec<u8> {
+    fn respond(post: bool, body: &Value, authorization: &str) -> Vec<u8> {
         let reply = |status: &str, json: Option<Value>| {
             let body = json.map(|value| value.to_string()).unwrap_or_default();
             let kind = if body.is_empty() {
@@ -359,6 +369,10 @@ mod tests {
             ),
             (Some("tools/call"), Some("big")) => reply("200 OK", Some(text("x".repeat(400_000)))),
             (Some("tools/call"), Some("broken")) => reply("500 Internal Server Error", None),
+            (Some("tools/call"), Some("whoami")) => reply(
+                "200 OK",
+                Some(text(format!("you sent `Authorization: {authorization}`"))),
+            ),
             (Some("tools/call"), _) => reply("200 OK", Some(text("small".to_owned()))),
             _ => reply(
                 "200 OK",
@@ -386,6 +400,32 @@ mod tests {
         assert!(broken.message().contains("500"), "{}", broken.message());
         let small = client.call("small", json!({}), &ctx).await.unwrap();
         assert!(matches!(small, RemoteOutcome::Complete(_)), "{small:?}");
+        client.close().await;
+    }
+
+    /// The HTTP stack sends a URL's user and password decoded, as a basic `Authorization`
+    /// header: a server that quotes that header back, or the decoded password alone, has them
+    /// taken out like the credentials as the URL spells them.
+    #[tokio::test]
+    async fn the_basic_credential_made_of_the_urls_user_and_password_is_taken_out() {
+        let url = fake_http()
+            .await
+            .replacen("http://", "http://al%69ce:p%40ss-w0rd-7f3a@", 1);
+        let server = RemoteServer::http("fake", url).call_timeout(Duration::from_secs(30));
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let ctx = ToolExecutionContext::new();
+        let outcome = client.call("whoami", json!({}), &ctx).await.unwrap();
+        let RemoteOutcome::Complete(output) = outcome else {
+            panic!("a complete result: {outcome:?}");
+        };
+        let text = output.content()[0].as_text().unwrap().to_owned();
+        assert!(text.contains("Authorization: "), "{text}");
+        // `alice:p@ss-w0rd-7f3a` in base64, as the header carries it, and its parts decoded.
+        for secret in ["YWxpY2U6cEBzcy13MHJkLTdmM2E=", "p@ss-w0rd-7f3a", "alice:"] {
+            assert!(!text.contains(secret), "{text}");
+        }
         client.close().await;
     }
 }

@@ -98,7 +98,7 @@ impl fmt::Debug for Endpoint {
 }
 
 /// A redactor of the credentials of an HTTP endpoint at `url` sent `headers`: the URL's user
-/// and password, its query and each value in it (as written and decoded), and each header's
+/// and password (also decoded, and as the basic authorization header made of them), its query and each value in it (as written and decoded), and each header's
 /// value, with an `Authorization` value's credentials also on their own (a server that refuses
 /// `Bearer sk-…` quotes `sk-…` as often as the whole value).
 fn credentials(url: &str, headers: &[(String, String)]) -> SecretRedactor {
@@ -114,6 +114,17 @@ fn credentials(url: &str, headers: &[(String, String)]) -> SecretRedactor {
     if let Ok(parsed) = url::Url::parse(url) {
         secrets.push(parsed.username().to_owned());
         secrets.extend(parsed.password().map(str::to_owned));
+        // The HTTP stack sends the user and password decoded, as a basic authorization header,
+        // and a server quotes them back as it received them.
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            let user = percent_decoded(parsed.username());
+            let password = parsed.password().map(percent_decoded);
+            let pair = format!("{user}:{}", password.as_deref().unwrap_or_default());
+            let basic = base64::engine::general_purpose::STANDARD.encode(pair);
+            secrets.extend(authorization_credentials(&format!("Basic {basic}")));
+            secrets.push(user);
+            secrets.extend(password);
+        }
         if let Some(query) = parsed.query() {
             secrets.push(query.to_owned());
             let written = query.split('&').filter_map(|pair| pair.split_once('='));
@@ -122,6 +133,31 @@ fn credentials(url: &str, headers: &[(String, String)]) -> SecretRedactor {
         }
     }
     SecretRedactor::new(secrets)
+}
+
+/// `text` with its `%XX` escapes decoded, as the HTTP stack decodes a URL's user and password
+/// (a malformed escape stays as it is).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escaped = (bytes[index] == b'%')
+            .then(|| text.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            None => {
+                decoded.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// The longest any wait of the bridge may be: a longer one would mean never, and a hung server
@@ -298,7 +334,8 @@ impl RemoteServer {
     }
 
     /// A redactor of the endpoint's credentials, which the host's redactor may not know: the
-    /// URL's user and password, its query and each value in it (as written and decoded), and the
+    /// URL's user and password (as written, decoded, and as the basic authorization header the
+    /// HTTP stack sends for them), its query and each value in it (as written and decoded), and the
     /// values of the headers given for it, and an authorization header's credentials without
     /// their scheme (a basic one's also decoded, and its password alone); for a child process,
     /// the values given with [`secret_env`](Self::secret_env). A server may quote any of them
