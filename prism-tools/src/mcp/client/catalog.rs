@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::definition::{ToolAnnotations, ToolDefinition, ToolHandler};
-use crate::redact::truncate_at_char_boundary;
+use crate::redact::{SecretRedactor, truncate_at_char_boundary};
 
 use super::remote_schema;
 use super::server::RemoteServer;
@@ -74,12 +74,15 @@ pub(crate) fn build(
     let mut definitions = Vec::new();
     let mut skipped = Vec::new();
     let mut bound_reached = false;
+    // A server may write the endpoint's credentials anywhere in its list: they are taken out of
+    // all its text the host passes on, before any cut could split one.
+    let scrubber = server.scrubber();
     for tool in remote {
         let name = tool.name.as_ref();
         let mut skip = |reason: String| {
             skipped.push(SkippedTool {
-                name: name.to_owned(),
-                reason,
+                name: bounded(&scrubber.redact_str(name), 140),
+                reason: scrubber.redact_str(&reason).into_owned(),
             });
         };
         let local = if server.prefixed {
@@ -114,7 +117,7 @@ pub(crate) fn build(
             };
         let mut builder = ToolDefinition::builder(local)
             .parameters(parameters)
-            .annotations(hints(server, tool))
+            .annotations(hints(server, tool, &scrubber))
             .untrusted_output(true)
             .requires_approval(server.approval.iter().any(|approved| approved == name));
         if let Some(schema) = &tool.output_schema {
@@ -127,8 +130,9 @@ pub(crate) fn build(
             }
         }
         if let Some(description) = &tool.description {
+            let description = scrubber.redact_str(description);
             builder =
-                builder.description(bounded(description, server.bounds.max_description_bytes));
+                builder.description(bounded(&description, server.bounds.max_description_bytes));
         }
         definitions.push(builder.handler_arc(handler(name)));
     }
@@ -151,8 +155,12 @@ const UNREAD: &str = "*";
 
 /// The hints a remote tool gets: the host's, or MCP's defaults for a tool nobody vouched for
 /// (not read-only, destructive, not idempotent, open world). The server's own annotations only
-/// lend the title, which grants nothing.
-fn hints(server: &RemoteServer, tool: &rmcp::model::Tool) -> ToolAnnotations {
+/// lend the title, which grants nothing (with the endpoint's credentials, `scrubber`, taken out).
+fn hints(
+    server: &RemoteServer,
+    tool: &rmcp::model::Tool,
+    scrubber: &SecretRedactor,
+) -> ToolAnnotations {
     let title = tool
         .title
         .clone()
@@ -161,7 +169,7 @@ fn hints(server: &RemoteServer, tool: &rmcp::model::Tool) -> ToolAnnotations {
                 .as_ref()
                 .and_then(|hints| hints.title.clone())
         })
-        .map(|title| bounded(&title, 256));
+        .map(|title| bounded(&scrubber.redact_str(&title), 256));
     match server.host_hints.get(tool.name.as_ref()) {
         Some(host) => ToolAnnotations {
             title: host.title.clone().or(title),
@@ -299,5 +307,54 @@ mod tests {
         assert_eq!(names, ["s__ok"]);
         let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();
         assert_eq!(skipped, [""]);
+    }
+}
+
+#[cfg(test)]
+mod scrubbing_tests {
+    use super::super::connect::ProtocolEra;
+    use super::super::mcp_client::McpClient;
+    use super::super::scripted_server::scripted_server;
+
+    /// A server that writes its token into its list: in a description and a title, in a
+    /// `$ref`, in a hint of the wrong type, and in names outside MCP's rule (one long enough to
+    /// be cut).
+    const QUOTING_LIST: &str = r#"    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"described","title":"T %s","description":"reads with %s","inputSchema":{"type":"object"}},{"name":"far","inputSchema":{"type":"object","properties":{"a":{"$ref":"https://x.test/s.json?key=%s"}}}},{"name":"hinted","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"%s"}},{"name":"bad %s","inputSchema":{"type":"object"}},{"name":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx%s","inputSchema":{"type":"object"}}]}}\n' "$id" "$API_TOKEN" "$API_TOKEN" "$API_TOKEN" "$API_TOKEN" "$API_TOKEN" "$API_TOKEN" ;;"#;
+
+    /// What the bridge passes on of a server's list (descriptions and titles to the model, the
+    /// skipped tools' names and reasons to the host and its log) never carries the endpoint's
+    /// credentials, even where the bridge cuts the server's text.
+    #[tokio::test]
+    async fn the_list_the_host_gets_never_carries_the_endpoints_credentials() {
+        let token = "tok-4b7e2a9c1d8f60532";
+        let server = scripted_server("quoting", QUOTING_LIST).secret_env("API_TOKEN", token);
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let tools = client.tools().await.unwrap();
+        let [described] = tools.definitions() else {
+            panic!("one tool taken: {:?}", tools.definitions());
+        };
+        assert_eq!(described.description(), Some("reads with [REDACTED]"));
+        assert_eq!(
+            described.annotations().title.as_deref(),
+            Some("T [REDACTED]")
+        );
+        assert_eq!(tools.skipped().len(), 4, "{:?}", tools.skipped());
+        // The `$ref`, the hint's value and the short bad name are quoted in their reasons, the
+        // token taken out.
+        let quoting = tools
+            .skipped()
+            .iter()
+            .filter(|skipped| skipped.reason.contains("[REDACTED]"))
+            .count();
+        assert_eq!(quoting, 3, "{:?}", tools.skipped());
+        for skipped in tools.skipped() {
+            for text in [&skipped.name, &skipped.reason] {
+                // Not even the start of the token, as a cut would leave it.
+                assert!(!text.contains("tok-4b7e"), "{skipped:?}");
+            }
+        }
+        client.close().await;
     }
 }

@@ -17,6 +17,7 @@ use super::error::McpClientError;
 use super::remote_call::CancelOnDrop;
 use super::server::RemoteServer;
 use crate::filter::CompiledFilters;
+use crate::redact::SecretRedactor;
 
 /// The most pages the bridge asks for: a server that keeps handing out cursors is cut off.
 const MAX_PAGES: usize = 100;
@@ -54,17 +55,19 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
     let mut expires_at: Option<Instant> = None;
     let mut every_page_has_a_hint = true;
     let filters = CompiledFilters::new(&server.filters);
+    let scrubber = server.scrubber();
     for _ in 0..MAX_PAGES {
         let params = cursor
             .clone()
             .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
-        let page = page(peer, params)
-            .await
-            .map_err(|message| McpClientError::Request {
-                server: server.name.clone(),
-                during: "tools/list",
-                message: server.scrub(&message),
-            })?;
+        let page =
+            page(peer, params, &scrubber)
+                .await
+                .map_err(|message| McpClientError::Request {
+                    server: server.name.clone(),
+                    during: "tools/list",
+                    message: server.scrub(&message),
+                })?;
         unreadable.extend(
             page.unreadable
                 .into_iter()
@@ -132,10 +135,12 @@ const NAMELESS: &str = "?";
 /// Asks for one page. A page the SDK cannot read as a whole (one tool with a boolean schema or
 /// a hint of the wrong type spoils it for the SDK) is read a tool at a time, so that tool alone
 /// is skipped. Sent past the SDK's response cache: the client keeps the whole list itself, by
-/// the same hints. The error is the SDK's text, not yet scrubbed.
+/// the same hints. The error is the SDK's text, not yet scrubbed; the skipped tools' names and
+/// reasons have the endpoint's credentials (`scrubber`) taken out.
 async fn page(
     peer: &Peer<RoleClient>,
     params: Option<PaginatedRequestParams>,
+    scrubber: &SecretRedactor,
 ) -> Result<Page, String> {
     let request = ClientRequest::ListToolsRequest(ListToolsRequest {
         method: Default::default(),
@@ -161,15 +166,16 @@ async fn page(
             next_cursor: page.next_cursor,
             ttl_ms: page.ttl_ms,
         }),
-        ServerResult::CustomResult(CustomResult(value)) => {
-            lenient(value).ok_or_else(|| "the server's answer is not a list of tools".to_owned())
-        }
+        ServerResult::CustomResult(CustomResult(value)) => lenient(value, scrubber)
+            .ok_or_else(|| "the server's answer is not a list of tools".to_owned()),
         _ => Err("the server's answer is not a list of tools".to_owned()),
     }
 }
 
-/// A page read a tool at a time, or `None` when it has no list of tools.
-fn lenient(value: Value) -> Option<Page> {
+/// A page read a tool at a time, or `None` when it has no list of tools. The SDK's reasons
+/// quote the server's values, which may hold the endpoint's credentials (`scrubber`): they are
+/// taken out before the text is cut.
+fn lenient(value: Value, scrubber: &SecretRedactor) -> Option<Page> {
     let Value::Object(mut fields) = value else {
         return None;
     };
@@ -179,15 +185,18 @@ fn lenient(value: Value) -> Option<Page> {
     let mut tools = Vec::new();
     let mut unreadable = Vec::new();
     for tool in listed {
-        let name = tool
-            .get("name")
-            .and_then(Value::as_str)
-            .map_or_else(|| NAMELESS.to_owned(), |name| bounded(name, 140));
+        let name = tool.get("name").and_then(Value::as_str).map_or_else(
+            || NAMELESS.to_owned(),
+            |name| bounded(&scrubber.redact_str(name), 140),
+        );
         match serde_json::from_value::<Tool>(tool) {
             Ok(tool) => tools.push(tool),
             Err(error) => unreadable.push(SkippedTool {
                 name,
-                reason: bounded(&format!("the tool cannot be read: {error}"), 512),
+                reason: bounded(
+                    &scrubber.redact_str(&format!("the tool cannot be read: {error}")),
+                    512,
+                ),
             }),
         }
     }

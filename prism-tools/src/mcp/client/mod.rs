@@ -41,7 +41,8 @@
 //!   authorization header sent for them), its query and each query value, and the values of the
 //!   headers given for the server (an authorization header's credentials also without their
 //!   scheme, a basic one's also decoded), or a child's [`RemoteServer::secret_env`] values, out
-//!   of every error, progress message and result it passes on.
+//!   of every error, progress message and result it passes on, and of the tool list (its
+//!   descriptions and titles, the skipped tools' names and reasons).
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
 //!   elicitation of its own; a server that needs input answers `input_required`, which fails
 //!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed

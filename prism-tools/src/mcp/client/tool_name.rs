@@ -10,10 +10,15 @@ pub(super) fn check_name(name: &str) -> Result<(), String> {
             .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'));
     if valid {
         Ok(())
-    } else {
+    } else if name.len() <= 128 {
         Err(format!(
-            "`{}` is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)",
-            name.chars().take(140).collect::<String>()
+            "`{name}` is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)"
+        ))
+    } else {
+        // Not quoted: a cut could split a credential the server wrote in it.
+        Err(format!(
+            "a name of {} bytes is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)",
+            name.len()
         ))
     }
 }
