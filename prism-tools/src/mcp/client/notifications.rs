@@ -90,7 +90,7 @@ impl ProgressRoutes {
         self.routes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn deliver(&self, params: ProgressNotificationParam) {
+    fn deliver(&self, mut params: ProgressNotificationParam) {
         let token = params.progress_token.clone();
         // Looked up and, when no call listens yet, held under one lock: a route registered in
         // between would otherwise miss the update.
@@ -99,6 +99,13 @@ impl ProgressRoutes {
             match routes.live.get(&token) {
                 Some(route) => route.clone(),
                 None => {
+                    // Held as the call would get it: a server reporting on calls that do not
+                    // exist must not make the connection keep its long messages.
+                    if let Some(message) = params.message.as_mut()
+                        && message.len() > PROGRESS_MESSAGE_BYTES
+                    {
+                        *message = left_out(message.len());
+                    }
                     if routes.early.len() == EARLY_UPDATES {
                         routes.early.pop_front();
                     }
@@ -133,10 +140,7 @@ impl ProgressRoutes {
                     .get_or_init(|| self.scrubber.union(route.ctx.redactor()));
                 scrubber.redact_str(&message).into_owned()
             } else {
-                format!(
-                    "[a progress message of {} bytes was left out]",
-                    message.len()
-                )
+                left_out(message.len())
             };
             update.insert("message".to_owned(), Value::String(message));
         }
@@ -146,6 +150,11 @@ impl ProgressRoutes {
 
 /// The most of a progress message the bridge passes on.
 const PROGRESS_MESSAGE_BYTES: usize = 4096;
+
+/// What a call gets in place of a progress message of `bytes` over [`PROGRESS_MESSAGE_BYTES`].
+fn left_out(bytes: usize) -> String {
+    format!("[a progress message of {bytes} bytes was left out]")
+}
 
 fn number(value: f64) -> Value {
     serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
@@ -270,6 +279,35 @@ mod tests {
         // The other call's update is still held for it, and ours no longer are.
         let early: Vec<_> = routes.lock().early.iter().map(|(t, _)| t.clone()).collect();
         assert_eq!(early, [other]);
+    }
+
+    /// A server that reports progress for calls that do not exist cannot make the connection
+    /// hold its messages whole: one over the bound is held as the note the call would get.
+    #[tokio::test]
+    async fn an_update_held_for_no_call_keeps_no_overlong_message() {
+        let (_, routes, _) = BridgeHandler::new(SecretRedactor::default());
+        let token = ProgressToken(NumberOrString::Number(3));
+        let mut params = update(&token, 1.0);
+        params.message = Some("x".repeat(1 << 20));
+        routes.deliver(params);
+        let held: usize = routes
+            .lock()
+            .early
+            .iter()
+            .filter_map(|(_, params)| params.message.as_ref().map(String::len))
+            .sum();
+        assert!(held <= PROGRESS_MESSAGE_BYTES, "{held} bytes held");
+        let (sender, receiver) = progress_queue(&Limits::default());
+        let ctx =
+            ToolExecutionContext::new().for_call("c1".into(), Some(sender), &Default::default());
+        let _route = routes.register(token, ctx);
+        let received = tokio::time::timeout(Duration::from_secs(10), receiver.recv())
+            .await
+            .expect("the held update reaches the call");
+        assert_eq!(
+            received.progress["message"],
+            "[a progress message of 1048576 bytes was left out]"
+        );
     }
 
     #[test]
