@@ -47,7 +47,7 @@ pub struct InputRequest {
     /// The key the answer goes under.
     pub key: String,
     /// The request's method: `elicitation/create` (ask the person), `sampling/createMessage`
-    /// (ask a model) or `roots/list`.
+    /// (ask a model), `roots/list`, or one this client does not know, as the server named it.
     pub method: String,
     /// The request's parameters (for elicitation: `message` and `requestedSchema`).
     pub params: Value,
@@ -85,6 +85,44 @@ impl InputRequired {
             requests,
             request_state: result.request_state,
         }
+    }
+
+    /// An `input_required` answer the SDK could not read (a request of a method from a newer
+    /// revision, a form it does not know), read as the server wrote it, so the question still
+    /// reaches the host; `None` when the answer is not one.
+    pub(crate) fn from_value(server: &str, tool: &str, result: &Value) -> Option<Self> {
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return None;
+        }
+        let mut requests: Vec<InputRequest> = match result.get("inputRequests") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(requests)) => requests
+                .iter()
+                .map(|(key, request)| InputRequest {
+                    key: key.clone(),
+                    method: request
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown")
+                        .to_owned(),
+                    params: request.get("params").cloned().unwrap_or(Value::Null),
+                })
+                .collect(),
+            Some(_) => return None,
+        };
+        // By key, as the SDK's map gives the requests it reads.
+        requests.sort_by(|a, b| a.key.cmp(&b.key));
+        let request_state = match result.get("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(state)) => Some(state.clone()),
+            Some(_) => return None,
+        };
+        Some(Self {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            requests,
+            request_state,
+        })
     }
 
     /// The tool error a dispatcher reports for it: code `mcp_input_required`, and a message
@@ -297,6 +335,51 @@ mod tests {
             "{}",
             error.message()
         );
+    }
+
+    /// The `tools/call` answer of a server that asks for input the SDK cannot read: a form with
+    /// a field of a kind it does not know, and a request of a method from a newer revision.
+    const ASKING_CALLS: &str = r#"    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"input_required","inputRequests":{"pick":{"method":"elicitation/create","params":{"message":"Pick a zone","requestedSchema":{"type":"object","properties":{"zone":{"type":"object","properties":{}}}}}},"later":{"method":"future/ask","params":{"message":"Anything else?"}}},"requestState":"s1"}}\n' "$id" ;;"#;
+
+    /// An `input_required` the SDK cannot read still reaches the host, typed, with what the
+    /// server asked as it wrote it: not a protocol error that hides the question.
+    #[tokio::test]
+    async fn an_input_request_the_sdk_cannot_read_still_reaches_the_host() {
+        use super::super::connect::ProtocolEra;
+        use super::super::mcp_client::McpClient;
+        use super::super::scripted_server::scripted_server;
+        use crate::context::ToolExecutionContext;
+
+        let server = scripted_server("asking", ASKING_CALLS);
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let ctx = ToolExecutionContext::new();
+        let outcome = client.call("deploy", json!({}), &ctx).await;
+        let Ok(RemoteOutcome::InputRequired(asked)) = outcome else {
+            panic!("an input request: {outcome:?}");
+        };
+        assert_eq!(asked.tool, "deploy");
+        assert_eq!(asked.request_state.as_deref(), Some("s1"));
+        let requests: Vec<_> = asked
+            .requests
+            .iter()
+            .map(|request| {
+                (
+                    request.key.as_str(),
+                    request.method.as_str(),
+                    request.message(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            requests,
+            [
+                ("later", "future/ask", Some("Anything else?")),
+                ("pick", "elicitation/create", Some("Pick a zone")),
+            ]
+        );
+        client.close().await;
     }
 
     /// The `tools/call` answers of a server whose results hold a text block and a block of a

@@ -119,9 +119,13 @@ pub(crate) async fn call(
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
             InputRequired::from_wire(&site.server.name, tool, result),
         )),
-        // A tool result the SDK could not read (a block of a newer kind): read leniently, and
-        // scrubbed in one pass whatever it is (this path is rare).
+        // A tool result or a request for input the SDK could not read (a block of a newer kind,
+        // a request of a newer method): read leniently, and a result scrubbed in one pass
+        // whatever it is (this path is rare).
         Ok(ServerResult::CustomResult(CustomResult(value))) => {
+            if let Some(request) = InputRequired::from_value(&site.server.name, tool, &value) {
+                return Ok(RemoteOutcome::InputRequired(request));
+            }
             outcome::lenient(value, bounds.max_result_bytes, &site.scrubber())
                 .unwrap_or_else(|| Err(not_a_tool_result(site.server, tool)))
         }
