@@ -44,7 +44,8 @@
 //!   of every error, progress message and result it passes on, and of the tool list (its
 //!   descriptions and titles, the skipped tools' names and reasons).
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
-//!   elicitation of its own; a server that needs input answers `input_required`, which fails
+//!   elicitation of its own (it refuses a server that asks for them anyway, rather than answer
+//!   for the person); a server that needs input answers `input_required`, which fails
 //!   the dispatched call with code `mcp_input_required` naming what was asked, and the typed
 //!   [`InputRequired`] waits in [`McpClient::take_input_required`] for the host, who may answer
 //!   it with [`McpClient::resume`].

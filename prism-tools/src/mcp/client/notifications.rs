@@ -12,10 +12,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationCreateRequestMethod, ErrorData, Implementation, ListRootsRequestMethod,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::{Map, Value};
 
 use crate::context::ToolExecutionContext;
@@ -172,9 +173,9 @@ impl Drop for RouteGuard {
     }
 }
 
-/// The client side of the session: answers nothing beyond the protocol's defaults (it offers no
-/// sampling, roots or elicitation, so a server must ask for input through `input_required`,
-/// which reaches the host) and routes notifications.
+/// The client side of the session: offers no sampling, roots or elicitation and refuses a server
+/// that asks for them anyway (it must ask for input through `input_required`, which reaches the
+/// host), and routes notifications.
 pub(crate) struct BridgeHandler {
     progress: ProgressRoutes,
     tools_changed: Arc<AtomicBool>,
@@ -209,6 +210,26 @@ impl ClientHandler for BridgeHandler {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.deliver(params);
+    }
+
+    // Not offered, so refused: the SDK's defaults would answer that the person declined, or
+    // that there are no roots, which nobody decided. A server needs input through
+    // `input_required`, which reaches the host.
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Err(ErrorData::method_not_found::<ElicitationCreateRequestMethod>())
+    }
+
+    // Roots are deprecated in the SDK, yet a server of the handshake era may still ask.
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        Err(ErrorData::method_not_found::<ListRootsRequestMethod>())
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -308,6 +329,43 @@ mod tests {
             received.progress["message"],
             "[a progress message of 1048576 bytes was left out]"
         );
+    }
+
+    /// Answers `tools/call` of `confirm` by asking the client, mid-call, to confirm with the
+    /// person (`elicitation/create`), of any other tool by asking for its roots (`roots/list`);
+    /// the result says whether the client `answered` the question or `refused` it.
+    const ASKING_MID_CALL: &str = r#"    *'"method":"tools/call"'*)
+      case "$line" in
+        *'"confirm"'*) printf '{"jsonrpc":"2.0","id":"ask-1","method":"elicitation/create","params":{"mode":"form","message":"Delete everything?","requestedSchema":{"type":"object","properties":{}}}}\n' ;;
+        *) printf '{"jsonrpc":"2.0","id":"ask-2","method":"roots/list"}\n' ;;
+      esac
+      IFS= read -r answer
+      case "$answer" in *'"error"'*) verdict=refused ;; *'"result"'*) verdict=answered ;; *) verdict=other ;; esac
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}\n' "$id" "$verdict" ;;"#;
+
+    /// The client offers no elicitation and no roots: a server that asks anyway is refused,
+    /// never told that the person declined or that there are no roots, which nobody decided.
+    #[tokio::test]
+    async fn a_server_asking_for_what_the_client_does_not_offer_is_refused() {
+        use super::super::connect::ProtocolEra;
+        use super::super::mcp_client::McpClient;
+        use super::super::outcome::RemoteOutcome;
+        use super::super::scripted_server::scripted_server;
+        use serde_json::json;
+
+        let server = scripted_server("asking", ASKING_MID_CALL);
+        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
+            .await
+            .unwrap();
+        let ctx = ToolExecutionContext::new();
+        for tool in ["confirm", "roots"] {
+            let outcome = client.call(tool, json!({}), &ctx).await.unwrap();
+            let RemoteOutcome::Complete(output) = outcome else {
+                panic!("a complete result: {outcome:?}");
+            };
+            assert_eq!(output.content()[0].as_text(), Some("refused"), "{tool}");
+        }
+        client.close().await;
     }
 
     #[test]
