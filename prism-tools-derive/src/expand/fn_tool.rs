@@ -253,7 +253,9 @@ impl ArgsStruct {
         let attrs = &argument.field_attrs;
         let field_ty = match argument.decoding {
             Decoding::Generic => {
-                let generic = format_ident!("T{}", self.generics.len());
+                // Types have no hygiene: a user type called `T0` in another field's type
+                // would name this parameter instead, hence the unlikely name.
+                let generic = format_ident!("__PrismArg{}", self.generics.len());
                 self.bounds.push(format!(
                     "{generic}: {}::ToolArgument",
                     paths.private_path_string()
