@@ -39,3 +39,42 @@ async fn a_user_type_named_like_a_type_parameter_is_the_users() {
     let output = call(&definition, json!({"a": 1, "b": {"v": 2}})).await;
     assert_eq!(output, json!(3));
 }
+
+struct Ledger;
+
+#[prism::tools]
+impl Ledger {
+    const HELP: &'static str = "Reads the ledger.";
+
+    fn policy() -> prism::effects::EffectPolicy {
+        prism::effects::EffectPolicy::new(std::time::Duration::from_secs(7)).with_scope("ledger")
+    }
+
+    #[tool(description = Self::HELP, effect = Self::policy())]
+    fn read(&self) -> i64 {
+        1
+    }
+
+    #[tool(description = <Self as Named>::NAME)]
+    fn named(&self) -> i64 {
+        2
+    }
+}
+
+trait Named {
+    const NAME: &'static str;
+}
+
+impl Named for Ledger {
+    const NAME: &'static str = "Names the ledger.";
+}
+
+#[test]
+fn self_in_a_key_of_a_tools_method_is_the_impl_blocks_type() {
+    let tools = std::sync::Arc::new(Ledger).tools();
+    assert_eq!(tools[0].description(), Some("Reads the ledger."));
+    let effect = tools[0].effect().expect("the tool has an effect policy");
+    assert_eq!(effect.scope.as_deref(), Some("ledger"));
+    assert_eq!(effect.lease, std::time::Duration::from_secs(7));
+    assert_eq!(tools[1].description(), Some("Names the ledger."));
+}
