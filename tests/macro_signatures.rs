@@ -78,3 +78,40 @@ fn self_in_a_key_of_a_tools_method_is_the_impl_blocks_type() {
     assert_eq!(effect.lease, std::time::Duration::from_secs(7));
     assert_eq!(tools[1].description(), Some("Names the ledger."));
 }
+
+/// Echoes `x` with the call's run id; the context is borrowed for a named lifetime.
+#[tool]
+async fn echo_with_lifetime<'a>(ctx: &'a ToolExecutionContext, x: String) -> String
+where
+    'a: 'a,
+{
+    format!("{x}{}", ctx.run_id().unwrap_or(""))
+}
+
+struct Greeter {
+    greeting: String,
+}
+
+#[prism::tools]
+impl Greeter {
+    /// Greets, borrowing the greeting from the shared state.
+    #[tool]
+    async fn greet<'s>(&'s self, name: String) -> Result<String, String> {
+        let greeting: &'s str = &self.greeting;
+        Ok(format!("{greeting}, {name}"))
+    }
+}
+
+#[tokio::test]
+async fn a_tool_may_name_lifetimes() {
+    let echo = echo_with_lifetime::definition();
+    assert_eq!(call(&echo, json!({"x": "hi"})).await, json!("hi"));
+    let tools = std::sync::Arc::new(Greeter {
+        greeting: "hello".to_owned(),
+    })
+    .tools();
+    assert_eq!(
+        call(&tools[0], json!({"name": "Ada"})).await,
+        json!("hello, Ada")
+    );
+}

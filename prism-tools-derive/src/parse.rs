@@ -7,7 +7,7 @@
 
 use syn::spanned::Spanned;
 use syn::visit::Visit;
-use syn::{Attribute, FnArg, Ident, ReturnType, Signature, Type};
+use syn::{Attribute, FnArg, GenericParam, Ident, ReturnType, Signature, Type, WherePredicate};
 
 use crate::attr::{Site, ToolAttrs};
 use crate::docs::{self, Docs};
@@ -87,7 +87,18 @@ fn check_qualifiers(sig: &Signature, errors: &mut Errors) {
         errors.at(variadic, "a variadic function cannot be a tool");
     }
     let generics = &sig.generics;
-    if !generics.params.is_empty() || generics.where_clause.is_some() {
+    // Lifetimes are fine: the call infers them, and the schemas need only types.
+    let only_lifetimes = generics
+        .params
+        .iter()
+        .all(|param| matches!(param, GenericParam::Lifetime(_)))
+        && generics.where_clause.as_ref().is_none_or(|clause| {
+            clause
+                .predicates
+                .iter()
+                .all(|predicate| matches!(predicate, WherePredicate::Lifetime(_)))
+        });
+    if !only_lifetimes {
         let message = "a generic function cannot be a tool: its schema needs concrete types; write the types out, or implement `prism::Tool` by hand for a generic tool";
         match &generics.where_clause {
             Some(clause) if generics.params.is_empty() => errors.at(clause, message),
