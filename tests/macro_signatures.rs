@@ -115,3 +115,57 @@ async fn a_tool_may_name_lifetimes() {
         json!("hello, Ada")
     );
 }
+
+/// Adds the arguments that are compiled in.
+#[tool]
+fn add_configured(
+    a: i64,
+    #[cfg(not(test))] b: i64,
+    #[cfg(test)] c: i64,
+    #[cfg(not(test))]
+    #[serde(default)]
+    d: i64,
+    #[cfg(test)]
+    #[serde(default)]
+    e: i64,
+    #[cfg(not(test))] ctx: ToolExecutionContext,
+) -> i64 {
+    a + c + e
+}
+
+/// Counts its one argument, compiled in, beside one that is compiled out; decoded by the
+/// generated decoder.
+#[tool]
+fn count_configured(#[cfg(test)] items: Vec<String>, #[cfg(not(test))] other: u8) -> usize {
+    items.len()
+}
+
+#[tokio::test]
+async fn parameters_compiled_out_are_not_arguments() {
+    let add = add_configured::definition();
+    let schema = add.parameters().unwrap();
+    assert_eq!(schema["required"], json!(["a", "c"]));
+    assert!(schema["properties"].get("b").is_none());
+    assert!(schema["properties"].get("d").is_none());
+    assert_eq!(call(&add, json!({"a": 1, "c": 2, "e": 3})).await, json!(6));
+    let refused = add.handler().prepare(
+        &json!({"a": 1, "b": 2, "c": 3}),
+        ToolExecutionContext::new(),
+    );
+    assert!(
+        refused.is_err(),
+        "`b` is compiled out, so it is an unknown argument"
+    );
+
+    let count = count_configured::definition();
+    assert_eq!(count.parameters().unwrap()["required"], json!(["items"]));
+    assert_eq!(call(&count, json!({"items": ["x", "y"]})).await, json!(2));
+    let refused = count.handler().prepare(
+        &json!({"items": [], "other": 1}),
+        ToolExecutionContext::new(),
+    );
+    assert!(
+        refused.is_err(),
+        "`other` is compiled out, so it is an unknown argument"
+    );
+}

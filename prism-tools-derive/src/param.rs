@@ -20,6 +20,9 @@ pub struct Param {
     /// The parameter's type, as written.
     pub ty: Type,
     pub kind: ParamKind,
+    /// Its `#[cfg]` attributes, repeated on everything generated for it: a parameter compiled
+    /// out takes its argument with it.
+    pub cfgs: Vec<Attribute>,
 }
 
 pub enum ParamKind {
@@ -53,7 +56,7 @@ pub enum Decoding {
     Generic,
     /// The written type, for serde attributes that need it: `with` and `deserialize_with`
     /// (their functions return that very type), `default` and `skip` (schemars shows a default
-    /// only for a type it knows to be `Serialize`).
+    /// only for a type it knows to be `Serialize`); and for a parameter under `#[cfg]`.
     Concrete,
 }
 
@@ -78,6 +81,12 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
         return None;
     }
     let ty = &*input.ty;
+    let cfgs: Vec<Attribute> = input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
+        .cloned()
+        .collect();
     if let Some(message) = mutable_context(ty).or_else(|| optional_context(ty)) {
         errors.at(ty, message);
         return None;
@@ -102,6 +111,14 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
         }
         if !matches!(context, Context::Execution { .. }) {
             reject_borrowed(ty, "a context parameter", errors);
+            // Its requirement is a where-clause of the generated impl, and a where-clause
+            // cannot carry `#[cfg]`.
+            if let Some(cfg) = cfgs.first() {
+                errors.at(
+                    cfg,
+                    "a `State<…>` or `#[ctx]` parameter cannot be under `#[cfg]`: put the `#[cfg]` on the whole tool function instead, with one version of the function per configuration",
+                );
+            }
         }
         let ident = match &*input.pat {
             Pat::Ident(binding) if binding.by_ref.is_none() && binding.subpat.is_none() => {
@@ -114,6 +131,7 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
             ident,
             ty: ty.clone(),
             kind: ParamKind::Context(context),
+            cfgs,
         });
     }
 
@@ -137,15 +155,20 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
             ident,
             ty: ty.clone(),
             kind: ParamKind::WholeArguments,
+            cfgs,
         });
     }
     let SerdeField {
         json_name,
         json_span,
         flatten,
-        decoding,
+        mut decoding,
         plain,
     } = serde_field(&input.attrs, &ident);
+    if !cfgs.is_empty() {
+        // A type parameter is named in the struct's type arguments, which cannot carry `#[cfg]`.
+        decoding = Decoding::Concrete;
+    }
     if let Some(flatten) = flatten {
         errors.push(syn::Error::new(
             flatten,
@@ -167,6 +190,7 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
                 .cloned()
                 .collect(),
         }),
+        cfgs,
     })
 }
 

@@ -50,25 +50,29 @@ pub fn expand(
     }
     for (index, param) in tool.params.iter().enumerate() {
         let ty = &param.ty;
+        let cfgs = &param.cfgs;
         let local = Ident::new(&format!("__prism_param_{index}"), Span::mixed_site());
         match &param.kind {
             ParamKind::Argument(argument) => {
                 // Checked with the others through the argument struct; this clause only makes
-                // the compiler point at this parameter when its type does not qualify.
-                let at = paths.private_at(ty.span());
-                predicates.push(quote_spanned!(ty.span()=> #at::WholeArguments<#state, #ty>: #at::ToolArguments));
-                args_struct_parts.field(paths, &param.ident, ty, argument, &local);
-                call_args.push(quote!(#local));
+                // the compiler point at this parameter when its type does not qualify. A
+                // where-clause cannot carry `#[cfg]`, so a parameter under one goes without.
+                if cfgs.is_empty() {
+                    let at = paths.private_at(ty.span());
+                    predicates.push(quote_spanned!(ty.span()=> #at::WholeArguments<#state, #ty>: #at::ToolArguments));
+                }
+                args_struct_parts.field(paths, &param.ident, ty, argument, &local, cfgs);
+                call_args.push(quote!(#(#cfgs)* #local));
             }
             ParamKind::WholeArguments => {
                 whole = Some(ty);
-                call_args.push(quote!(#args.0));
+                call_args.push(quote!(#(#cfgs)* #args.0));
             }
             ParamKind::Context(Context::Execution { by_ref: false }) => {
-                call_args.push(quote!(#ctx))
+                call_args.push(quote!(#(#cfgs)* #ctx))
             }
             ParamKind::Context(Context::Execution { by_ref: true }) => {
-                call_args.push(quote!(&#ctx))
+                call_args.push(quote!(#(#cfgs)* &#ctx))
             }
             ParamKind::Context(Context::State { inner }) => {
                 let at = paths.private_at(inner.span());
@@ -225,6 +229,15 @@ fn body(
     })
 }
 
+/// What the generated decoder needs of one field.
+struct DecodedField {
+    name: Ident,
+    json_name: String,
+    /// The field's type: its type parameter, or the written type.
+    ty: TokenStream,
+    cfgs: Vec<syn::Attribute>,
+}
+
 /// The hidden argument struct: one field per argument, generic over the field types.
 #[derive(Default)]
 struct ArgsStruct {
@@ -234,8 +247,8 @@ struct ArgsStruct {
     type_args: Vec<TokenStream>,
     fields: Vec<TokenStream>,
     bindings: Vec<TokenStream>,
-    /// Each field's name, JSON key and type parameter, for the generated decoder.
-    decoded: Vec<(Ident, String)>,
+    /// Each field, for the generated decoder.
+    decoded: Vec<DecodedField>,
     /// Some field carries serde attributes the generated decoder does not handle: serde's
     /// derive decodes the struct.
     needs_serde: bool,
@@ -249,6 +262,7 @@ impl ArgsStruct {
         ty: &syn::Type,
         argument: &Argument,
         local: &Ident,
+        cfgs: &[syn::Attribute],
     ) {
         let attrs = &argument.field_attrs;
         let field_ty = match argument.decoding {
@@ -267,10 +281,15 @@ impl ArgsStruct {
             Decoding::Concrete => ty.to_token_stream(),
         };
         self.needs_serde |= !argument.plain;
-        self.decoded
-            .push((name.clone(), argument.json_name.clone()));
-        self.fields.push(quote!(#(#attrs)* #name: #field_ty));
-        self.bindings.push(quote!(#name: #local));
+        self.fields
+            .push(quote!(#(#cfgs)* #(#attrs)* #name: #field_ty));
+        self.bindings.push(quote!(#(#cfgs)* #name: #local));
+        self.decoded.push(DecodedField {
+            name: name.clone(),
+            json_name: argument.json_name.clone(),
+            ty: field_ty,
+            cfgs: cfgs.to_vec(),
+        });
     }
 
     /// The struct's definition and the type the `Tool` impl names.
@@ -357,8 +376,17 @@ impl ArgsStruct {
         let slots: Vec<Ident> = (0..self.decoded.len())
             .map(|index| Ident::new(&format!("__prism_slot_{index}"), Span::mixed_site()))
             .collect();
-        let keys: Vec<&String> = self.decoded.iter().map(|(_, key)| key).collect();
-        let field_names = self.decoded.iter().map(|(field, _)| field);
+        let keys: Vec<&String> = self.decoded.iter().map(|field| &field.json_name).collect();
+        let field_names: Vec<&Ident> = self.decoded.iter().map(|field| &field.name).collect();
+        let field_tys: Vec<&TokenStream> = self.decoded.iter().map(|field| &field.ty).collect();
+        let cfgs: Vec<TokenStream> = self
+            .decoded
+            .iter()
+            .map(|field| {
+                let cfgs = &field.cfgs;
+                quote!(#(#cfgs)*)
+            })
+            .collect();
         quote! {
             impl<#state: ?::core::marker::Sized, #(#generics: #p::ToolArgument),*> #p::DecodeArguments
                 for #name<#state, #(#generics),*>
@@ -367,15 +395,15 @@ impl ArgsStruct {
                     #tool: &str,
                     #arguments: &#p::Value,
                 ) -> ::core::result::Result<Self, #p::Refusal> {
-                    #(let mut #slots: ::core::option::Option<#generics> = ::core::option::Option::None;)*
+                    #(#cfgs let mut #slots: ::core::option::Option<#field_tys> = ::core::option::Option::None;)*
                     for (#key, #value) in #p::arguments_object(#tool, #arguments)? {
                         match #key.as_str() {
-                            #(#keys => #slots = ::core::option::Option::Some(#p::decode_field(#tool, #key, #value)?),)*
-                            _ => return ::core::result::Result::Err(#p::unknown_field(#tool, #key, &[#(#keys),*])),
+                            #(#cfgs #keys => #slots = ::core::option::Option::Some(#p::decode_field(#tool, #key, #value)?),)*
+                            _ => return ::core::result::Result::Err(#p::unknown_field(#tool, #key, &[#(#cfgs #keys),*])),
                         }
                     }
                     ::core::result::Result::Ok(Self {
-                        #(#field_names: match #slots {
+                        #(#cfgs #field_names: match #slots {
                             ::core::option::Option::Some(#value) => #value,
                             ::core::option::Option::None => #p::missing_field(#tool, #keys)?,
                         },)*
