@@ -169,3 +169,30 @@ async fn parameters_compiled_out_are_not_arguments() {
         "`other` is compiled out, so it is an unknown argument"
     );
 }
+
+#[derive(Deserialize, JsonSchema, prism::Tool)]
+#[serde(deny_unknown_fields)]
+#[tool(description = Self::HELP, effect = Self::policy())]
+struct Archive {
+    path: String,
+}
+
+impl Archive {
+    const HELP: &'static str = "Archives a file.";
+
+    fn policy() -> prism::effects::EffectPolicy {
+        prism::effects::EffectPolicy::new(std::time::Duration::from_secs(9))
+    }
+
+    async fn run(self, _ctx: ToolExecutionContext) -> Result<String, String> {
+        Ok(self.path)
+    }
+}
+
+#[test]
+fn self_in_a_key_of_a_derived_tool_is_the_struct() {
+    let archive = Archive::definition();
+    assert_eq!(archive.description(), Some("Archives a file."));
+    let effect = archive.effect().expect("the tool has an effect policy");
+    assert_eq!(effect.lease, std::time::Duration::from_secs(9));
+}

@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Meta};
 
 use super::tool_impl::{Body, CratePaths, Holds, ToolImpl, call_idents, state_param, tool_struct};
-use super::with_errors;
+use super::{replace_self_in_keys, with_errors};
 use crate::attr::{Site, ToolAttrs, skip_value};
 use crate::check;
 use crate::docs;
@@ -43,6 +43,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
     }
     let mut keys = ToolAttrs::parse(quote!(#(#key_tokens),*), Site::Struct, &mut errors);
     let ident = &input.ident;
+    replace_self_in_keys(&syn::parse_quote!(#ident), &mut keys);
     if keys.name.is_none() {
         // A type is `GetWeather`; a tool is `get_weather`.
         keys.name = Some(LitStr::new(

@@ -5,15 +5,15 @@
 //! the `Arc<Self>`, plus one generated method (`tools`, or the `name` given to `#[tools]`) that
 //! returns every definition. Two impl blocks of one type pick different names.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
-use syn::{Attribute, Expr, FnArg, ImplItem, ItemImpl, Type};
+use syn::{Attribute, FnArg, ImplItem, ItemImpl, Type};
 
 use super::fn_tool::{self, Invocation};
 use super::tool_impl::{self, CratePaths, Holds};
-use super::with_errors;
-use crate::attr::{Effect, Site, ToolAttrs, ToolsAttrs};
+use super::{replace_self_in_keys, with_errors};
+use crate::attr::{Site, ToolAttrs, ToolsAttrs};
 use crate::check;
 use crate::errors::Errors;
 use crate::param::strip_consumed_attrs;
@@ -58,14 +58,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let marker = method.attrs.remove(position);
         let mut tool_keys =
             ToolAttrs::parse(marker_args(&marker, &mut errors), Site::Method, &mut errors);
-        // The keys' expressions end up in the generated `Tool` impl, where `Self` is the tool
-        // type: `description = Self::HELP` means the impl block's type.
-        if let Some(description) = &mut tool_keys.description {
-            replace_self_in_expr(&self_ty, description);
-        }
-        if let Some(Effect::Policy(policy)) = &mut tool_keys.effect {
-            replace_self_in_expr(&self_ty, policy);
-        }
+        replace_self_in_keys(&self_ty, &mut tool_keys);
         let mut tool = ToolFn::parse(
             tool_keys,
             &method.attrs,
@@ -228,47 +221,4 @@ impl VisitMut for ReplaceSelf<'_> {
         }
         syn::visit_mut::visit_type_mut(self, ty);
     }
-}
-
-/// Replaces `Self` in an expression by the impl block's type: `Self::X` becomes `<Type>::X` and
-/// `<Self as Trait>` becomes `<Type as Trait>`. It works on tokens, so `Self` inside a macro
-/// call such as `format!("{}", Self::NAME)` is replaced too.
-fn replace_self_in_expr(self_ty: &Type, expr: &mut Expr) {
-    let tokens = replace_self_in_tokens(self_ty, expr.to_token_stream());
-    // The replacement is an expression whenever the original was; keep the original otherwise,
-    // so the compiler reports it as written.
-    if let Ok(replaced) = syn::parse2(tokens) {
-        *expr = replaced;
-    }
-}
-
-fn replace_self_in_tokens(self_ty: &Type, tokens: TokenStream) -> TokenStream {
-    let mut out = Vec::new();
-    let mut iter = tokens.into_iter().peekable();
-    while let Some(token) = iter.next() {
-        match token {
-            TokenTree::Ident(ident) if ident == "Self" => {
-                let next = iter.peek();
-                let before_path = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == ':');
-                let before_as = matches!(next, Some(TokenTree::Ident(i)) if i == "as");
-                if before_path {
-                    out.extend(quote_spanned!(ident.span()=> <#self_ty>));
-                } else if before_as {
-                    out.extend(self_ty.to_token_stream());
-                } else {
-                    out.push(TokenTree::Ident(ident));
-                }
-            }
-            TokenTree::Group(group) => {
-                let mut replaced = proc_macro2::Group::new(
-                    group.delimiter(),
-                    replace_self_in_tokens(self_ty, group.stream()),
-                );
-                replaced.set_span(group.span());
-                out.push(TokenTree::Group(replaced));
-            }
-            other => out.push(other),
-        }
-    }
-    out.into_iter().collect()
 }
