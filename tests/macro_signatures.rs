@@ -196,3 +196,17 @@ fn self_in_a_key_of_a_derived_tool_is_the_struct() {
     let effect = archive.effect().expect("the tool has an effect policy");
     assert_eq!(effect.lease, std::time::Duration::from_secs(9));
 }
+
+/// Echoes the limit, whose type depends on the build.
+#[tool]
+fn limited(#[cfg(test)] limit: u32, #[cfg(not(test))] limit: u64) -> String {
+    limit.to_string()
+}
+
+#[tokio::test]
+async fn one_parameter_may_have_a_version_per_configuration() {
+    let limited = limited::definition();
+    let schema = limited.parameters().unwrap();
+    assert_eq!(schema["properties"]["limit"]["format"], "uint32");
+    assert_eq!(call(&limited, json!({"limit": 7})).await, json!("7"));
+}

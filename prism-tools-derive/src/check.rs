@@ -153,6 +153,16 @@ fn never_an_object(ty: &Type) -> Option<String> {
     }
 }
 
+/// Two versions of one parameter under different `#[cfg]`s: the compiler refuses the same
+/// name twice unless at most one is compiled in, so they never meet.
+fn one_per_configuration(first: &Param, second: &Param) -> bool {
+    let cfgs = |param: &Param| {
+        let cfgs = &param.cfgs;
+        quote!(#(#cfgs)*).to_string()
+    };
+    first.ident == second.ident && !second.cfgs.is_empty() && cfgs(first) != cfgs(second)
+}
+
 /// How a tool's state type is known.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum StateType {
@@ -176,7 +186,9 @@ pub fn params(params: &[Param], state_type: StateType, errors: &mut Errors) -> O
         match &param.kind {
             ParamKind::Argument(argument) => {
                 arguments.push(param);
-                if let Some(first) = json_names.insert(&argument.json_name, param) {
+                if let Some(first) = json_names.insert(&argument.json_name, param)
+                    && !one_per_configuration(first, param)
+                {
                     errors.push(syn::Error::new(
                         argument.json_span,
                         format!(
