@@ -210,3 +210,23 @@ async fn one_parameter_may_have_a_version_per_configuration() {
     assert_eq!(schema["properties"]["limit"]["format"], "uint32");
     assert_eq!(call(&limited, json!({"limit": 7})).await, json!("7"));
 }
+
+/// Resets nothing; succeeds with no value.
+#[tool]
+fn reset() -> Result<(), String> {
+    Ok(())
+}
+
+/// Resets nothing; succeeds with no value, through an alias of `Result`.
+#[tool]
+fn reset_io() -> std::io::Result<()> {
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_result_of_unit_has_no_output_schema_as_unit_has_none() {
+    for definition in [reset::definition(), reset_io::definition()] {
+        assert_eq!(definition.output_schema(), None, "{}", definition.name());
+        assert_eq!(call(&definition, json!({})).await, Value::Null);
+    }
+}

@@ -263,14 +263,18 @@ impl<T: ?Sized> Default for OutputSchema<T> {
 
 /// Picked when the output type has a schema.
 pub trait HasOutputSchema {
-    /// The output schema, when it describes something (an object schema, not `true`).
+    /// The output schema, when it describes something (an object schema, not `true`, and not
+    /// only `null`).
     fn output_schema(&self) -> Option<Value>;
 }
 
 impl<T: JsonSchema> HasOutputSchema for &OutputSchema<T> {
     fn output_schema(&self) -> Option<Value> {
         let schema = crate::schema::output_schema_for::<T>();
-        schema.is_object().then_some(schema)
+        // `Result<(), E>` succeeds with `()`, whose schema is `{"type": "null"}`: a tool returning
+        // `()` itself has no output schema, and neither does this one.
+        let only_null = schema.get("type").and_then(Value::as_str) == Some("null");
+        (schema.is_object() && !only_null).then_some(schema)
     }
 }
 
