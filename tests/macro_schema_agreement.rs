@@ -7,10 +7,12 @@
 //! structs and enums of every serde representation but untagged, without string formats, with
 //! integers within ±2^53.
 //!
-//! Two differences between JSON Schema and serde are outside the property, and the generator
-//! avoids them on purpose: a float with no fractional part (`3.0`) is an `integer` to JSON Schema
+//! Three differences between JSON Schema and serde are outside the property. The generator
+//! avoids two on purpose: a float with no fractional part (`3.0`) is an `integer` to JSON Schema
 //! but not to serde; and an integer type wider than 16 bits is bounded by its `format` (`int64`),
-//! which validators treat as an annotation, not a check.
+//! which validators treat as an annotation, not a check. The third, two mutations can make: a
+//! struct of the user's (`Address`, a `Line`) written as an array of its fields in order, which
+//! serde's derived `Deserialize` accepts and the schema does not; such values are left out.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -306,6 +308,15 @@ fn decodes(definition: &ToolDefinition, value: &Value) -> bool {
         .is_ok()
 }
 
+/// True when `Address` or a `Line` is written as an array: serde decodes a struct from its fields
+/// in order, which the schema refuses (see the module docs).
+fn has_struct_as_array(value: &Value) -> bool {
+    value["address"].is_array()
+        || value["lines"]
+            .as_array()
+            .is_some_and(|lines| lines.iter().any(Value::is_array))
+}
+
 fn validator(definition: &ToolDefinition) -> Validator {
     jsonschema::validator_for(definition.parameters().unwrap()).expect("the schema compiles")
 }
@@ -340,6 +351,9 @@ fn schema_validity_and_decoding_agree_on_mutated_arguments() {
                 apply(&mut value, mutation);
             }
             let valid = validator.is_valid(&value);
+            if !valid && has_struct_as_array(&value) {
+                return Ok(());
+            }
             prop_assert_eq!(
                 valid,
                 decodes(&definition, &value),
