@@ -115,7 +115,8 @@ fn encode_block(
                 (Some(text), _) => Some(json!({
                     "type": "document",
                     "source": {"type": "text", "media_type": "text/plain", "data": fenced(text)},
-                    "title": resource.uri,
+                    // The URI is the tool's output as much as the data is.
+                    "title": fenced(&resource.uri),
                 })),
                 (None, Some(blob)) if media_type == "application/pdf" => {
                     if untrusted {
@@ -127,7 +128,7 @@ fn encode_block(
                     Some(json!({
                         "type": "document",
                         "source": {"type": "base64", "media_type": media_type, "data": blob},
-                        "title": resource.uri,
+                        "title": fenced(&resource.uri),
                     }))
                 }
                 (None, Some(blob)) => image(blob, media_type).or_else(|| {
