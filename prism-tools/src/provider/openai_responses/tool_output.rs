@@ -117,7 +117,7 @@ fn block_part(
                 }
                 (None, None) => {
                     note("an embedded resource without contents is sent as its URI");
-                    input_text(format!("Resource {} (empty)", resource.uri))
+                    input_text(fence(format!("Resource {} (empty)", resource.uri)))
                 }
             }
         }
