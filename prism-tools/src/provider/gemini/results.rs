@@ -140,7 +140,15 @@ fn content_block(
             match (&resource.blob, resource.media_type.as_deref()) {
                 (Some(blob), Some(media_type)) if INLINE_TYPES.contains(&media_type) => {
                     inline.push(inline_data(media_type, blob));
-                    content.push(json!({"type": "resource", "uri": resource.uri, "inlineData": inline.len() - 1}));
+                    // The URI is the remote side's text as much as a link's name is.
+                    let uri = if untrusted {
+                        fence_untrusted(&resource.uri)
+                    } else {
+                        resource.uri.clone()
+                    };
+                    content.push(
+                        json!({"type": "resource", "uri": uri, "inlineData": inline.len() - 1}),
+                    );
                 }
                 (_, media_type) => drop(format!(
                     "embedded resource {} ({}) dropped: Gemini takes only images, PDF and plain text inline",
