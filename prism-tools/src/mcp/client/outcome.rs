@@ -54,6 +54,20 @@ pub struct InputRequest {
 }
 
 impl InputRequest {
+    /// The request under `key`, read from its wire form: `method` and `params` as the server
+    /// wrote them.
+    fn read(key: String, wire: &Value) -> Self {
+        Self {
+            key,
+            method: wire
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_owned(),
+            params: wire.get("params").cloned().unwrap_or(Value::Null),
+        }
+    }
+
     /// The message to show the person, when the request has one.
     pub fn message(&self) -> Option<&str> {
         self.params.get("message").and_then(Value::as_str)
@@ -67,16 +81,7 @@ impl InputRequired {
             .unwrap_or_default()
             .into_iter()
             .map(|(key, request)| {
-                let wire = serde_json::to_value(&request).unwrap_or(Value::Null);
-                InputRequest {
-                    key,
-                    method: wire
-                        .get("method")
-                        .and_then(Value::as_str)
-                        .unwrap_or("unknown")
-                        .to_owned(),
-                    params: wire.get("params").cloned().unwrap_or(Value::Null),
-                }
+                InputRequest::read(key, &serde_json::to_value(&request).unwrap_or(Value::Null))
             })
             .collect();
         Self {
@@ -98,15 +103,7 @@ impl InputRequired {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Object(requests)) => requests
                 .iter()
-                .map(|(key, request)| InputRequest {
-                    key: key.clone(),
-                    method: request
-                        .get("method")
-                        .and_then(Value::as_str)
-                        .unwrap_or("unknown")
-                        .to_owned(),
-                    params: request.get("params").cloned().unwrap_or(Value::Null),
-                })
+                .map(|(key, request)| InputRequest::read(key.clone(), request))
                 .collect(),
             Some(_) => return None,
         };
