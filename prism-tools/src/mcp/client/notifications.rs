@@ -92,6 +92,14 @@ impl ProgressRoutes {
     }
 
     fn deliver(&self, mut params: ProgressNotificationParam) {
+        // The server's text reaches every event and ledger row of the update, and waits here
+        // for a call that may never exist: bounded once, on arrival, and left out whole rather
+        // than cut (the dispatcher's redactor must see a secret whole).
+        if let Some(message) = params.message.as_mut()
+            && message.len() > PROGRESS_MESSAGE_BYTES
+        {
+            *message = left_out(message.len());
+        }
         let token = params.progress_token.clone();
         // Looked up and, when no call listens yet, held under one lock: a route registered in
         // between would otherwise miss the update.
@@ -100,13 +108,6 @@ impl ProgressRoutes {
             match routes.live.get(&token) {
                 Some(route) => route.clone(),
                 None => {
-                    // Held as the call would get it: a server reporting on calls that do not
-                    // exist must not make the connection keep its long messages.
-                    if let Some(message) = params.message.as_mut()
-                        && message.len() > PROGRESS_MESSAGE_BYTES
-                    {
-                        *message = left_out(message.len());
-                    }
                     if routes.early.len() == EARLY_UPDATES {
                         routes.early.pop_front();
                     }
@@ -133,16 +134,11 @@ impl ProgressRoutes {
             update.insert("total".to_owned(), number(total));
         }
         if let Some(message) = params.message {
-            // The server's text, into every event and ledger row of the update: bounded, and
-            // left out whole rather than cut (the dispatcher's redactor must see a secret whole).
-            let message = if message.len() <= PROGRESS_MESSAGE_BYTES {
-                let scrubber = route
-                    .scrubber
-                    .get_or_init(|| self.scrubber.union(route.ctx.redactor()));
-                scrubber.redact_str(&message).into_owned()
-            } else {
-                left_out(message.len())
-            };
+            // Bounded already (`deliver`); scrubbed of the endpoint's and the call's secrets.
+            let scrubber = route
+                .scrubber
+                .get_or_init(|| self.scrubber.union(route.ctx.redactor()));
+            let message = scrubber.redact_str(&message).into_owned();
             update.insert("message".to_owned(), Value::String(message));
         }
         Value::Object(update)
