@@ -34,3 +34,25 @@ pub(crate) trait ApprovalGate<H>: Send + Sync {
     /// it resolved to (whose version an approval is asked for).
     fn hold(&self, call: ToolCall, tool: &ToolDefinition) -> H;
 }
+
+impl Approval {
+    /// The answer for an approval given for the version `asked` of `tool` (`None`: the approval
+    /// did not record one). It covers that version only: a tool registered again with another
+    /// definition since is not what the person approved, nor is an unknown version. `again`
+    /// tells the caller how to ask anew. The messages name the tool, never the arguments.
+    pub(crate) fn for_version(asked: Option<&str>, tool: &ToolDefinition, again: &str) -> Self {
+        let name = tool.name();
+        match asked {
+            Some(asked) if asked == tool.version_hash() => Approval::Proceed,
+            Some(_) => Approval::Refuse(Refusal::new(format!(
+                "Tool {name} changed since its approval was asked (its definition is not the one \
+                 the person approved), so the approval does not cover this call; {again}"
+            ))),
+            None => Approval::Refuse(Refusal::new(format!(
+                "The approval of this call of {name} does not say which version of the tool it \
+                 was given for (it was asked before versions were recorded), so it does not \
+                 cover this call; {again}"
+            ))),
+        }
+    }
+}

@@ -100,28 +100,8 @@ impl<'a> RunApprovals<'a> {
     }
 }
 
-/// The answer for a call approved for `asked`, the version of its tool the person saw. The
-/// approval covers that version only: a tool re-registered with another definition since (other
-/// parameters, description, annotations or effect policy) is not what the person approved, nor
-/// is any version when the stored state did not record one. The messages name the tool, never
-/// the arguments.
-fn covers(asked: Option<String>, tool: &ToolDefinition) -> Approval {
-    match asked {
-        Some(asked) if asked == tool.version_hash() => Approval::Proceed,
-        Some(_) => Approval::Refuse(Refusal::new(format!(
-            "Tool {} changed since its approval was asked (its definition is not the one the \
-             person approved), so the approval does not cover this call; call it again to ask \
-             for a new approval",
-            tool.name()
-        ))),
-        None => Approval::Refuse(Refusal::new(format!(
-            "The approval of this call of {} does not say which version of the tool it was \
-             given for (the run was stored before versions were recorded), so it does not \
-             cover this call; call it again to ask for a new approval",
-            tool.name()
-        ))),
-    }
-}
+/// How a model asks anew for an approval that does not cover its call.
+const ASK_AGAIN: &str = "call it again to ask for a new approval";
 
 impl ApprovalGate<Halt> for RunApprovals<'_> {
     fn check(&self, id: &CallId, tool: &ToolDefinition, arguments: &Value) -> Approval {
@@ -138,7 +118,9 @@ impl ApprovalGate<Halt> for RunApprovals<'_> {
             return Approval::Proceed;
         }
         match self.take_approval(id, tool, arguments) {
-            Some(Found::Unused(asked)) => return covers(asked, tool),
+            Some(Found::Unused(asked)) => {
+                return Approval::for_version(asked.as_deref(), tool, ASK_AGAIN);
+            }
             Some(Found::Used) => {
                 return Approval::Refuse(Refusal::new(format!(
                     "The approval of call {id} was used by an earlier call with the same id; this one is not approved"

@@ -253,16 +253,8 @@ pub(crate) struct Held {
     pub(crate) tool_version: String,
 }
 
-/// The refusal of an approval given for another version of `tool` (or for no known version):
-/// the person was never asked about the definition registered now.
-fn changed_since_asked(tool: &ToolDefinition) -> Approval {
-    Approval::Refuse(Refusal::new(format!(
-        "Tool {} changed since its approval was asked (its definition is not the one the person \
-         approved), so the approval does not cover this call; call it again without the \
-         requestState to ask for a new approval",
-        tool.name()
-    )))
-}
+/// How a client asks anew for an approval that does not cover its call.
+const ASK_AGAIN: &str = "call it again without the requestState to ask for a new approval";
 
 impl From<Tripwire> for Interrupted {
     fn from(tripwire: Tripwire) -> Self {
@@ -312,10 +304,9 @@ impl ApprovalGate<Interrupted> for Gate {
                     tool.name()
                 )))
             }
-            Gate::Approved { tool_version, .. } if *tool_version != tool.version_hash() => {
-                changed_since_asked(tool)
+            Gate::Approved { tool_version, .. } => {
+                Approval::for_version(Some(tool_version), tool, ASK_AGAIN)
             }
-            Gate::Approved { .. } => Approval::Proceed,
             Gate::Sealed {
                 approvals,
                 answered,
@@ -326,10 +317,12 @@ impl ApprovalGate<Interrupted> for Gate {
                         "The approval sent with this call of {} was given for another call",
                         tool.name()
                     )))
-                } else if asked.tool_version.as_deref() != Some(&*tool.version_hash()) {
+                } else if let refused @ Approval::Refuse(_) =
+                    Approval::for_version(asked.tool_version.as_deref(), tool, ASK_AGAIN)
+                {
                     // Checked before the nonce is used: whatever the answer, it was about
                     // another definition.
-                    changed_since_asked(tool)
+                    refused
                 } else {
                     // The first answer uses the state up, whatever it was.
                     match approvals.redeem(&asked.nonce, answered.approved) {
