@@ -34,6 +34,7 @@ mod body_deadline;
 mod calling;
 mod detached;
 mod http;
+mod line_transport;
 mod listing;
 mod progress;
 mod rate_limit;

@@ -4,6 +4,7 @@ use rmcp::ServiceExt;
 use rmcp::service::RoleServer;
 use rmcp::transport::IntoTransport;
 
+use super::line_transport::LineTransport;
 use super::{McpServer, McpServerError};
 
 impl McpServer {
@@ -18,6 +19,11 @@ impl McpServer {
     /// terminal, a file, another platform) is read and written as Tokio's `stdin()` and
     /// `stdout()`.
     ///
+    /// Messages are framed and bounded as rmcp's line transport frames them (one per line, at
+    /// most 16 MiB), and every line is read with rmcp's own types; a `tools/call` line is read
+    /// as that request directly rather than tried against each kind of client message in turn,
+    /// which is most of what reading a call costs.
+    ///
     /// A client going away does not stop a call of a tool with an effect (only its cancellation
     /// does), so this returns once every such call that started has also recorded its outcome:
     /// a host that exits when serving ends does not drop an effect half done. A tool that never
@@ -29,7 +35,8 @@ impl McpServer {
     /// [`McpServerError::Transport`] when the session could not start (stdin closed, or the
     /// client's first message was not a valid handshake) or ended abnormally.
     pub async fn serve_stdio(self) -> Result<(), McpServerError> {
-        self.serve_one(rmcp::transport::stdio_pipes()).await
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve_one(LineTransport::new(read, write)).await
     }
 
     /// Serves one client on `transport` as [`serve_stdio`](Self::serve_stdio) does.
@@ -102,8 +109,9 @@ mod tests {
             .build();
         let (client, server) = tokio::io::duplex(64 * 1024);
         let (server_read, server_write) = tokio::io::split(server);
-        let mut serving =
-            tokio::spawn(McpServer::new(dispatcher).serve_one((server_read, server_write)));
+        let mut serving = tokio::spawn(
+            McpServer::new(dispatcher).serve_one(LineTransport::new(server_read, server_write)),
+        );
         let (_client_read, mut client_write) = tokio::io::split(client);
         client_write.write_all(REQUESTS.as_bytes()).await.unwrap();
         started.notified().await;
