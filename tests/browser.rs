@@ -1070,3 +1070,144 @@ fn the_status_a_page_reports_is_a_number() {
         harness.tools.close_run("status").await;
     });
 }
+
+/// Opens, on run `run`, a page whose body `body` writes around the address of a server the
+/// policy refuses, lets `act` work on it, and returns what reached that server meanwhile.
+async fn reached_from<F, Fut>(
+    browser: Browser,
+    run: &str,
+    body: impl Fn(SocketAddr) -> String + Send + Sync + 'static,
+    act: F,
+) -> Vec<String>
+where
+    F: FnOnce(std::sync::Arc<Harness>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let (inside, hits) = refused_server().await;
+    let site = serve(SERVER_IP, move |_: &Request| html("Page", &body(inside))).await;
+    let harness = std::sync::Arc::new(Harness::new(browser, policy(), quick_limits()));
+    harness
+        .ok(
+            run,
+            "browser_navigate",
+            json!({"url": format!("http://{site}/")}),
+        )
+        .await;
+    act(harness.clone()).await;
+    let reached = hits_after_a_moment(&hits).await;
+    harness.tools.close_run(run).await;
+    reached
+}
+
+/// The DevTools `Fetch` domain never pauses a WebSocket: the run's proxy is what stops it.
+#[test]
+fn a_websocket_the_page_opens_cannot_reach_a_refused_address() {
+    with_browser(|browser| async move {
+        let page = |inside| {
+            format!(
+                "<script>try {{ new WebSocket('ws://{inside}/from-websocket') }} catch (e) {{}}</script>"
+            )
+        };
+        let reached = reached_from(browser, "socket", page, |_| async {}).await;
+        assert!(reached.is_empty(), "the WebSocket reached {reached:?}");
+    });
+}
+
+/// A click the tool makes is a user gesture, which popup blocking lets through, and
+/// `--block-new-web-contents` does not stop the window either; the new window's requests are
+/// not the page's, so only the run's proxy sees them.
+#[test]
+fn a_window_the_page_opens_cannot_reach_a_refused_address() {
+    with_browser(|browser| async move {
+        let page = |inside| {
+            format!(
+                "<a href=\"http://{inside}/from-blank-link\" target=\"_blank\">Away</a>\
+                 <button onclick=\"window.open('http://{inside}/from-click')\">Open</button>"
+            )
+        };
+        let click_both = |harness: std::sync::Arc<Harness>| async move {
+            let snapshot = harness.ok("opener", "browser_snapshot", json!({})).await;
+            for target in ["link \"Away\"", "button \"Open\""] {
+                let element = ref_of(&snapshot, target);
+                harness
+                    .ok(
+                        "opener",
+                        "browser_act",
+                        json!({"ref": element, "action": "click"}),
+                    )
+                    .await;
+            }
+        };
+        let reached = reached_from(browser, "opener", page, click_both).await;
+        assert!(reached.is_empty(), "a new window reached {reached:?}");
+    });
+}
+
+/// The page's checks may not see a worker's connections; the run's proxy does.
+#[test]
+fn a_worker_cannot_reach_a_refused_address() {
+    with_browser(|browser| async move {
+        let page = |inside| {
+            format!(
+                "<script>const code = \"fetch('http://{inside}/from-worker').catch(() => {{}});\
+                 try {{ new WebSocket('ws://{inside}/from-worker-socket') }} catch (e) {{}}\";\
+                 new Worker(URL.createObjectURL(new Blob([code])));</script>"
+            )
+        };
+        let reached = reached_from(browser, "worker", page, |_| async {}).await;
+        assert!(reached.is_empty(), "the worker reached {reached:?}");
+    });
+}
+
+/// The proxy refuses what the policy refuses, and lets the rest through: a WebSocket to the
+/// page's own, allowed server reaches it.
+#[test]
+fn a_websocket_to_an_allowed_address_is_let_through() {
+    with_browser(|browser| async move {
+        let hits = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = hits.clone();
+        let site = serve(SERVER_IP, move |request: &Request| {
+            seen.lock().unwrap().push(request.target.clone());
+            html(
+                "Socket",
+                "<script>new WebSocket('ws://' + location.host + '/allowed-websocket')</script>",
+            )
+        })
+        .await;
+        let harness = Harness::new(browser, policy(), quick_limits());
+        harness
+            .ok(
+                "allowed-socket",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let reached = hits_after_a_moment(&hits).await;
+        assert!(
+            reached.iter().any(|path| path == "/allowed-websocket"),
+            "the WebSocket never reached its allowed server: {reached:?}"
+        );
+        harness.tools.close_run("allowed-socket").await;
+    });
+}
+
+/// Chromium hands a name to the run's proxy rather than resolving it: the page's connection goes
+/// to the address the policy answered and checked (a name pinned here, which no DNS server
+/// knows), so an answer that changes after the check (rebinding) is never followed.
+#[test]
+fn a_name_is_resolved_by_the_policy_not_by_chromium() {
+    with_browser(|browser| async move {
+        let site = site_address().await;
+        let policy = policy().pin_host("pinned.invalid", [SERVER_IP.parse().unwrap()]);
+        let harness = Harness::new(browser, policy, quick_limits());
+        let page = harness
+            .ok(
+                "pinned",
+                "browser_navigate",
+                json!({"url": format!("http://pinned.invalid:{}/", site.port())}),
+            )
+            .await;
+        assert_eq!(page["title"], "Home", "{page}");
+        harness.tools.close_run("pinned").await;
+    });
+}

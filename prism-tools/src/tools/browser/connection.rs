@@ -77,8 +77,10 @@ impl Browser {
     /// (`ws://127.0.0.1:9222/devtools/browser/…`, printed by Chromium at startup and served at
     /// `/json/version`). Start that browser with the URL policy's flags from
     /// [`DEFAULT_CHROMIUM_FLAGS`](super::DEFAULT_CHROMIUM_FLAGS) (no site isolation): without
-    /// them, frames from other sites fetch unchecked. Tabs the page opens fetch unchecked either
-    /// way (see the flags' docs).
+    /// them, frames from other sites fetch unchecked. A browser on this machine (a loopback
+    /// address) gets each run's filtering proxy, as a launched one does; a browser elsewhere
+    /// cannot reach that proxy, so there only the page's own requests are checked, and its
+    /// WebSockets, the windows it opens and its workers connect unchecked.
     pub async fn connect(address: &str) -> Result<Browser, BrowserError> {
         if !(address.starts_with("ws://") || address.starts_with("wss://")) {
             return Err(BrowserError::new(
@@ -132,6 +134,20 @@ impl Browser {
     /// The DevTools WebSocket address.
     pub fn devtools_address(&self) -> &str {
         &self.inner.address
+    }
+
+    /// Whether the browser runs on this machine (its DevTools address is a loopback one), and so
+    /// can reach a proxy listening on loopback.
+    pub(crate) fn is_on_this_machine(&self) -> bool {
+        match url::Url::parse(&self.inner.address) {
+            Ok(address) => match address.host() {
+                Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                None => false,
+            },
+            Err(_) => false,
+        }
     }
 
     /// The browser process's id, when this crate launched it.

@@ -2,10 +2,11 @@
 //! hop, navigations the page starts itself, frames, scripts, images, fetches) is paused before
 //! it leaves, checked against the [`UrlPolicy`], and then continued or failed.
 //!
-//! The address check resolves the name itself ([`UrlPolicy::resolve`]); Chromium then resolves
-//! it again to connect, so a DNS answer that changes between the two (rebinding) is not caught
-//! here. Hosts that need that closed pin names with [`UrlPolicy::pin_host`] or run the browser
-//! behind a filtering proxy.
+//! The address check resolves the name itself ([`UrlPolicy::resolve`]). Chromium does not
+//! resolve it again: it hands the name to the run's proxy ([`proxy`](super::proxy)), which
+//! checks it once more and connects to the very address it checked, so a DNS answer that changes
+//! in between (rebinding) is not followed. The proxy also judges what these checks never see:
+//! WebSockets, windows the page opens, workers.
 
 use std::sync::Arc;
 

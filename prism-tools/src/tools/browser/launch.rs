@@ -14,10 +14,9 @@ use super::error::{BrowserError, BrowserErrorKind};
 /// background traffic (updates, sync, safe browsing lists...) a tool browser has no use for,
 /// plus `--block-new-web-contents` and site isolation turned off, so a frame from another site
 /// runs in its page's process, where the page's request checks see its requests (a frame moved
-/// to a process of its own would fetch unchecked). Not covered, flags or not: a tab or window
-/// the page opens itself (a `target=_blank` link, `window.open`) loads outside those checks, as
-/// do WebSocket connections; a policy that must hold against hostile pages needs a filtering
-/// proxy too.
+/// to a process of its own would fetch unchecked). What those checks never see (a WebSocket, a
+/// tab or window the page opens, a worker's connections) goes through each run's filtering
+/// proxy, which the flags do not need.
 pub const DEFAULT_CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--disable-gpu",

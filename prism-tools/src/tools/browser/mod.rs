@@ -52,6 +52,7 @@ mod limits;
 mod navigate_tool;
 mod navigation;
 mod page_info;
+mod proxy;
 mod refs;
 mod run_context;
 mod screenshot_tool;

@@ -19,6 +19,7 @@ use super::error::BrowserError;
 use super::guard::guard_requests;
 use super::limits::BrowserLimits;
 use super::navigation::NavigationState;
+use super::proxy::PolicyProxy;
 use super::refs::RefTable;
 use crate::tools::web::UrlPolicy;
 
@@ -32,6 +33,9 @@ pub(crate) struct RunContext {
     pub(crate) limits: BrowserLimits,
     refs: Mutex<PageRefs>,
     tasks: Vec<JoinHandle<()>>,
+    /// Every connection of the context goes through it (a browser on this machine); it stops
+    /// when the context is dropped.
+    _proxy: Option<PolicyProxy>,
 }
 
 /// The refs and the document they belong to.
@@ -49,12 +53,18 @@ impl RunContext {
         policy: UrlPolicy,
         limits: &BrowserLimits,
     ) -> Result<RunContext, BrowserError> {
-        let created = browser
-            .call(
-                "Target.createBrowserContext",
-                json!({"disposeOnDetach": true}),
-            )
-            .await?;
+        let mut params = json!({"disposeOnDetach": true});
+        // A browser elsewhere could not reach a proxy on this machine's loopback.
+        let proxy = if browser.is_on_this_machine() {
+            let proxy = PolicyProxy::start(policy.clone()).await?;
+            params["proxyServer"] = json!(proxy.server());
+            // Loopback too, which Chromium would otherwise reach directly.
+            params["proxyBypassList"] = json!("<-loopback>");
+            Some(proxy)
+        } else {
+            None
+        };
+        let created = browser.call("Target.createBrowserContext", params).await?;
         let context_id = created
             .get("browserContextId")
             .and_then(Value::as_str)
@@ -69,6 +79,7 @@ impl RunContext {
                 limits: limits.clone(),
                 refs: Mutex::new(PageRefs::default()),
                 tasks,
+                _proxy: proxy,
             }),
             Err(error) => {
                 let _ = browser

@@ -1,0 +1,240 @@
+//! The run's filtering proxy: every connection a run's browser context opens goes through it,
+//! and reaches only an address the URL policy allows.
+//!
+//! The page's request checks (`guard.rs`) see the requests of one page. They never see a
+//! WebSocket (the DevTools `Fetch` domain does not pause one), nor a window the page opens (a
+//! `target=_blank` link, `window.open`), nor a worker's own connections. Chromium sends all of
+//! those through the proxy of the browser context they belong to, so each run's context is
+//! created with this one as its proxy, loopback included (which Chromium would otherwise reach
+//! directly). A `CONNECT` tunnel (HTTPS, WebSockets) or a plain HTTP request is let through only
+//! to an address the policy has checked, and the proxy connects to that very address: Chromium
+//! hands it the name instead of resolving it, so a DNS answer that changes after the check
+//! (rebinding) is not followed either.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::sync::CancellationToken;
+use url::Host;
+
+use super::error::{BrowserError, BrowserErrorKind};
+use crate::tools::web::{UrlPolicy, WebErrorKind};
+
+type ProxyBody = BoxBody<Bytes, hyper::Error>;
+
+/// A proxy on a loopback port, serving one run's context until dropped.
+pub(crate) struct PolicyProxy {
+    address: SocketAddr,
+    /// Accepts connections and serves each on a task of its own inside it, so aborting it ends
+    /// them all.
+    task: JoinHandle<()>,
+    /// Ends the tunnels, which outlive the request that opened them.
+    stop: CancellationToken,
+}
+
+impl PolicyProxy {
+    /// Starts a proxy that lets through only what `policy` allows.
+    pub(crate) async fn start(policy: UrlPolicy) -> Result<PolicyProxy, BrowserError> {
+        let opened = TcpListener::bind((IpAddr::from([127, 0, 0, 1]), 0))
+            .await
+            .and_then(|listener| Ok((listener.local_addr()?, listener)));
+        let (address, listener) = opened.map_err(|error| {
+            BrowserError::new(
+                BrowserErrorKind::Launch,
+                format!("could not open the run's proxy: {error}"),
+            )
+        })?;
+        let stop = CancellationToken::new();
+        let proxy = Proxy {
+            policy,
+            stop: stop.clone(),
+        };
+        let task = tokio::spawn(async move {
+            let mut connections = JoinSet::new();
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => match accepted {
+                        Ok((stream, _)) => {
+                            connections.spawn(proxy.clone().serve(stream));
+                        }
+                        // Out of descriptors, say: waits rather than spins.
+                        Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    },
+                    Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                }
+            }
+        });
+        Ok(PolicyProxy {
+            address,
+            task,
+            stop,
+        })
+    }
+
+    /// The proxy as Chromium names it (`Target.createBrowserContext`'s `proxyServer`).
+    pub(crate) fn server(&self) -> String {
+        format!("http://{}", self.address)
+    }
+}
+
+impl Drop for PolicyProxy {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        self.task.abort();
+    }
+}
+
+/// Why a connection was not made.
+enum Failure {
+    /// The policy refuses it.
+    Refused,
+    /// The policy allows it, but it could not be made.
+    Unreachable,
+}
+
+/// What each connection from the browser is served with.
+#[derive(Clone)]
+struct Proxy {
+    policy: UrlPolicy,
+    stop: CancellationToken,
+}
+
+impl Proxy {
+    /// Serves one connection from the browser: each request on it is judged on its own.
+    async fn serve(self, stream: TcpStream) {
+        let service = hyper::service::service_fn(move |request| {
+            let proxy = self.clone();
+            async move { proxy.answer(request).await }
+        });
+        let served = hyper::server::conn::http1::Builder::new()
+            .serve_connection(TokioIo::new(stream), service)
+            .with_upgrades()
+            .await;
+        if let Err(error) = served {
+            tracing::debug!(target: "prism_tools", "a browser proxy connection ended: {error}");
+        }
+    }
+
+    /// A `CONNECT` opens a tunnel; any other request is a plain HTTP request, forwarded.
+    async fn answer(self, request: Request<Incoming>) -> Result<Response<ProxyBody>, Infallible> {
+        let answer = if request.method() == Method::CONNECT {
+            self.tunnel(request).await
+        } else {
+            self.forward(request).await
+        };
+        // Neither the URL nor the policy's message is logged: a URL can carry a secret.
+        Ok(answer.unwrap_or_else(|failure| match failure {
+            Failure::Refused => {
+                tracing::debug!(target: "prism_tools", "the browser proxy refused a connection");
+                status(StatusCode::FORBIDDEN)
+            }
+            Failure::Unreachable => status(StatusCode::BAD_GATEWAY),
+        }))
+    }
+
+    async fn tunnel(self, request: Request<Incoming>) -> Result<Response<ProxyBody>, Failure> {
+        let authority = request.uri().authority().ok_or(Failure::Refused)?;
+        let port = authority.port_u16().ok_or(Failure::Refused)?;
+        // The tunnel's scheme (https, wss) is not said; the policy judges the host.
+        let upstream = connect(&self.policy, &format!("https://{authority}/"), port).await?;
+        tokio::spawn(async move {
+            let Ok(upgraded) = hyper::upgrade::on(request).await else {
+                return;
+            };
+            self.relay(TokioIo::new(upgraded), upstream).await;
+        });
+        Ok(status(StatusCode::OK))
+    }
+
+    async fn forward(self, mut request: Request<Incoming>) -> Result<Response<ProxyBody>, Failure> {
+        let uri = request.uri().clone();
+        if uri.scheme_str() != Some("http") {
+            return Err(Failure::Refused);
+        }
+        let port = uri.port_u16().unwrap_or(80);
+        let upstream = connect(&self.policy, &uri.to_string(), port).await?;
+        // The origin is asked for the path, as a client asks it, not for the whole URL.
+        let path = uri.path_and_query().map_or("/", |path| path.as_str());
+        *request.uri_mut() = path.parse().map_err(|_| Failure::Refused)?;
+        request.headers_mut().remove("proxy-connection");
+        request.headers_mut().remove("proxy-authorization");
+        let browser_side = hyper::upgrade::on(&mut request);
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(upstream))
+                .await
+                .map_err(|_| Failure::Unreachable)?;
+        let stop = self.stop.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = connection.with_upgrades() => {}
+            }
+        });
+        let mut response = sender
+            .send_request(request)
+            .await
+            .map_err(|_| Failure::Unreachable)?;
+        if response.status() == StatusCode::SWITCHING_PROTOCOLS {
+            // A protocol switch (a WebSocket over plain HTTP): both sides are joined once each
+            // has let go of HTTP.
+            let origin_side = hyper::upgrade::on(&mut response);
+            tokio::spawn(async move {
+                if let (Ok(browser), Ok(origin)) = (browser_side.await, origin_side.await) {
+                    self.relay(TokioIo::new(browser), TokioIo::new(origin))
+                        .await;
+                }
+            });
+        }
+        Ok(response.map(BodyExt::boxed))
+    }
+
+    /// Copies both ways until either side closes or the proxy stops.
+    async fn relay<A, B>(&self, mut browser: A, mut origin: B)
+    where
+        A: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+        B: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    {
+        tokio::select! {
+            _ = self.stop.cancelled() => {}
+            _ = tokio::io::copy_bidirectional(&mut browser, &mut origin) => {}
+        }
+    }
+}
+
+/// Connects to `port` at an address of `url`'s host that `policy` allows.
+async fn connect(policy: &UrlPolicy, url: &str, port: u16) -> Result<TcpStream, Failure> {
+    let parsed = policy.check_url(url).map_err(|_| Failure::Refused)?;
+    let addresses = match parsed.host() {
+        Some(Host::Domain(domain)) => policy.resolve(domain).await.map_err(|error| {
+            match error.kind() {
+                // The name did not resolve: nothing was refused.
+                WebErrorKind::Network => Failure::Unreachable,
+                _ => Failure::Refused,
+            }
+        })?,
+        Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+        Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+        None => return Err(Failure::Refused),
+    };
+    for ip in addresses {
+        if let Ok(stream) = TcpStream::connect((ip, port)).await {
+            return Ok(stream);
+        }
+    }
+    Err(Failure::Unreachable)
+}
+
+fn status(code: StatusCode) -> Response<ProxyBody> {
+    let mut response = Response::new(Empty::new().map_err(|never| match never {}).boxed());
+    *response.status_mut() = code;
+    response
+}
