@@ -31,6 +31,10 @@ use crate::tools::web::{UrlPolicy, WebErrorKind};
 
 type ProxyBody = BoxBody<Bytes, hyper::Error>;
 
+/// How long one address may take to accept a connection before the next is tried: an address
+/// that drops every packet would otherwise hold the connection for minutes.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A proxy on a loopback port, serving one run's context until dropped.
 pub(crate) struct PolicyProxy {
     address: SocketAddr,
@@ -226,7 +230,8 @@ async fn connect(policy: &UrlPolicy, url: &str, port: u16) -> Result<TcpStream, 
         None => return Err(Failure::Refused),
     };
     for ip in addresses {
-        if let Ok(stream) = TcpStream::connect((ip, port)).await {
+        let connecting = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect((ip, port)));
+        if let Ok(Ok(stream)) = connecting.await {
             return Ok(stream);
         }
     }
@@ -237,4 +242,68 @@ fn status(code: StatusCode) -> Response<ProxyBody> {
     let mut response = Response::new(Empty::new().map_err(|never| match never {}).boxed());
     *response.status_mut() = code;
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpSocket;
+
+    use super::*;
+    use crate::tools::web::AddressClass;
+
+    /// The policy these tests' servers on loopback are reached under.
+    fn local() -> UrlPolicy {
+        UrlPolicy::new().allow_addresses(AddressClass::Loopback)
+    }
+
+    /// Sends `head` to the proxy and returns the connection and the answer's head.
+    async fn ask(proxy: &PolicyProxy, head: &str) -> (TcpStream, String) {
+        let mut stream = TcpStream::connect(proxy.address).await.unwrap();
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        while !answer.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte).await {
+                Ok(1) => answer.push(byte[0]),
+                _ => break,
+            }
+        }
+        (stream, String::from_utf8_lossy(&answer).into_owned())
+    }
+
+    /// A listener on `ip:port` whose accept queue is full, so a connect to it never completes,
+    /// as to an address that drops every packet.
+    async fn silent(ip: IpAddr, port: u16) -> (tokio::net::TcpListener, Vec<TcpStream>) {
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(ip, port)).unwrap();
+        let listener = socket.listen(0).unwrap();
+        let mut queued = Vec::new();
+        for _ in 0..4 {
+            let connecting = TcpStream::connect((ip, port));
+            match tokio::time::timeout(Duration::from_millis(500), connecting).await {
+                Ok(Ok(stream)) => queued.push(stream),
+                _ => break,
+            }
+        }
+        (listener, queued)
+    }
+
+    #[tokio::test]
+    async fn an_address_that_never_answers_does_not_hold_up_the_next() {
+        let server = TcpListener::bind("127.0.0.4:0").await.unwrap();
+        let port = server.local_addr().unwrap().port();
+        let silent_ip = IpAddr::from([127, 0, 0, 3]);
+        let _silent = silent(silent_ip, port).await;
+        let policy = local().pin_host("slow.test", [silent_ip, IpAddr::from([127, 0, 0, 4])]);
+        let proxy = PolicyProxy::start(policy).await.unwrap();
+        let started = Instant::now();
+        let head = format!("CONNECT slow.test:{port} HTTP/1.1\r\nHost: slow.test:{port}\r\n\r\n");
+        let answer = tokio::time::timeout(Duration::from_secs(30), ask(&proxy, &head)).await;
+        let (_, answer) = answer.expect("the proxy answers within 30 seconds");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
 }
