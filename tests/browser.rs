@@ -1211,3 +1211,40 @@ fn a_name_is_resolved_by_the_policy_not_by_chromium() {
         harness.tools.close_run("pinned").await;
     });
 }
+
+/// A WebRTC connection sends UDP straight from the browser, past any proxy: gathering its
+/// candidates must not send a packet to a refused address.
+#[test]
+fn webrtc_cannot_send_to_a_refused_address() {
+    with_browser(|browser| async move {
+        let inside = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let port = inside.local_addr().unwrap().port();
+        let body = format!(
+            "<script>const pc = new RTCPeerConnection({{iceServers: \
+             [{{urls: 'stun:127.0.0.1:{port}'}}, {{urls: 'turn:127.0.0.1:{port}', \
+             username: 'u', credential: 'c'}}]}});\
+             pc.createDataChannel('probe');\
+             pc.createOffer().then(offer => pc.setLocalDescription(offer));</script>"
+        );
+        let site = serve(SERVER_IP, move |_: &Request| html("Rtc", &body)).await;
+        let harness = Harness::new(browser, policy(), quick_limits());
+        harness
+            .ok(
+                "webrtc",
+                "browser_navigate",
+                json!({"url": format!("http://{site}/")}),
+            )
+            .await;
+        let mut packet = [0u8; 1500];
+        let received = tokio::time::timeout(
+            std::time::Duration::from_secs(3),
+            inside.recv_from(&mut packet),
+        )
+        .await;
+        harness.tools.close_run("webrtc").await;
+        assert!(
+            received.is_err(),
+            "a packet reached the refused address: {received:?}"
+        );
+    });
+}

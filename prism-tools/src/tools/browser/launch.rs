@@ -16,7 +16,9 @@ use super::error::{BrowserError, BrowserErrorKind};
 /// runs in its page's process, where the page's request checks see its requests (a frame moved
 /// to a process of its own would fetch unchecked). What those checks never see (a WebSocket, a
 /// tab or window the page opens, a worker's connections) goes through each run's filtering
-/// proxy, which the flags do not need.
+/// proxy. WebRTC would send UDP straight from the browser, past that proxy, to any address a
+/// page names (a STUN or TURN server, a peer): `--webrtc-ip-handling-policy` keeps it to
+/// connections through the proxy.
 pub const DEFAULT_CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--disable-gpu",
@@ -34,6 +36,7 @@ pub const DEFAULT_CHROMIUM_FLAGS: &[&str] = &[
     "--block-new-web-contents",
     "--disable-site-isolation-trials",
     "--disable-features=IsolateOrigins,site-per-process",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
 
 /// What the host launches: a Chromium executable with its flags, in a fresh profile directory
