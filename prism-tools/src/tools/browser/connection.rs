@@ -139,15 +139,7 @@ impl Browser {
     /// Whether the browser runs on this machine (its DevTools address is a loopback one), and so
     /// can reach a proxy listening on loopback.
     pub(crate) fn is_on_this_machine(&self) -> bool {
-        match url::Url::parse(&self.inner.address) {
-            Ok(address) => match address.host() {
-                Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-                None => false,
-            },
-            Err(_) => false,
-        }
+        is_on_this_machine(&self.inner.address)
     }
 
     /// The browser process's id, when this crate launched it.
@@ -210,5 +202,58 @@ impl fmt::Debug for Browser {
             .field("address", &self.inner.address)
             .field("closed", &self.is_closed())
             .finish()
+    }
+}
+
+/// Whether the DevTools address `address` names this machine. Read wrongly, a browser here
+/// would get no proxy and its connections would go unchecked, so every spelling counts: a
+/// trailing dot, a `.localhost` name, the unspecified address (a browser started with
+/// `--remote-debugging-address=0.0.0.0` prints `ws://0.0.0.0:…`, which reaches this machine), an
+/// IPv4 address written as IPv6.
+fn is_on_this_machine(address: &str) -> bool {
+    let local_v4 = |ip: std::net::Ipv4Addr| ip.is_loopback() || ip.is_unspecified();
+    match url::Url::parse(address) {
+        Ok(address) => match address.host() {
+            Some(url::Host::Domain(name)) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                name == "localhost" || name.ends_with(".localhost")
+            }
+            Some(url::Host::Ipv4(ip)) => local_v4(ip),
+            Some(url::Host::Ipv6(ip)) => {
+                ip.is_loopback() || ip.is_unspecified() || ip.to_ipv4_mapped().is_some_and(local_v4)
+            }
+            None => false,
+        },
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_way_of_writing_this_machine_is_on_this_machine() {
+        for address in [
+            "ws://127.0.0.1:9222/devtools/browser/x",
+            "ws://127.1:9222/devtools/browser/x",
+            "ws://[::1]:9222/devtools/browser/x",
+            "ws://localhost:9222/devtools/browser/x",
+            // Each of these reaches a browser listening on this machine's loopback.
+            "ws://LOCALHOST.:9222/devtools/browser/x",
+            "ws://devtools.localhost:9222/devtools/browser/x",
+            "ws://0.0.0.0:9222/devtools/browser/x",
+            "ws://[::]:9222/devtools/browser/x",
+            "ws://[::ffff:127.0.0.1]:9222/devtools/browser/x",
+        ] {
+            assert!(is_on_this_machine(address), "{address}");
+        }
+        for address in [
+            "ws://192.0.2.10:9222/devtools/browser/x",
+            "ws://browser.example:9222/devtools/browser/x",
+            "ws://notlocalhost:9222/devtools/browser/x",
+        ] {
+            assert!(!is_on_this_machine(address), "{address}");
+        }
     }
 }
