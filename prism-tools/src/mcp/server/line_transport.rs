@@ -65,10 +65,11 @@ where
         Self {
             read,
             buffer: BytesMut::new(),
+            // rmcp's bound is on a line with its newline; the codec's is on the text before it.
             lines: AnyDelimiterCodec::new_with_max_length(
                 b"\n".to_vec(),
                 b"\n".to_vec(),
-                max_line_length,
+                max_line_length.saturating_sub(1),
             ),
             messages: JsonRpcMessageCodec::new(),
             write: Arc::new(Mutex::new(Some(FramedWrite::new(
@@ -220,7 +221,7 @@ where
                 },
                 Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => {
                     tracing::error!(
-                        max_line_length = self.lines.max_length(),
+                        max_line_length = self.lines.max_length().saturating_add(1),
                         "an MCP client's message exceeded the line limit and was dropped"
                     );
                 }
@@ -448,6 +449,38 @@ mod tests {
         // The client goes away in the middle of a line: that line is dropped.
         client_write.shutdown().await.unwrap();
         assert!(transport.receive().await.is_none());
+    }
+
+    /// rmcp's bound counts a line's newline (and a `\r` before it): a line whose text is exactly
+    /// the bound is one byte over it.
+    #[tokio::test]
+    async fn the_line_bound_counts_the_newline_as_rmcps_does() {
+        let call = |id: u32| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"a"}}}}"#
+            )
+        };
+        let limit = call(1).len();
+        for (newline, lines) in [("\n", 1), ("\r\n", 2)] {
+            let (client, server) = tokio::io::duplex(64 * 1024);
+            let (server_read, server_write) = tokio::io::split(server);
+            let mut transport =
+                LineTransport::with_line_limit(server_read, server_write, limit + lines - 1);
+            let (_client_read, mut client_write) = tokio::io::split(client);
+            let short = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":""}}"#;
+            let sent = format!("{}{newline}{}{newline}{short}{newline}", call(1), call(2));
+            client_write.write_all(sent.as_bytes()).await.unwrap();
+            client_write.shutdown().await.unwrap();
+            let Some(JsonRpcMessage::Request(request)) = transport.receive().await else {
+                panic!("the line under the bound is read");
+            };
+            assert_eq!(
+                request.id,
+                NumberOrString::Number(3),
+                "a line one byte over the bound with {newline:?} is dropped"
+            );
+            assert!(transport.receive().await.is_none());
+        }
     }
 
     #[tokio::test]
