@@ -30,6 +30,10 @@ use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder, Fram
 /// How much room a read is given: a pipe holds 64 KiB, and a call's line is well under that.
 const READ_SIZE: usize = 8 * 1024;
 
+/// A line longer than this grew the read buffer past what lines usually need, so the buffer lets
+/// that allocation go once the line has been taken from it.
+const LONG_LINE: usize = 32 * 1024;
+
 type Writer<W> = FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>;
 
 /// A server's end of a line-delimited JSON-RPC stream.
@@ -43,6 +47,9 @@ pub(super) struct LineTransport<R, W> {
     /// does. `receive` can be dropped between queueing that answer and flushing it, so where it
     /// got to is kept here.
     refusal: Option<Refusal>,
+    /// A long line (read or dropped) has been taken from `buffer`, whose allocation is then as
+    /// large as that line: the next read starts on a buffer sized for what is left.
+    shrink: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -77,6 +84,7 @@ where
                 JsonRpcMessageCodec::new(),
             )))),
             refusal: None,
+            shrink: false,
         }
     }
 
@@ -110,6 +118,9 @@ where
 
     /// Reads what the client has sent so far, at least one byte unless the stream ended.
     async fn read_more(&mut self) -> std::io::Result<usize> {
+        if std::mem::take(&mut self.shrink) {
+            self.buffer = BytesMut::from(&self.buffer[..]);
+        }
         self.buffer.reserve(READ_SIZE);
         self.read.read_buf(&mut self.buffer).await
     }
@@ -206,6 +217,7 @@ where
             self.refuse().await.ok()?;
             match self.lines.decode(&mut self.buffer) {
                 Ok(Some(line)) => {
+                    self.shrink |= line.len() > LONG_LINE;
                     if let Some(message) = self.message(&line) {
                         return Some(message);
                     }
@@ -220,6 +232,7 @@ where
                     }
                 },
                 Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => {
+                    self.shrink = true;
                     tracing::error!(
                         max_line_length = self.lines.max_length().saturating_add(1),
                         "an MCP client's message exceeded the line limit and was dropped"
@@ -449,6 +462,55 @@ mod tests {
         // The client goes away in the middle of a line: that line is dropped.
         client_write.shutdown().await.unwrap();
         assert!(transport.receive().await.is_none());
+    }
+
+    /// A line far longer than most grows the read buffer; once it has been read, the buffer goes
+    /// back to the size a call needs rather than keeping that allocation for the session.
+    #[tokio::test]
+    async fn the_read_buffer_shrinks_back_after_a_long_line() {
+        for limit in [4 << 20, 1 << 20] {
+            let (client, server) = tokio::io::duplex(64 * 1024);
+            let (server_read, server_write) = tokio::io::split(server);
+            let mut transport = LineTransport::with_line_limit(server_read, server_write, limit);
+            let (_client_read, mut client_write) = tokio::io::split(client);
+            let call = |id: u32, name: &str| {
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"{name}\"}}}}\n"
+                )
+            };
+            // Read when the limit allows it, dropped as over-long when it does not.
+            let long = call(1, &"a".repeat(2 << 20));
+            let next = call(2, "b");
+            let writing = tokio::spawn(async move {
+                client_write.write_all(long.as_bytes()).await.unwrap();
+                client_write.write_all(next.as_bytes()).await.unwrap();
+                client_write
+            });
+            if limit > 2 << 20 {
+                let Some(JsonRpcMessage::Request(request)) = transport.receive().await else {
+                    panic!("the long line is read");
+                };
+                assert_eq!(request.id, NumberOrString::Number(1));
+            }
+            let Some(JsonRpcMessage::Request(request)) = transport.receive().await else {
+                panic!("the next line is read");
+            };
+            assert_eq!(request.id, NumberOrString::Number(2));
+            let mut client_write = writing.await.unwrap();
+            client_write
+                .write_all(call(3, "c").as_bytes())
+                .await
+                .unwrap();
+            let Some(JsonRpcMessage::Request(request)) = transport.receive().await else {
+                panic!("the next line is read");
+            };
+            assert_eq!(request.id, NumberOrString::Number(3));
+            assert!(
+                transport.buffer.capacity() <= 64 * 1024,
+                "the read buffer kept {} bytes after a line of 2 MiB (limit {limit})",
+                transport.buffer.capacity()
+            );
+        }
     }
 
     /// rmcp's bound counts a line's newline (and a `\r` before it): a line whose text is exactly
