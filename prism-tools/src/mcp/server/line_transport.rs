@@ -127,7 +127,7 @@ where
 
     /// Writes the "Invalid request" answer that is due, if one is.
     async fn refuse(&mut self) -> Result<(), ()> {
-        let Some(mut state) = self.refusal else {
+        let Some(state) = self.refusal else {
             return Ok(());
         };
         let mut write = self.write.lock().await;
@@ -138,8 +138,7 @@ where
                 None,
             );
             framed.feed(refusal).await.map_err(drop)?;
-            state = Refusal::Flush;
-            self.refusal = Some(state);
+            self.refusal = Some(Refusal::Flush);
         }
         framed.flush().await.map_err(drop)?;
         self.refusal = None;
