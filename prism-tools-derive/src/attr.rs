@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Expr, Ident, LitBool, LitStr, Path, Token, Type};
+use syn::{Attribute, Expr, Ident, LitBool, LitStr, Path, Token, Type};
 
 use crate::errors::Errors;
 
@@ -154,6 +154,16 @@ impl ToolsAttrs {
         }
         attrs
     }
+}
+
+/// The `#[cfg(…)]` attributes among `attrs`, to put on what is generated for the item they
+/// guard.
+pub fn cfg_attrs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
+        .cloned()
+        .collect()
 }
 
 fn key_of(meta: &ParseNestedMeta<'_>) -> String {

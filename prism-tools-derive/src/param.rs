@@ -81,12 +81,7 @@ pub fn classify(input: &PatType, index: usize, errors: &mut Errors) -> Option<Pa
         return None;
     }
     let ty = &*input.ty;
-    let cfgs: Vec<Attribute> = input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("cfg"))
-        .cloned()
-        .collect();
+    let cfgs = crate::attr::cfg_attrs(&input.attrs);
     if let Some(message) = mutable_context(ty).or_else(|| optional_context(ty)) {
         errors.at(ty, message);
         return None;

@@ -82,12 +82,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         {
             ReplaceSelf(&self_ty).visit_type_mut(ty);
         }
-        let cfgs: Vec<Attribute> = method
-            .attrs
-            .iter()
-            .filter(|attr| attr.path().is_ident("cfg"))
-            .cloned()
-            .collect();
+        let cfgs = crate::attr::cfg_attrs(&method.attrs);
         tools.push((tool, identity, cfgs));
     }
     // The registry keeps one tool per name: a second one here would replace the first unseen.
