@@ -312,9 +312,7 @@ mod tests {
 
 #[cfg(test)]
 mod scrubbing_tests {
-    use super::super::connect::ProtocolEra;
-    use super::super::mcp_client::McpClient;
-    use super::super::scripted_server::scripted_server;
+    use super::super::scripted_server::{connected, scripted_server};
 
     /// A server that writes its token into its list: in a description and a title, in a
     /// `$ref`, in a hint of the wrong type, and in names outside MCP's rule (one long enough to
@@ -328,9 +326,7 @@ mod scrubbing_tests {
     async fn the_list_the_host_gets_never_carries_the_endpoints_credentials() {
         let token = "tok-4b7e2a9c1d8f60532";
         let server = scripted_server("quoting", QUOTING_LIST).secret_env("API_TOKEN", token);
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
+        let client = connected(server).await;
         let tools = client.tools().await.unwrap();
         let [described] = tools.definitions() else {
             panic!("one tool taken: {:?}", tools.definitions());

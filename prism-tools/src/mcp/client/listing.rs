@@ -218,8 +218,7 @@ fn lenient(value: Value, scrubber: &SecretRedactor) -> Option<Page> {
 #[cfg(test)]
 mod tests {
     use super::super::catalog::SkippedTool;
-    use super::super::connect::ProtocolEra;
-    use super::super::mcp_client::McpClient;
+    use super::super::scripted_server::connected;
     use super::super::scripted_server::scripted_server;
     use crate::definition::ToolDefinition;
     use crate::filter::ToolFilter;
@@ -233,9 +232,7 @@ mod tests {
     #[tokio::test]
     async fn a_tool_the_sdk_cannot_read_is_skipped_and_the_rest_of_the_list_kept() {
         let server = scripted_server("sloppy", SLOPPY_LIST).filter(ToolFilter::deny(["unwanted"]));
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
+        let client = connected(server).await;
         let tools = client.tools().await.unwrap();
         let names: Vec<_> = tools
             .definitions()

@@ -243,6 +243,7 @@ impl ClientHandler for BridgeHandler {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scripted_server::{completed, connected};
     use super::*;
     use crate::limits::Limits;
     use crate::progress::progress_queue;
@@ -343,22 +344,12 @@ mod tests {
     /// never told that the person declined or that there are no roots, which nobody decided.
     #[tokio::test]
     async fn a_server_asking_for_what_the_client_does_not_offer_is_refused() {
-        use super::super::connect::ProtocolEra;
-        use super::super::mcp_client::McpClient;
-        use super::super::outcome::RemoteOutcome;
         use super::super::scripted_server::scripted_server;
-        use serde_json::json;
 
         let server = scripted_server("asking", ASKING_MID_CALL);
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
-        let ctx = ToolExecutionContext::new();
+        let client = connected(server).await;
         for tool in ["confirm", "roots"] {
-            let outcome = client.call(tool, json!({}), &ctx).await.unwrap();
-            let RemoteOutcome::Complete(output) = outcome else {
-                panic!("a complete result: {outcome:?}");
-            };
+            let output = completed(&client, tool).await;
             assert_eq!(output.content()[0].as_text(), Some("refused"), "{tool}");
         }
         client.close().await;

@@ -263,6 +263,7 @@ fn block(wire: Value) -> ContentBlock {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scripted_server::{completed, connected};
     use super::*;
     use serde_json::json;
 
@@ -342,15 +343,11 @@ mod tests {
     /// server asked as it wrote it: not a protocol error that hides the question.
     #[tokio::test]
     async fn an_input_request_the_sdk_cannot_read_still_reaches_the_host() {
-        use super::super::connect::ProtocolEra;
-        use super::super::mcp_client::McpClient;
         use super::super::scripted_server::scripted_server;
         use crate::context::ToolExecutionContext;
 
         let server = scripted_server("asking", ASKING_CALLS);
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
+        let client = connected(server).await;
         let ctx = ToolExecutionContext::new();
         let outcome = client.call("deploy", json!({}), &ctx).await;
         let Ok(RemoteOutcome::InputRequired(asked)) = outcome else {
@@ -389,20 +386,13 @@ mod tests {
     /// error stays the tool's error.
     #[tokio::test]
     async fn a_block_of_an_unknown_kind_is_left_out_and_the_rest_of_the_result_kept() {
-        use super::super::connect::ProtocolEra;
-        use super::super::mcp_client::McpClient;
         use super::super::scripted_server::scripted_server;
         use crate::context::ToolExecutionContext;
 
         let server = scripted_server("newer", NEWER_CALLS);
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
+        let client = connected(server).await;
         let ctx = ToolExecutionContext::new();
-        let outcome = client.call("show", json!({}), &ctx).await.unwrap();
-        let RemoteOutcome::Complete(output) = outcome else {
-            panic!("a complete result: {outcome:?}");
-        };
+        let output = completed(&client, "show").await;
         assert_eq!(output.value, json!({"n": 1}));
         let texts: Vec<_> = output
             .content()

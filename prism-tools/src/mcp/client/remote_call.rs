@@ -259,6 +259,7 @@ impl Drop for CancelOnDrop {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scripted_server::{completed, connected};
     use std::time::Duration;
 
     use serde_json::{Value, json};
@@ -267,8 +268,6 @@ mod tests {
 
     use crate::context::ToolExecutionContext;
 
-    use super::super::connect::ProtocolEra;
-    use super::super::mcp_client::McpClient;
     use super::super::outcome::RemoteOutcome;
     use super::super::server::RemoteServer;
 
@@ -394,9 +393,7 @@ mod tests {
         let server = RemoteServer::http("fake", fake_http().await)
             .max_result_bytes(1000)
             .call_timeout(Duration::from_secs(30));
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
+        let client = connected(server).await;
         let ctx = ToolExecutionContext::new();
         let big = client.call("big", json!({}), &ctx).await.unwrap_err();
         assert_eq!(big.code().as_str(), "output_too_large", "{}", big.message());
@@ -416,14 +413,8 @@ mod tests {
             .await
             .replacen("http://", "http://al%69ce:p%40ss-w0rd-7f3a@", 1);
         let server = RemoteServer::http("fake", url).call_timeout(Duration::from_secs(30));
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
-        let ctx = ToolExecutionContext::new();
-        let outcome = client.call("whoami", json!({}), &ctx).await.unwrap();
-        let RemoteOutcome::Complete(output) = outcome else {
-            panic!("a complete result: {outcome:?}");
-        };
+        let client = connected(server).await;
+        let output = completed(&client, "whoami").await;
         let text = output.content()[0].as_text().unwrap().to_owned();
         assert!(text.contains("Authorization: "), "{text}");
         // `alice:p@ss-w0rd-7f3a` in base64, as the header carries it, and its parts decoded.

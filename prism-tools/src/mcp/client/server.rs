@@ -476,10 +476,9 @@ fn authorization_credentials(value: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scripted_server::{completed, connected};
     use serde_json::json;
 
-    use super::super::connect::ProtocolEra;
-    use super::super::mcp_client::McpClient;
     use super::super::outcome::RemoteOutcome;
     use super::super::scripted_server::scripted_server;
     use crate::context::ToolExecutionContext;
@@ -496,14 +495,9 @@ mod tests {
             .secret_env("API_TOKEN", token)
             .env("REGION", "eu");
         assert!(!format!("{server:?}").contains(token));
-        let client = McpClient::connect_with(server, ProtocolEra::Handshake)
-            .await
-            .unwrap();
+        let client = connected(server).await;
         let ctx = ToolExecutionContext::new();
-        let shown = client.call("show", json!({}), &ctx).await.unwrap();
-        let RemoteOutcome::Complete(output) = shown else {
-            panic!("a complete result: {shown:?}");
-        };
+        let output = completed(&client, "show").await;
         let text = output.content()[0].as_text().unwrap();
         assert_eq!(text, "using [REDACTED]");
         let failed = client.call("fail", json!({}), &ctx).await.unwrap();
