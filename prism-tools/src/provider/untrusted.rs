@@ -32,6 +32,16 @@ pub fn fence_untrusted(text: &str) -> String {
     out
 }
 
+/// `text` fenced when it is `untrusted` output, as it is otherwise: the one choice every
+/// provider format makes for each piece of a result it sends.
+pub(crate) fn fenced_if(untrusted: bool, text: &str) -> String {
+    if untrusted {
+        fence_untrusted(text)
+    } else {
+        text.to_owned()
+    }
+}
+
 /// `text` with the slash of every closing tag (`<`, `/` and the tag name, in any ASCII letter
 /// case, with white space between them or not) escaped as `\/`.
 fn defuse_close_tags(text: &str) -> String {

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::call::{ContentBlock, ToolOutcome, ToolResult};
-use crate::provider::untrusted::fence_untrusted;
+use crate::provider::untrusted::fenced_if;
 use crate::provider::wire::{EncodeNote, ToolTable};
 
 /// The image types the API reads.
@@ -19,14 +19,7 @@ pub(super) fn encode_result(
     notes: &mut Vec<EncodeNote>,
 ) -> Value {
     let untrusted = result.is_untrusted();
-    let text = |text: &str| {
-        let text = if untrusted {
-            fence_untrusted(text)
-        } else {
-            text.to_owned()
-        };
-        json!({"type": "text", "text": text})
-    };
+    let text = |text: &str| json!({"type": "text", "text": fenced_if(untrusted, text)});
     let mut content = Vec::with_capacity(1 + result.content().len());
     let is_error = match &result.outcome {
         ToolOutcome::Value(value) => {
@@ -65,13 +58,7 @@ fn encode_block(
     at: &str,
     notes: &mut Vec<EncodeNote>,
 ) -> Option<Value> {
-    let fenced = |text: &str| {
-        if untrusted {
-            fence_untrusted(text)
-        } else {
-            text.to_owned()
-        }
-    };
+    let fenced = |text: &str| fenced_if(untrusted, text);
     let mut note = |note: String| {
         notes.push(EncodeNote {
             at: at.to_owned(),

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::call::{ContentBlock, ErrorInfo, ToolCall, ToolOutcome, ToolResult};
-use crate::provider::untrusted::fence_untrusted;
+use crate::provider::untrusted::{fence_untrusted, fenced_if};
 use crate::provider::wire::{EncodeNote, ToolTable};
 
 use super::replay::has_synthetic_id;
@@ -88,12 +88,7 @@ pub(super) fn function_response(
 }
 
 fn error_json(error: &ErrorInfo, tools: &ToolTable, untrusted: bool) -> Value {
-    let message = tools.to_wire_text(&error.message).into_owned();
-    let message = if untrusted {
-        fence_untrusted(&message)
-    } else {
-        message
-    };
+    let message = fenced_if(untrusted, &tools.to_wire_text(&error.message));
     let mut object = Map::new();
     object.insert(
         "code".into(),
@@ -141,11 +136,7 @@ fn content_block(
                 (Some(blob), Some(media_type)) if INLINE_TYPES.contains(&media_type) => {
                     inline.push(inline_data(media_type, blob));
                     // The URI is the remote side's text as much as a link's name is.
-                    let uri = if untrusted {
-                        fence_untrusted(&resource.uri)
-                    } else {
-                        resource.uri.clone()
-                    };
+                    let uri = fenced_if(untrusted, &resource.uri);
                     content.push(
                         json!({"type": "resource", "uri": uri, "inlineData": inline.len() - 1}),
                     );
