@@ -9,10 +9,11 @@
 //! `tools/call` request first, and a line that is not exactly one goes to rmcp's codec. Both
 //! readings give the same message for every line the first accepts (see the tests).
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use bytes::{BufMut, BytesMut};
 use futures_util::SinkExt;
+use memchr::memmem::Finder;
 use rmcp::model::{
     CallToolRequest, ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage,
     JsonRpcRequest, ServerJsonRpcMessage,
@@ -149,7 +150,14 @@ where
 /// Reads `line` as rmcp's `tools/call` request, or `None` when it is not exactly one: rmcp's
 /// reading then decides what it is. A request that also has a `result` or an `error` member is
 /// no request to rmcp, so it is left to rmcp too.
+///
+/// A line that does not name the method is not read here at all: any other line (a client's
+/// answer to the server, which can be large) is then read once, by rmcp, not twice. A call
+/// whose method is written with escapes is left to rmcp too.
 fn tool_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
+    // Built once: building a searcher costs more than searching a call's line.
+    static METHOD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"tools/call"));
+    METHOD.find(line)?;
     #[derive(Deserialize)]
     struct ToolCallLine {
         #[serde(flatten)]
@@ -291,6 +299,21 @@ mod tests {
         };
         assert_eq!(call.params.name, "noop");
         assert_eq!(readings_agree(line), Ok(true));
+    }
+
+    #[tokio::test]
+    async fn a_call_whose_method_is_written_with_escapes_is_read_by_rmcp() {
+        let (_client, server) = tokio::io::duplex(1024);
+        let (server_read, server_write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(server_read, server_write);
+        let line = br#"{"jsonrpc":"2.0","id":4,"method":"tools\/call","params":{"name":"a"}}"#;
+        assert!(tool_call(line).is_none());
+        let Some(JsonRpcMessage::Request(request)) = transport.message(line) else {
+            panic!("rmcp reads the call");
+        };
+        assert!(
+            matches!(request.request, ClientRequest::CallToolRequest(call) if call.params.name == "a")
+        );
     }
 
     #[test]
