@@ -7,12 +7,11 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::visit_mut::VisitMut;
-use syn::{Attribute, FnArg, ImplItem, ItemImpl, Type};
+use syn::{Attribute, FnArg, ImplItem, ItemImpl};
 
 use super::fn_tool::{self, Invocation};
 use super::tool_impl::{self, CratePaths, Holds};
-use super::{replace_self_in_keys, with_errors};
+use super::{replace_self, replace_self_in_keys, with_errors};
 use crate::attr::{Site, ToolAttrs, ToolsAttrs};
 use crate::check;
 use crate::errors::Errors;
@@ -76,11 +75,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         // The generated items sit outside the impl block, where `Self` means nothing.
         for param in &mut tool.params {
-            ReplaceSelf(&self_ty).visit_type_mut(&mut param.ty);
+            replace_self(&self_ty, &mut param.ty);
         }
         if let crate::parse::Output::Value(ty) | crate::parse::Output::Result(ty) = &mut tool.output
         {
-            ReplaceSelf(&self_ty).visit_type_mut(ty);
+            replace_self(&self_ty, ty);
         }
         let cfgs = crate::attr::cfg_attrs(&method.attrs);
         tools.push((tool, identity, cfgs));
@@ -198,22 +197,5 @@ fn marker_args(attr: &Attribute, errors: &mut Errors) -> TokenStream {
             errors.at(pair, "write `#[tool]` or `#[tool(key = value, ...)]`");
             TokenStream::new()
         }
-    }
-}
-
-/// Replaces `Self` in a type by the impl block's type.
-struct ReplaceSelf<'a>(&'a Type);
-
-impl VisitMut for ReplaceSelf<'_> {
-    fn visit_type_mut(&mut self, ty: &mut Type) {
-        if let Type::Path(path) = ty
-            && path.qself.is_none()
-            && path.path.segments.len() == 1
-            && path.path.segments[0].ident == "Self"
-        {
-            *ty = self.0.clone();
-            return;
-        }
-        syn::visit_mut::visit_type_mut(self, ty);
     }
 }

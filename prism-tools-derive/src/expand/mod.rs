@@ -9,7 +9,8 @@ pub mod tool_impl;
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::{Expr, Type};
+use syn::Type;
+use syn::parse::Parse;
 
 use crate::attr::{Effect, ToolAttrs};
 use crate::errors::Errors;
@@ -25,22 +26,21 @@ pub fn with_errors(errors: Errors, item: TokenStream) -> TokenStream {
 /// type: `description = Self::HELP` means the user's type, `self_ty`.
 pub fn replace_self_in_keys(self_ty: &Type, keys: &mut ToolAttrs) {
     if let Some(description) = &mut keys.description {
-        replace_self_in_expr(self_ty, description);
+        replace_self(self_ty, description);
     }
     if let Some(Effect::Policy(policy)) = &mut keys.effect {
-        replace_self_in_expr(self_ty, policy);
+        replace_self(self_ty, policy);
     }
 }
 
-/// Replaces `Self` in an expression by `self_ty`: `Self::X` becomes `<Type>::X` and
-/// `<Self as Trait>` becomes `<Type as Trait>`. It works on tokens, so `Self` inside a macro
-/// call such as `format!("{}", Self::NAME)` is replaced too.
-fn replace_self_in_expr(self_ty: &Type, expr: &mut Expr) {
-    let tokens = replace_self_in_tokens(self_ty, expr.to_token_stream());
-    // The replacement is an expression whenever the original was; keep the original otherwise,
-    // so the compiler reports it as written.
-    if let Ok(replaced) = syn::parse2(tokens) {
-        *expr = replaced;
+/// Replaces `Self` in a type or an expression by `self_ty`: `Self::X` becomes `<Type>::X`, any
+/// other `Self` becomes `Type`. It works on tokens, so `Self` inside a macro call such as
+/// `format!("{}", Self::NAME)` is replaced too. When the result does not parse as the same kind
+/// of node (a struct literal of a generic type, say), the original is kept, so the compiler
+/// reports it as written.
+pub fn replace_self<T: Parse + ToTokens>(self_ty: &Type, node: &mut T) {
+    if let Ok(replaced) = syn::parse2(replace_self_in_tokens(self_ty, node.to_token_stream())) {
+        *node = replaced;
     }
 }
 
@@ -50,15 +50,12 @@ fn replace_self_in_tokens(self_ty: &Type, tokens: TokenStream) -> TokenStream {
     while let Some(token) = iter.next() {
         match token {
             TokenTree::Ident(ident) if ident == "Self" => {
-                let next = iter.peek();
-                let before_path = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == ':');
-                let before_as = matches!(next, Some(TokenTree::Ident(i)) if i == "as");
+                let before_path =
+                    matches!(iter.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':');
                 if before_path {
                     out.extend(quote_spanned!(ident.span()=> <#self_ty>));
-                } else if before_as {
-                    out.extend(self_ty.to_token_stream());
                 } else {
-                    out.push(TokenTree::Ident(ident));
+                    out.extend(self_ty.to_token_stream());
                 }
             }
             TokenTree::Group(group) => {
