@@ -52,4 +52,4 @@ pub use page::TextFormat;
 pub use search::{SearchBackend, SearchFuture, SearchHit, SearchQuery};
 pub use search_tool::{DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, web_search};
 pub use searxng::SearxngBackend;
-pub use url_policy::{DEFAULT_MAX_REDIRECTS, UrlPolicy};
+pub use url_policy::{DEFAULT_MAX_REDIRECTS, RESOLVE_TIMEOUT, UrlPolicy};

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use url::{Host, Url};
 
@@ -21,6 +22,9 @@ use crate::host_name;
 
 /// Redirects followed before a fetch gives up, unless the host sets another limit.
 pub const DEFAULT_MAX_REDIRECTS: usize = 5;
+
+/// How long a DNS lookup may take before the URL is given up as unreachable.
+pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Which URLs the web tools may reach. Cheap to clone.
 ///
@@ -210,23 +214,43 @@ impl UrlPolicy {
         }
     }
 
-    /// The addresses of `host` (pinned, or from DNS), refused whole when any of them is in a
-    /// refused class.
+    /// The addresses of `host` (pinned, or from DNS within [`RESOLVE_TIMEOUT`]), refused whole
+    /// when any of them is in a refused class.
     pub async fn resolve(&self, host: &str) -> Result<Vec<IpAddr>, WebError> {
+        self.resolve_with(host, |name| async move {
+            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
+            Ok(found.map(|socket: SocketAddr| socket.ip()).collect())
+        })
+        .await
+    }
+
+    /// [`resolve`](Self::resolve), asking `lookup` for a name that is not pinned.
+    async fn resolve_with<F, L>(&self, host: &str, lookup: L) -> Result<Vec<IpAddr>, WebError>
+    where
+        L: FnOnce(String) -> F,
+        F: Future<Output = std::io::Result<Vec<IpAddr>>>,
+    {
         let name = normalise_host(host);
         self.check_host_name(&name)?;
         let addresses: Vec<IpAddr> = match self.inner.pinned.get(&name) {
             Some(pinned) => pinned.clone(),
-            None => tokio::net::lookup_host((name.as_str(), 0))
-                .await
-                .map_err(|error| {
-                    WebError::new(
+            // Bounded: the system resolver has no deadline of its own, and a request waiting on
+            // it holds one of the browser's connections and the tool call behind it.
+            None => match tokio::time::timeout(RESOLVE_TIMEOUT, lookup(name.clone())).await {
+                Ok(Ok(found)) => found,
+                Ok(Err(error)) => {
+                    return Err(WebError::new(
                         WebErrorKind::Network,
                         format!("`{name}` did not resolve: {error}"),
-                    )
-                })?
-                .map(|socket: SocketAddr| socket.ip())
-                .collect(),
+                    ));
+                }
+                Err(_) => {
+                    return Err(WebError::new(
+                        WebErrorKind::Network,
+                        format!("`{name}` did not resolve within {RESOLVE_TIMEOUT:?}"),
+                    ));
+                }
+            },
         };
         if addresses.is_empty() {
             return Err(WebError::new(
@@ -376,5 +400,25 @@ mod tests {
         assert_eq!(error.kind(), WebErrorKind::Refused, "{error}");
         let allowed = UrlPolicy::new().allow_addresses(AddressClass::Loopback);
         assert!(allowed.resolve("localhost").await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lookup_that_never_answers_is_given_up_after_the_timeout() {
+        let policy = UrlPolicy::new();
+        let error = policy
+            .resolve_with("slow.example", |_| std::future::pending())
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), WebErrorKind::Network, "{error}");
+        assert!(
+            error.message().contains("did not resolve within"),
+            "{error}"
+        );
+        // A pinned name is not looked up at all.
+        let pinned = policy.pin_host("slow.example", ["93.184.216.34".parse().unwrap()]);
+        let found = pinned
+            .resolve_with("slow.example", |_| std::future::pending())
+            .await;
+        assert_eq!(found.unwrap().len(), 1);
     }
 }
