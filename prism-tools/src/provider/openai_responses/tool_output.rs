@@ -2,9 +2,11 @@
 //! `input_image`, `input_file`) when the tool returned content blocks.
 //!
 //! A value goes as its JSON text; a blocked or failed call as `Error [<code>]: <message>` in the
-//! names the model saw. Untrusted output is fenced as data. The API takes no audio in a tool
-//! output, and has no part for a link or an embedded text resource: audio is replaced by a line
-//! saying what was left out, links and text resources become text, and each of these is noted.
+//! names the model saw. Untrusted output is fenced as data, and an untrusted embedded file goes
+//! under a neutral name (`file.pdf`), since a file name cannot be fenced. The API takes no audio
+//! in a tool output, and has no part for a link or an embedded text resource: audio is replaced
+//! by a line saying what was left out, links and text resources become text, and each of these
+//! is noted.
 
 use serde_json::{Value, json};
 
@@ -44,7 +46,7 @@ pub(super) fn output(
     }
     for (index, block) in result.content().iter().enumerate() {
         let at = format!("{at}/content/{index}");
-        parts.push(block_part(block, &fence, &at, notes));
+        parts.push(block_part(block, &fence, result.is_untrusted(), &at, notes));
     }
     Value::Array(parts)
 }
@@ -53,13 +55,47 @@ fn input_text(text: String) -> Value {
     json!({ "type": "input_text", "text": text })
 }
 
+/// A data URL of `data`. A media type that is not one (`type/subtype` in the characters media
+/// type names use, RFC 6838) is sent as `application/octet-stream`: it came from the tool, and a
+/// data URL must not carry its text.
 fn data_url(media_type: &str, data: &str) -> String {
+    let name_chars = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
+    };
+    let media_type = match media_type.split_once('/') {
+        Some((kind, subtype)) if name_chars(kind) && name_chars(subtype) => media_type,
+        _ => "application/octet-stream",
+    };
     format!("data:{media_type};base64,{data}")
+}
+
+/// The name an embedded file is sent under: its URI's last segment, or, when the result is
+/// untrusted, `file` with that segment's extension only. A file name cannot be fenced, and the
+/// remote side chose it.
+fn file_name(uri: &str, untrusted: bool) -> String {
+    let segment = uri.split(['?', '#']).next().unwrap_or(uri);
+    let segment = segment.rsplit('/').next().unwrap_or(segment);
+    if !untrusted {
+        return segment.to_owned();
+    }
+    match segment.rsplit_once('.') {
+        Some((_, extension))
+            if (1..=10).contains(&extension.len())
+                && extension.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            format!("file.{extension}")
+        }
+        _ => "file".to_owned(),
+    }
 }
 
 fn block_part(
     block: &ContentBlock,
     fence: &dyn Fn(String) -> String,
+    untrusted: bool,
     at: &str,
     notes: &mut Vec<EncodeNote>,
 ) -> Value {
@@ -107,10 +143,9 @@ fn block_part(
                     if media_type.starts_with("image/") {
                         json!({ "type": "input_image", "image_url": data_url(media_type, blob) })
                     } else {
-                        let filename = resource.uri.rsplit('/').next().unwrap_or(&resource.uri);
                         json!({
                             "type": "input_file",
-                            "filename": filename,
+                            "filename": file_name(&resource.uri, untrusted),
                             "file_data": data_url(media_type, blob),
                         })
                     }
