@@ -324,7 +324,89 @@ mod postgres {
             .iter()
             .map(|row| row.get(0))
             .collect();
-        assert_eq!(versions, [1, 2, 3]);
+        assert_eq!(versions, [1, 2, 3, 4]);
+    }
+
+    /// A database the ledger table's first version made, with rows in it, gains the column that
+    /// keeps a retried row from being stored twice; its old rows stay readable, in order, before
+    /// the new ones.
+    #[tokio::test]
+    async fn a_database_from_before_row_keys_migrates_and_keeps_its_rows() {
+        let Some(url) = support::postgres_url("postgres a_database_from_before_row_keys") else {
+            return;
+        };
+        let schema = support::unique_schema("before_keys");
+        let _guard = support::SchemaGuard {
+            url: url.clone(),
+            schema: schema.clone(),
+        };
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        // The ledger table as migration 1 made it, and a database at version 3.
+        client
+            .batch_execute(&format!(
+                "CREATE SCHEMA {schema};
+                SET search_path = {schema};
+                CREATE TABLE prism_schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                );
+                INSERT INTO prism_schema_migrations (version, name)
+                    VALUES (1, 'ledger'), (2, 'effects'), (3, 'approvals');
+                CREATE TABLE prism_tool_calls (
+                    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    session_id TEXT,
+                    run_id TEXT,
+                    tool_call_id TEXT NOT NULL,
+                    tool_name TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    tenant_id TEXT,
+                    user_id TEXT,
+                    record JSON NOT NULL
+                );"
+            ))
+            .await
+            .unwrap();
+        for call in ["old1", "old2"] {
+            let record = serde_json::to_string(&row(call)).unwrap();
+            client
+                .execute(
+                    &format!(
+                        "INSERT INTO {schema}.prism_tool_calls
+                            (run_id, tool_call_id, tool_name, status, record)
+                            VALUES ('run', $1, 'echo', 'started', $2::text::json)"
+                    ),
+                    &[&call, &record],
+                )
+                .await
+                .unwrap();
+        }
+
+        let ledger = PostgresLedger::connect(options(&url, &schema))
+            .await
+            .unwrap();
+        assert_eq!(call_ids(&ledger).await, ["old1", "old2"]);
+        let ledger = tokio::task::spawn_blocking(move || {
+            ledger.append(&row("new1"));
+            ledger.append(&row("new2"));
+            ledger.flush().expect("new rows are stored beside the old");
+            ledger
+        })
+        .await
+        .unwrap();
+        assert_eq!(call_ids(&ledger).await, ["old1", "old2", "new1", "new2"]);
+        let latest: i32 = client
+            .query_one(
+                &format!("SELECT max(version) FROM {schema}.prism_schema_migrations"),
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(latest, 4);
     }
 
     #[tokio::test]

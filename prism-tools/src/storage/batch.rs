@@ -21,8 +21,10 @@ pub(crate) trait LedgerSink: Send + 'static {
     /// Stores `rows`, in order, as one unit: all or none, unless the failure says how many of
     /// the first rows are stored all the same. Rows a failure does not count as stored may be
     /// offered again, first and in order, so a write that failed must not leave any of them
-    /// behind uncounted: that would store them twice.
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure>;
+    /// behind uncounted: that would store them twice. A store that cannot always tell (a
+    /// network database whose answer was lost) recognises a row offered again by its
+    /// [`QueuedRow::number`].
+    fn write_batch(&mut self, rows: &[QueuedRow]) -> Result<(), WriteFailure>;
 
     /// Makes what was written durable, where that is a separate step (a file's fsync).
     fn sync(&mut self) -> Result<(), LedgerError> {
@@ -31,6 +33,15 @@ pub(crate) trait LedgerSink: Send + 'static {
 
     /// Reads rows back in append order.
     fn read(&mut self, query: &RecordQuery) -> Result<Vec<ToolCallRecord>, LedgerError>;
+}
+
+/// A row waiting to be stored, with the number it was given when it entered the batch: the
+/// same at every try of this row, and no other row of this writer's has it.
+pub(crate) struct QueuedRow {
+    // Only the PostgreSQL ledger's commit can be ambiguous; the other stores need no key.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) number: u64,
+    pub(crate) record: ToolCallRecord,
 }
 
 /// Why [`LedgerSink::write_batch`] did not store its whole batch.
@@ -216,7 +227,9 @@ pub(crate) const MAX_WAITING_ROWS: usize = 10_000;
 
 /// The rows not yet stored: those the store refused (oldest first), then those queued since.
 struct Batch {
-    rows: Vec<ToolCallRecord>,
+    rows: Vec<QueuedRow>,
+    /// The number the next pushed row gets.
+    next_number: u64,
     /// Rows pushed since the last commit: a full batch of them commits, while rows that only
     /// wait for a retry do not (that would try the store again on every row).
     fresh: usize,
@@ -236,6 +249,7 @@ impl Batch {
         Self {
             // Grown as rows come: the bound may be far above what ever queues (or `usize::MAX`).
             rows: Vec::new(),
+            next_number: 0,
             fresh: 0,
             max_batch,
             name,
@@ -246,7 +260,10 @@ impl Batch {
     }
 
     fn push(&mut self, sink: &mut impl LedgerSink, record: ToolCallRecord) {
-        self.rows.push(record);
+        let number = self.next_number;
+        // A u64 counted one row at a time does not wrap.
+        self.next_number += 1;
+        self.rows.push(QueuedRow { number, record });
         self.fresh += 1;
         if self.fresh >= self.max_batch {
             self.commit(sink);
@@ -351,8 +368,8 @@ mod tests {
     struct Rows(Vec<ToolCallRecord>);
 
     impl LedgerSink for Rows {
-        fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
-            self.0.extend_from_slice(rows);
+        fn write_batch(&mut self, rows: &[QueuedRow]) -> Result<(), WriteFailure> {
+            self.0.extend(rows.iter().map(|row| row.record.clone()));
             Ok(())
         }
 
@@ -382,6 +399,8 @@ mod tests {
     #[derive(Default)]
     struct FlakyState {
         stored: Vec<String>,
+        /// Every row offered to the store, at every try: its call id and number.
+        offered: Vec<(String, u64)>,
         /// The next writes' failures, in order; a write with none left succeeds.
         failures: std::collections::VecDeque<(bool, usize)>,
         /// Every write fails (transiently) while set.
@@ -399,8 +418,12 @@ mod tests {
     }
 
     impl LedgerSink for Flaky {
-        fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
+        fn write_batch(&mut self, rows: &[QueuedRow]) -> Result<(), WriteFailure> {
             let mut state = self.state();
+            let offered = rows
+                .iter()
+                .map(|row| (row.record.tool_call_id.to_string(), row.number));
+            state.offered.extend(offered);
             let failure = if state.down {
                 Some((true, 0))
             } else {
@@ -409,7 +432,7 @@ mod tests {
             let stored = failure.map_or(rows.len(), |(_, stored)| stored);
             let ids = rows[..stored]
                 .iter()
-                .map(|row| row.tool_call_id.to_string());
+                .map(|row| row.record.tool_call_id.to_string());
             state.stored.extend(ids);
             match failure {
                 None => Ok(()),
@@ -458,6 +481,38 @@ mod tests {
         writer.append(&row("d"));
         writer.flush().expect("the store takes every row now");
         assert_eq!(sink.stored(), ["a", "b", "c", "d"]);
+    }
+
+    /// A row tried again carries the number it had at its first try, and no two rows share one:
+    /// what lets a store recognise a row it already stored.
+    #[test]
+    fn a_row_keeps_its_number_across_tries_and_no_two_rows_share_one() {
+        let sink = Flaky::default();
+        let writer = spawn(&sink, 2);
+        sink.state().failures.push_back((true, 0));
+        for id in ["a", "b", "c"] {
+            writer.append(&row(id));
+        }
+        // The failure may meet a commit before this flush, which then stores the rows.
+        let _ = writer.flush();
+        writer.append(&row("d"));
+        writer
+            .flush()
+            .expect("every row is stored at the second flush");
+        let offered = sink.state().offered.clone();
+        let mut numbers = std::collections::HashMap::new();
+        for (id, number) in &offered {
+            assert_eq!(
+                *numbers.entry(id.clone()).or_insert(*number),
+                *number,
+                "{offered:?}"
+            );
+        }
+        let mut distinct: Vec<u64> = numbers.values().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4, "{offered:?}");
+        assert!(offered.len() > 4, "a row was tried again: {offered:?}");
     }
 
     /// Rows beyond the cap are dropped (the newest) and counted; those within it still wait.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
-use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
+use crate::storage::batch::{BatchWriter, LedgerSink, QueuedRow, WriteFailure};
 use crate::storage::query::decode_row;
 use crate::storage::{LedgerReader, RecordQuery, StorageError};
 
@@ -151,7 +151,7 @@ impl LedgerSink for JsonlSink {
     /// none of the batch is stored and trying it again stores no row twice; if even the cut
     /// fails, the rows that reached the file whole are counted as stored and only the half row
     /// after them is left to cut (or to end as a line of its own).
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
+    fn write_batch(&mut self, rows: &[QueuedRow]) -> Result<(), WriteFailure> {
         self.buffer.clear();
         if self.torn && self.file.set_len(self.length).is_ok() {
             self.torn = false;
@@ -170,7 +170,7 @@ impl LedgerSink for JsonlSink {
             self.buffer.push(b'\n');
         }
         for row in rows {
-            serde_json::to_writer(&mut self.buffer, row).map_err(|error| {
+            serde_json::to_writer(&mut self.buffer, &row.record).map_err(|error| {
                 WriteFailure::refused(LedgerError(format!("could not encode a row: {error}")))
             })?;
             self.buffer.push(b'\n');

@@ -9,7 +9,7 @@ use tokio_postgres::{Client, Config, NoTls};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
-use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
+use crate::storage::batch::{BatchWriter, LedgerSink, QueuedRow, WriteFailure};
 use crate::storage::columns::{RowColumns, where_clause};
 use crate::storage::postgres::{PostgresOptions, column, migrations, postgres_error, text_column};
 use crate::storage::query::decode_row;
@@ -78,18 +78,24 @@ impl std::fmt::Debug for PostgresLedger {
 }
 
 const INSERT: &str = "INSERT INTO prism_tool_calls
-    (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record)
-    SELECT session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record::json
-    FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+    (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record, row_key)
+    SELECT session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record::json,
+        row_key::uuid
+    FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
         WITH ORDINALITY
-        AS batch (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record, position)
-    ORDER BY position";
+        AS batch (session_id, run_id, tool_call_id, tool_name, status, tenant_id, user_id, record, row_key, position)
+    ORDER BY position
+    ON CONFLICT (row_key) DO NOTHING";
 
 /// The writer thread's connection. A lost connection is opened again on the next batch.
 struct PostgresSink {
     runtime: Runtime,
     config: Config,
     client: Option<Client>,
+    /// Random, drawn when the ledger opens; a row's key is this plus the row's number, so rows
+    /// from any number of writers sharing the table never share a key (two writers would need
+    /// starting points within 2^64 of each other in a 2^128 space).
+    first_key: u128,
 }
 
 impl PostgresSink {
@@ -100,10 +106,17 @@ impl PostgresSink {
             .map_err(|error| {
                 StorageError::new(format!("could not start the ledger's runtime: {error}"))
             })?;
+        let mut key = [0; 16];
+        getrandom::fill(&mut key).map_err(|error| {
+            StorageError::new(format!(
+                "could not draw the ledger's random row keys: {error}"
+            ))
+        })?;
         let mut sink = Self {
             runtime,
             config: options.connect_config(),
             client: None,
+            first_key: u128::from_le_bytes(key),
         };
         let schema = options.schema.as_deref();
         let client = connected(&sink.runtime, &sink.config, &mut sink.client)
@@ -162,14 +175,16 @@ fn write_failure(error: &tokio_postgres::Error) -> WriteFailure {
 }
 
 impl LedgerSink for PostgresSink {
-    /// One `INSERT` statement, atomic on its own: a batch that fails part way stores no row, so
-    /// trying it again stores none twice. The one exception no client can rule out: a
-    /// connection lost after the server committed but before it answered reads as a failure,
-    /// and the retry stores those rows a second time (a duplicate, never a loss).
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
-        let mut columns: [Vec<Option<String>>; 8] = Default::default();
-        for row in rows {
-            let row = RowColumns::encode(row).map_err(WriteFailure::refused)?;
+    /// One `INSERT` statement, atomic on its own: a batch that fails part way stores no row. A
+    /// connection lost after the server committed but before it answered reads as a failure
+    /// too, so every row carries a key that stays the same when it is tried again, and the
+    /// insert skips the rows whose key is already stored.
+    fn write_batch(&mut self, rows: &[QueuedRow]) -> Result<(), WriteFailure> {
+        let mut columns: [Vec<Option<String>>; 9] = Default::default();
+        for queued in rows {
+            let row = RowColumns::encode(&queued.record).map_err(WriteFailure::refused)?;
+            // 32 hex digits, which PostgreSQL reads as a UUID.
+            let key = self.first_key.wrapping_add(u128::from(queued.number));
             let values = [
                 row.session_id.map(text_column),
                 row.run_id.map(text_column),
@@ -179,6 +194,7 @@ impl LedgerSink for PostgresSink {
                 row.tenant_id.map(text_column),
                 row.user_id.map(text_column),
                 Some(row.record),
+                Some(format!("{key:032x}")),
             ];
             for (column, value) in columns.iter_mut().zip(values) {
                 column.push(value);

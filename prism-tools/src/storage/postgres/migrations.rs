@@ -54,6 +54,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
         CREATE INDEX prism_approvals_pending ON prism_approvals (session_id, seq)
             WHERE state = 'pending';",
     ),
+    (
+        // A retried batch whose first commit went unanswered skips the rows already stored.
+        // Rows from before have none: NULLs never conflict, and reads do not use the key.
+        "ledger row keys",
+        "ALTER TABLE prism_tool_calls ADD COLUMN row_key UUID;
+        ALTER TABLE prism_tool_calls
+            ADD CONSTRAINT prism_tool_calls_row_key UNIQUE (row_key);",
+    ),
 ];
 
 /// Brings the schema up to date; `schema` is an already validated identifier.

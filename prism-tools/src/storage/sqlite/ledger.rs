@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 
 use crate::dispatch::{LedgerError, RunLedger, ToolCallRecord};
 use crate::effects::BoxFuture;
-use crate::storage::batch::{BatchWriter, LedgerSink, WriteFailure};
+use crate::storage::batch::{BatchWriter, LedgerSink, QueuedRow, WriteFailure};
 use crate::storage::columns::{RowColumns, where_clause};
 use crate::storage::query::decode_row;
 use crate::storage::sqlite::{SqliteOptions, open_connection};
@@ -103,7 +103,7 @@ const INSERT: &str = "INSERT INTO prism_tool_calls
 impl LedgerSink for SqliteSink {
     /// One `BEGIN IMMEDIATE` transaction: a batch that fails part way is rolled back whole, so
     /// trying it again stores no row twice.
-    fn write_batch(&mut self, rows: &[ToolCallRecord]) -> Result<(), WriteFailure> {
+    fn write_batch(&mut self, rows: &[QueuedRow]) -> Result<(), WriteFailure> {
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -111,7 +111,7 @@ impl LedgerSink for SqliteSink {
         {
             let mut insert = transaction.prepare_cached(INSERT).map_err(write_failure)?;
             for row in rows {
-                let columns = RowColumns::encode(row).map_err(WriteFailure::refused)?;
+                let columns = RowColumns::encode(&row.record).map_err(WriteFailure::refused)?;
                 insert
                     .execute(params![
                         columns.session_id,
