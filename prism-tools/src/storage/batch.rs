@@ -460,6 +460,25 @@ mod tests {
             .0
     }
 
+    /// A writer that reads its first command only once `rows` are all queued, so they reach
+    /// the store in batches of `max_batch` whatever the machine's timing (a writer that runs
+    /// ahead of the appends commits a row alone when its queue runs dry).
+    fn spawn_with(sink: &Flaky, max_batch: usize, rows: &[&str]) -> BatchWriter {
+        let sink = sink.clone();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let writer = BatchWriter::spawn("test-ledger", max_batch, move || {
+            let _ = wait.recv();
+            Ok(sink)
+        })
+        .unwrap()
+        .0;
+        for id in rows {
+            writer.append(&row(id));
+        }
+        go.send(()).unwrap();
+        writer
+    }
+
     /// Rows a busy store refused wait and are stored at the next flush, in order, before the
     /// rows appended after them; the flush that could not store them says how many wait.
     #[test]
@@ -488,13 +507,12 @@ mod tests {
     #[test]
     fn a_row_keeps_its_number_across_tries_and_no_two_rows_share_one() {
         let sink = Flaky::default();
-        let writer = spawn(&sink, 2);
         sink.state().failures.push_back((true, 0));
-        for id in ["a", "b", "c"] {
-            writer.append(&row(id));
-        }
-        // The failure may meet a commit before this flush, which then stores the rows.
-        let _ = writer.flush();
+        // `a` and `b` are refused once, then stored with `c` when the queue runs dry.
+        let writer = spawn_with(&sink, 2, &["a", "b", "c"]);
+        writer
+            .flush()
+            .expect("the refused rows were stored at the next commit");
         writer.append(&row("d"));
         writer
             .flush()
@@ -542,11 +560,8 @@ mod tests {
     #[test]
     fn a_batch_refused_for_good_is_dropped_and_counted() {
         let sink = Flaky::default();
-        let writer = spawn(&sink, 2);
         sink.state().failures.push_back((false, 0));
-        for id in ["a", "b", "c"] {
-            writer.append(&row(id));
-        }
+        let writer = spawn_with(&sink, 2, &["a", "b", "c"]);
         let error = writer.flush().unwrap_err();
         assert!(error.0.starts_with("2 rows were not stored"), "{}", error.0);
         assert_eq!(sink.stored(), ["c"]);
@@ -557,11 +572,8 @@ mod tests {
     #[test]
     fn rows_a_failed_write_stored_are_not_written_again() {
         let sink = Flaky::default();
-        let writer = spawn(&sink, 3);
         sink.state().failures.push_back((true, 1));
-        for id in ["a", "b", "c"] {
-            writer.append(&row(id));
-        }
+        let writer = spawn_with(&sink, 3, &["a", "b", "c"]);
         writer.flush().expect("the rest was stored at the flush");
         assert_eq!(sink.stored(), ["a", "b", "c"]);
         // Stored but not synced: reported, not retried.
