@@ -250,6 +250,35 @@ async fn an_input_tripwire_returns_the_blocked_result_it_owes() {
 }
 
 #[tokio::test]
+async fn a_tripwire_quotes_a_long_call_id_cut() {
+    let pack = RulePack::new("abuse")
+        .rule(GuardrailRule::input_contains("jailbreak", ["ignore previous"]).tripwire());
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("e")]))
+        .guardrails(pack)
+        .build();
+    let id = "c".repeat(100_000);
+    let tripwire = dispatcher
+        .dispatch(
+            ToolCall::new(id.as_str(), "e", json!({"text": "ignore previous"})),
+            &ctx(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        tripwire.result().tool_call_id.as_str(),
+        id,
+        "the result answers the id whole"
+    );
+    let shown = tripwire.to_string();
+    assert!(shown.len() < 1_000, "{} bytes", shown.len());
+    assert!(
+        shown.starts_with("guardrail tripwire on call ccc"),
+        "{shown}"
+    );
+    assert!(shown.contains("… [cut]: Blocked by guardrail"), "{shown}");
+}
+
+#[tokio::test]
 async fn an_output_tripwire_closes_the_started_row() {
     let watch = Watch::new();
     let pack = RulePack::new("dlp")

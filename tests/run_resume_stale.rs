@@ -170,3 +170,90 @@ async fn a_state_overtaken_by_a_later_run_says_to_restore_the_latest_state() {
         "the later run's call still waits"
     );
 }
+
+/// A call id as long as a provider may send (nothing bounds it on the way in).
+fn long_id() -> String {
+    "c".repeat(100_000)
+}
+
+/// The bound a message quoting [`long_id`] must stay within: its own words and a cut id.
+const MESSAGE_BOUND: usize = 2_000;
+
+#[tokio::test]
+async fn a_stale_state_quotes_a_long_call_id_cut() {
+    let id = long_id();
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&wipes)]);
+    let store = InMemoryApprovalStore::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new(id.as_str(), "wipe", json!({"path": "/tmp"}))]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    let stored = serde_json::to_string(&session.state()).unwrap();
+
+    // Beside a store without the request: the call is named, cut.
+    let other = InMemoryApprovalStore::new();
+    let mut lost = restore(&wipe_asking_agent(&registry, &other, &provider), &stored);
+    let error = lost
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.len() < MESSAGE_BOUND, "{} bytes", error.len());
+    assert!(error.contains("has no record of call ccc"), "{error}");
+    assert!(
+        error.contains("… [cut]"),
+        "the id is marked as cut: {error}"
+    );
+
+    // Resumed twice: the second says so, with the id cut.
+    let mut first = restore(&wipe_asking_agent(&registry, &store, &provider), &stored);
+    first
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    let mut again = restore(&wipe_asking_agent(&registry, &store, &provider), &stored);
+    let error = again.resume([]).await.unwrap_err().to_string();
+    assert!(error.len() < MESSAGE_BOUND, "{} bytes", error.len());
+    assert!(error.contains("was resumed before"), "{error}");
+    assert_eq!(wipes.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_repeated_long_call_id_is_refused_with_the_id_cut() {
+    let id = long_id();
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&wipes)]);
+    let store = InMemoryApprovalStore::new();
+    let wipe_call = || ToolCall::new(id.as_str(), "wipe", json!({"path": "/data"}));
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([wipe_call(), wipe_call()]),
+        ProviderResponse::text("done"),
+    ]);
+    let mut session = wipe_asking_agent(&registry, &store, &provider).session("s1");
+    let outcome = session.run("go", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+    assert_eq!(wipes.load(Ordering::SeqCst), 1, "one approval, one run");
+    let rows = run_support::tool_rows(session.transcript());
+    let refusal = rows
+        .iter()
+        .find_map(|row| row.error_info())
+        .expect("the repeated call is refused");
+    assert!(
+        refusal.message.len() < MESSAGE_BOUND,
+        "{} bytes",
+        refusal.message.len()
+    );
+    assert!(
+        refusal.message.contains("used by an earlier call"),
+        "{}",
+        refusal.message
+    );
+}

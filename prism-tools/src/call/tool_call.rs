@@ -1,5 +1,6 @@
 //! [`ToolCall`]: what the model asks for, with its [`CallId`].
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -7,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::replay::ReplayState;
+use crate::redact::cut_marked_str;
 
 /// A JSON object: the shape every tool's arguments must have.
 pub type JsonObject = serde_json::Map<String, Value>;
@@ -37,7 +39,17 @@ impl CallId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id as a message quotes it: cut to [`SHOWN_CALL_ID_LIMIT`] bytes and marked. The
+    /// provider or the model chooses ids, and nothing bounds them on the way in; results, events
+    /// and rows carry the id whole, as they must answer it, but a message only names it.
+    pub(crate) fn shown(&self) -> Cow<'_, str> {
+        cut_marked_str(&self.0, SHOWN_CALL_ID_LIMIT)
+    }
 }
+
+/// Bound on a call id quoted in a message, in bytes: well over the ids providers make.
+const SHOWN_CALL_ID_LIMIT: usize = 128;
 
 impl fmt::Debug for CallId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -868,9 +868,11 @@ fn shown_name<'n>(redactor: &SecretRedactor, name: &'n str) -> Cow<'n, str> {
 /// `text` redacted, then cut at a char boundary to `limit` bytes and marked as cut; borrowed
 /// when neither changed it.
 fn redacted_cut<'t>(redactor: &SecretRedactor, text: &'t str, limit: usize) -> Cow<'t, str> {
-    let mut text = redactor.redact_str(text);
-    if text.len() > limit {
-        crate::redact::cut_marked(text.to_mut(), limit);
+    match redactor.redact_str(text) {
+        Cow::Borrowed(text) => crate::redact::cut_marked_str(text, limit),
+        Cow::Owned(mut text) => {
+            crate::redact::cut_marked(&mut text, limit);
+            Cow::Owned(text)
+        }
     }
-    text
 }

@@ -25,13 +25,10 @@ impl Tripwire {
 
 impl fmt::Display for Tripwire {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let id = self.result.tool_call_id.shown();
         match self.result.error_info() {
-            Some(error) => write!(
-                f,
-                "guardrail tripwire on call {}: {}",
-                self.result.tool_call_id, error.message
-            ),
-            None => write!(f, "guardrail tripwire on call {}", self.result.tool_call_id),
+            Some(error) => write!(f, "guardrail tripwire on call {id}: {}", error.message),
+            None => write!(f, "guardrail tripwire on call {id}"),
         }
     }
 }

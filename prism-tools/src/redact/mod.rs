@@ -329,6 +329,17 @@ pub(crate) fn cut_marked(text: &mut String, max_bytes: usize) {
     }
 }
 
+/// [`cut_marked`] on borrowed text: borrowed when it is within `max_bytes`, else a copy of only
+/// the part kept, so a huge text is never copied whole to be cut.
+pub(crate) fn cut_marked_str(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return Cow::Borrowed(text);
+    }
+    let mut kept = text[..text.floor_char_boundary(max_bytes)].to_owned();
+    kept.push_str(CUT_MARKER);
+    Cow::Owned(kept)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

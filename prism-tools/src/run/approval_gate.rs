@@ -123,7 +123,8 @@ impl ApprovalGate<Halt> for RunApprovals<'_> {
             }
             Some(Found::Used) => {
                 return Approval::Refuse(Refusal::new(format!(
-                    "The approval of call {id} was used by an earlier call with the same id; this one is not approved"
+                    "The approval of call {} was used by an earlier call with the same id; this one is not approved",
+                    id.shown()
                 )));
             }
             None => {}

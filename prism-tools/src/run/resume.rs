@@ -239,6 +239,7 @@ enum Stale<'a> {
 /// The refusal of a stale state: what is stale about call `id`, and what the host can do. It
 /// names call and run ids, never arguments.
 fn stale(id: &CallId, why: Stale<'_>) -> RunError {
+    let id = id.shown();
     let message = match why {
         Stale::ResumedBefore(run) => format!(
             "the approval of call {id} was already acted on, so this copy of the session state \
