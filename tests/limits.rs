@@ -3,9 +3,12 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use common::*;
-use prism::call::{BlockReason, ErrorCode};
-use prism::dispatch::{Limits, SecretRedactor};
+use prism::call::{BlockReason, ContentBlock, ErrorCode, ToolOutput};
+use prism::dispatch::{Limits, SecretRedactor, ToolEventKind};
+use prism::effects::{EffectPolicy, InMemoryEffectStore};
 use prism::guard::{
     Guardrail, GuardrailDecision, GuardrailRule, RulePack, call_middleware, trust_fn,
 };
@@ -139,6 +142,135 @@ async fn oversized_arguments_are_refused_before_any_guard_sees_them() {
 
 fn producing(output: Value) -> ToolDefinition {
     ToolDefinition::builder("big").run_sync(move |_, _| Ok(output.clone()))
+}
+
+/// An output of `value` and a text block of `text`.
+fn producing_content(value: Value, text: String) -> ToolDefinition {
+    ToolDefinition::builder("big").run_output_sync(move |_, _| {
+        Ok(ToolOutput::new(value.clone()).with_content([ContentBlock::text(text.clone())]))
+    })
+}
+
+/// The compact JSON length of an output, as the output bound counts it.
+fn output_len(value: &Value, content: &[ContentBlock]) -> usize {
+    let blocks = if content.is_empty() {
+        0
+    } else {
+        serde_json::to_string(content).unwrap().len()
+    };
+    compact_len(value) + blocks
+}
+
+#[tokio::test]
+async fn an_output_that_redaction_lengthens_past_the_byte_limit_is_an_error() {
+    const LIMIT: usize = 1024;
+    // A secret shorter than the marker that replaces it: each copy grows the output.
+    const PIN: &str = "4821";
+    let copies = |bytes: usize| format!("{PIN} ").repeat(bytes / (PIN.len() + 1));
+    let in_value = text_of_len(LIMIT);
+    let in_value = json!({"text": in_value["text"].as_str().unwrap().replace("xxxxx", "4821 ")});
+    let in_block = copies(LIMIT - 100);
+    for (tool, raw) in [
+        (producing(in_value.clone()), output_len(&in_value, &[])),
+        (
+            producing_content(Value::Null, in_block.clone()),
+            output_len(&Value::Null, &[ContentBlock::text(in_block.clone())]),
+        ),
+    ] {
+        assert!(raw <= LIMIT, "the tool's own output fits: {raw} bytes");
+        let watch = Watch::new();
+        let dispatcher = watch
+            .attach(Dispatcher::builder(ToolRegistry::from_iter([tool])))
+            .redactor(SecretRedactor::new([PIN]))
+            .limits(Limits {
+                max_output_bytes: LIMIT,
+                ..Limits::default()
+            })
+            .build();
+        let result = run(&dispatcher, ToolCall::new("c", "big", json!({}))).await;
+        let error = error_of(&result);
+        assert_eq!(error.code, ErrorCode::OutputTooLarge);
+        assert_eq!(error.message, "The output of tool big exceeds 1024 bytes");
+        assert!(result.content().is_empty());
+        assert_eq!(watch.statuses(), ["started", "error"]);
+        watch.assert_one_ending("c");
+        for event in watch.events.events() {
+            if let ToolEventKind::ToolExecutionFinished { value } = &event.kind {
+                panic!("a finished event of {} bytes", compact_len(value));
+            }
+        }
+        assert_free_of(&[PIN], &watch.json_text());
+        assert!(
+            watch.json_text().len() < 2 * LIMIT,
+            "{} bytes",
+            watch.json_text().len()
+        );
+    }
+
+    // A secret longer than the marker shortens the output, which is kept, redacted.
+    const KEY: &str = "sk-live-0123456789";
+    let output = json!({"text": format!("{KEY} ").repeat(50)});
+    assert!(compact_len(&output) <= LIMIT);
+    let watch = Watch::new();
+    let dispatcher = watch
+        .attach(Dispatcher::builder(ToolRegistry::from_iter([producing(
+            output,
+        )])))
+        .redactor(SecretRedactor::new([KEY]))
+        .limits(Limits {
+            max_output_bytes: LIMIT,
+            ..Limits::default()
+        })
+        .build();
+    let result = run(&dispatcher, ToolCall::new("c", "big", json!({}))).await;
+    let value = result.as_value().expect("the redacted output fits");
+    assert!(compact_len(value) <= LIMIT);
+    assert_eq!(watch.statuses(), ["started", "finished"]);
+    assert_free_of(&[KEY], &watch.json_text());
+}
+
+#[tokio::test]
+async fn a_recorded_output_that_redaction_lengthens_past_the_byte_limit_replays_as_an_error() {
+    const LIMIT: usize = 1024;
+    const PIN: &str = "4821";
+    let output = text_of_len(LIMIT);
+    let output = json!({"text": output["text"].as_str().unwrap().replace("xxxxx", "4821 ")});
+    let store = Arc::new(InMemoryEffectStore::new());
+    let tool = || {
+        let output = output.clone();
+        ToolDefinition::builder("big")
+            .effect(EffectPolicy::default())
+            .run_sync(move |_, _| Ok(output.clone()))
+    };
+    let dispatcher = |secrets: &[&str], watch: &Watch| {
+        watch
+            .attach(Dispatcher::builder(ToolRegistry::from_iter([tool()])))
+            .effects(Arc::clone(&store))
+            .redactor(SecretRedactor::new(secrets))
+            .limits(Limits {
+                max_output_bytes: LIMIT,
+                ..Limits::default()
+            })
+            .build()
+    };
+    // Recorded while the pin was no secret: the output fits as it is.
+    let first = run(
+        &dispatcher(&[], &Watch::new()),
+        ToolCall::new("c1", "big", json!({})),
+    )
+    .await;
+    assert_eq!(first.as_value(), Some(&output));
+
+    // Replayed once it is one: redacted, it would not fit.
+    let watch = Watch::new();
+    let again = run(
+        &dispatcher(&[PIN], &watch),
+        ToolCall::new("c2", "big", json!({})),
+    )
+    .await;
+    assert_eq!(error_of(&again).code, ErrorCode::OutputTooLarge);
+    assert_eq!(watch.statuses(), ["error"]);
+    assert_free_of(&[PIN], &watch.json_text());
 }
 
 #[tokio::test]

@@ -6,6 +6,11 @@
 //! count toward the output's bytes with their JSON, base64 data included), and progress values
 //! over the depth bound are refused ([`ToolExecutionContext::progress`] returns `false`).
 //!
+//! An output is held to its bounds as the tool returned it, and again once secrets are redacted
+//! from it when redaction replaced any: a secret shorter than the marker replacing it lengthens
+//! the output, and results, events, rows and effect stores only ever carry outputs within the
+//! bounds.
+//!
 //! Every depth bound is at most [`Limits::MAX_DEPTH`]: whatever the dispatcher lets through is
 //! written to ledgers and effect stores as JSON, and must read back (serde_json reads at most 128
 //! levels) and be walked on a small stack.

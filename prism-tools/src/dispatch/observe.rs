@@ -8,6 +8,7 @@
 //! costs no more reference-count traffic than its ids need (each copy of an `Arc` is two atomic
 //! operations, which on a fully observed call used to be most of the dispatcher's time).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -22,10 +23,11 @@ use crate::dispatch::ledger::RecordStatus;
 use crate::dispatch::span::record_end;
 use crate::dispatch::{
     ERROR_CODE_LIMIT, ERROR_MESSAGE_LIMIT, MESSAGE_LIMIT, OwnershipScope, Pipeline, RunLedger,
-    ToolCallRecord, ToolEvent, ToolEventKind,
+    ToolCallRecord, ToolEvent, ToolEventKind, output_too_large,
 };
 use crate::effects::RecordedOutcome;
 use crate::error::Refusal;
+use crate::limits::check_output;
 use crate::panic::guarded;
 use crate::redact::{cut_marked, truncate_at_char_boundary};
 
@@ -143,19 +145,52 @@ impl<'a> Observe<'a> {
 
     /// The tool returned a value and content blocks: finished event, finished row, value
     /// result.
+    ///
+    /// The output bounds were checked before redaction, so no redactor walks an output over
+    /// them; but a redacted output can be longer (the marker is longer than a short secret), so
+    /// one that redaction changed is checked again, and over the bounds ends the call as
+    /// `output_too_large`, as the tool's own output would. Results, events, rows and the effect
+    /// store never carry an output over the bounds.
     pub(crate) fn finished(self, name: Arc<str>, value: Value, mut content: Blocks) -> ToolResult {
-        let value = self.p.redactor.redact_owned_value(value);
+        let redactor = &self.p.redactor;
+        let (value, mut changed) = match redactor.redact_value(&value) {
+            Cow::Borrowed(_) => (value, false),
+            Cow::Owned(redacted) => (redacted, true),
+        };
         if let Some(content) = &mut content {
-            self.p.redactor.redact_content(content);
+            changed |= redactor.redact_content_changed(content);
+        }
+        let limits = &self.p.limits;
+        if changed
+            && let Err(exceeded) = check_output(
+                &value,
+                blocks(&content),
+                limits.max_output_bytes,
+                limits.max_output_depth,
+            )
+        {
+            let error = output_too_large(self.p, &name, exceeded, value, "");
+            return self.error(name, error);
         }
         self.end(name, ToolOutcome::Value(value), content)
     }
 
-    /// The effect store already holds this call's outcome: report it as the call's end.
+    /// The effect store already holds this call's outcome: report it as the call's end. A
+    /// recorded value is redacted by today's secrets, which may lengthen it past the output
+    /// bounds: then it ends as `output_too_large`, as in [`finished`](Self::finished).
     #[cold]
     pub(crate) fn replayed(self, name: Arc<str>, outcome: RecordedOutcome) -> ToolResult {
-        let (mut outcome, mut content) = outcome.into_parts();
-        self.p.redactor.redact_outcome(&mut outcome);
+        let (outcome, mut content) = outcome.into_parts();
+        let outcome = match outcome {
+            ToolOutcome::Value(value) => {
+                let content = (!content.is_empty()).then(|| Box::new(content));
+                return self.finished(name, value, content);
+            }
+            mut failed => {
+                self.p.redactor.redact_outcome(&mut failed);
+                failed
+            }
+        };
         self.p.redactor.redact_content(&mut content);
         let content = (!content.is_empty()).then(|| Box::new(content));
         self.end(name, outcome, content)

@@ -236,15 +236,22 @@ impl SecretRedactor {
     /// assert_eq!(content[0].as_text(), Some("key [REDACTED]"));
     /// ```
     pub fn redact_content(&self, content: &mut [ContentBlock]) {
+        self.redact_content_changed(content);
+    }
+
+    /// [`redact_content`](Self::redact_content), saying whether it replaced anything.
+    pub(crate) fn redact_content_changed(&self, content: &mut [ContentBlock]) -> bool {
         if self.count == 0 {
-            return;
+            return false;
         }
+        let mut changed = false;
         for text in content
             .iter_mut()
             .flat_map(|block| block.texts_mut().into_iter().flatten())
         {
-            self.redact_string(text);
+            changed |= self.redact_string_changed(text);
         }
+        changed
     }
 
     /// Redacts content records as [`redact_content`](Self::redact_content) redacts blocks.
@@ -262,8 +269,17 @@ impl SecretRedactor {
 
     /// Redacts `text` in place.
     pub fn redact_string(&self, text: &mut String) {
-        if let Cow::Owned(redacted) = self.redact_str(text) {
-            *text = redacted;
+        self.redact_string_changed(text);
+    }
+
+    /// [`redact_string`](Self::redact_string), saying whether it replaced anything.
+    fn redact_string_changed(&self, text: &mut String) -> bool {
+        match self.redact_str(text) {
+            Cow::Owned(redacted) => {
+                *text = redacted;
+                true
+            }
+            Cow::Borrowed(_) => false,
         }
     }
 
