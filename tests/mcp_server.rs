@@ -750,3 +750,113 @@ async fn a_secret_returned_as_a_number_is_redacted_in_the_answer() {
         "the secret reached the answer: {wire}"
     );
 }
+
+/// What a test's tracing subscriber wrote.
+#[derive(Clone, Default)]
+struct Logged(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logged {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logged {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// Tools whose names MCP does not accept (a client may refuse a whole list for one) are left
+/// out of every page, which stay the same from one listing to the next; a call naming one still
+/// goes through the dispatcher.
+#[tokio::test]
+async fn tools_whose_names_mcp_does_not_accept_are_left_out_of_every_page() {
+    use prism::dispatch::SecretRedactor;
+    use prism::{Dispatcher, ToolDefinition, ToolRegistry};
+    const KEY: &str = "sk-live-0123456789";
+    let logged = Logged::default();
+    let writer = logged.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+
+    let tool = |name: &str| {
+        ToolDefinition::builder(name)
+            .parameters(json!({"type": "object"}))
+            .run_sync(|_, _| Ok(json!("ran")))
+    };
+    let long_with_key = format!("key {KEY} {}", "y".repeat(100_000));
+    let registry = ToolRegistry::from_iter([
+        tool("a"),
+        tool(&long_with_key),
+        tool("b"),
+        tool("has space"),
+        tool(&"x".repeat(129)),
+        tool("c"),
+        tool("ünïcode"),
+        tool("d.e-f_1"),
+        tool(&"z".repeat(128)),
+    ]);
+    let dispatcher = Dispatcher::builder(registry)
+        .redactor(SecretRedactor::new([KEY]))
+        .build();
+    let server = prism::mcp::McpServer::builder(dispatcher)
+        .page_size(2)
+        .build()
+        .unwrap();
+    let client = connect(&server, TestClient::handshake_era()).await;
+
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(cursor.clone()),
+            ))
+            .await
+            .unwrap();
+        pages.push(
+            page.tools
+                .iter()
+                .map(|tool| tool.name.to_string())
+                .collect::<Vec<_>>(),
+        );
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let z = "z".repeat(128);
+    assert_eq!(
+        pages,
+        [vec!["a", "b"], vec!["c", "d.e-f_1"], vec![z.as_str()],]
+    );
+    assert_eq!(
+        listed(&client).await,
+        ["a", "b", "c", "d.e-f_1", z.as_str()],
+        "the same again"
+    );
+
+    let log = logged.text();
+    let warning = log
+        .lines()
+        .find(|line| line.contains("left out of the MCP tools/list"))
+        .expect("the left-out tools are logged");
+    assert!(warning.contains("count=4"), "{warning}");
+    assert!(warning.len() < 1_000, "{} bytes", warning.len());
+    assert!(!log.contains(KEY), "the secret reached the log");
+    assert!(!log.contains(&"y".repeat(1_000)), "a name was logged whole");
+
+    let answer = client
+        .call_tool(call("has space", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&answer), "ran");
+}

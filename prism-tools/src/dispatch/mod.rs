@@ -861,7 +861,7 @@ fn requested_name(p: &Pipeline, name: &str) -> Arc<str> {
 /// A requested tool name as anything outside the dispatcher sees it. The model (or middleware)
 /// chose it, so it is redacted like any other text it sends back, then cut to [`NAME_LIMIT`]
 /// bytes and marked: no limit bounds it on the way in.
-fn shown_name<'n>(redactor: &SecretRedactor, name: &'n str) -> Cow<'n, str> {
+pub(crate) fn shown_name<'n>(redactor: &SecretRedactor, name: &'n str) -> Cow<'n, str> {
     redacted_cut(redactor, name, NAME_LIMIT)
 }
 

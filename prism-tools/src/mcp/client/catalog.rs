@@ -10,7 +10,7 @@ use crate::redact::{SecretRedactor, truncate_at_char_boundary};
 
 use super::remote_schema;
 use super::server::RemoteServer;
-use super::tool_name::check_name;
+use crate::mcp::tool_name::check_name;
 
 /// The tools a server offers, as the host takes them.
 ///

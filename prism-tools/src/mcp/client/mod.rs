@@ -77,7 +77,6 @@ mod scripted_server;
 #[cfg(test)]
 mod sdk_server_tests;
 mod server;
-mod tool_name;
 
 pub use catalog::{RemoteTools, SkippedTool};
 pub use connect::ProtocolEra;

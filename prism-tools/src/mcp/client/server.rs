@@ -353,7 +353,7 @@ impl RemoteServer {
     pub(crate) fn check_prefix(&self) -> Result<(), super::McpClientError> {
         let name = &self.name;
         let valid = !self.prefixed
-            || (super::tool_name::check_name(name).is_ok()
+            || (crate::mcp::tool_name::check_name(name).is_ok()
                 && !name.contains("__")
                 && !name.ends_with('_'));
         if valid {

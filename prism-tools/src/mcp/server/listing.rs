@@ -5,12 +5,21 @@
 //! run pinned): the list never shows a tool that `tools/call` would refuse as denied. Parameters
 //! go out in the MCP schema dialect; a tool whose schema cannot be lowered is left out and
 //! logged, never sent half-changed.
+//!
+//! A tool whose name MCP does not accept (1 to 128 of `A-Z a-z 0-9 _ - .`; the tool macros refuse
+//! such names, [`ToolDefinition::builder`] does not) is left out too: a client may refuse a
+//! whole list for one such name. The first page of a listing logs how many were left out and
+//! the first one's name, redacted and cut. A cursor is an offset among the tools listed, so
+//! pages are the same from one request to the next while the registry does not change. The list
+//! is no gate: a `tools/call` naming such a tool goes through the dispatcher like any call, and
+//! its filters and scope decide.
 
 use rmcp::model::{JsonObject, ListToolsResult, Tool};
 use serde_json::{Value, json};
 
 use crate::definition::ToolDefinition;
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Dispatcher, shown_name};
+use crate::mcp::tool_name::is_tool_name;
 use crate::schema::{Dialect, LoweringCache};
 use crate::scope::ToolScope;
 
@@ -35,7 +44,7 @@ pub(crate) fn list_page(
             .map_err(|_| "Invalid cursor: it is not one this server wrote".to_owned())?,
     };
     let snapshot = dispatcher.registry().snapshot();
-    let listed = snapshot.iter().filter(|tool| {
+    let allowed = |tool: &&ToolDefinition| {
         let name = tool.name();
         dispatcher.filters_allow(name)
             && scope.is_none_or(|scope| {
@@ -44,7 +53,15 @@ pub(crate) fn list_page(
                         .pinned_tools()
                         .is_none_or(|pinned| pinned.get(name).is_some())
             })
-    });
+    };
+    // Once per listing, not once per page.
+    if start == 0 {
+        warn_unlisted_names(dispatcher, snapshot.iter().filter(&allowed));
+    }
+    let listed = snapshot
+        .iter()
+        .filter(&allowed)
+        .filter(|tool| is_tool_name(tool.name()));
     let mut tools = Vec::new();
     let mut next = None;
     for (index, tool) in listed.enumerate().skip(start) {
@@ -111,6 +128,26 @@ pub(crate) fn describe(tool: &ToolDefinition, lowering: &LoweringCache) -> Optio
         Ok(described) => Some(described),
         Err(error) => skipped(tool, &error.to_string()),
     }
+}
+
+/// Logs the tools among `allowed` left out of the list for their names: how many, and the first
+/// one's name redacted and cut, since a name the rule refuses can be any text of any length.
+fn warn_unlisted_names<'t>(
+    dispatcher: &Dispatcher,
+    allowed: impl Iterator<Item = &'t ToolDefinition>,
+) {
+    let mut unlisted = allowed.filter(|tool| !is_tool_name(tool.name()));
+    let Some(first) = unlisted.next() else {
+        return;
+    };
+    let count = 1 + unlisted.count();
+    let first = shown_name(dispatcher.redactor(), first.name());
+    tracing::warn!(
+        target: "prism_tools",
+        count,
+        first = %first,
+        "tools whose names MCP does not accept (1 to 128 of A-Z a-z 0-9 _ - .) left out of the MCP tools/list"
+    );
 }
 
 fn skipped(tool: &ToolDefinition, why: &str) -> Option<Tool> {
