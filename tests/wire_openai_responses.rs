@@ -1405,3 +1405,29 @@ fn an_untrusted_files_name_and_media_type_carry_no_text_of_the_remote_side() {
     let text = encoded.body.to_string();
     assert!(text.contains("\"filename\":\"report.pdf\""), "{text}");
 }
+
+/// A stored item naming a call the transcript no longer has is left out with a note, which
+/// quotes the id cut: the provider chose it, and nothing bounds it.
+#[test]
+fn a_note_quotes_a_long_unknown_call_id_cut() {
+    let call = prism::ToolCall::new("c1", "calculator", json!({}));
+    let long_id = "x".repeat(100_000);
+    let items = json!({"items": [
+        {"type": "function_call", "call_id": long_id, "name": "calculator", "arguments": "{}"},
+        {"type": "function_call", "call_id": "c1", "name": "calculator", "arguments": "{}"},
+    ]});
+    let response = ProviderResponse::calls([call.clone()])
+        .with_replay(prism::call::ReplayState::new("openai-responses", items));
+    let transcript = [
+        Message::user("Compute."),
+        Message::from_response(&response),
+        Message::tool(ToolResult::value(call.id.clone(), "calculator", json!(4))),
+    ];
+    let encoded = encode(&transcript, &ToolChoice::Auto, &ModelSettings::new("gpt-5"));
+    let note = encoded
+        .notes
+        .iter()
+        .find(|note| note.note.contains("is not in the transcript"))
+        .expect("a note for the unknown call");
+    assert!(note.note.len() < 400, "{} bytes", note.note.len());
+}

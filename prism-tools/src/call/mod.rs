@@ -28,5 +28,5 @@ pub use output::{IntoToolOutput, ToolOutput};
 pub use replay::ReplayState;
 pub(crate) use result::{ResultRef, WrittenResult, optional_result};
 pub use result::{ToolOutcome, ToolResult};
-pub(crate) use tool_call::json_kind;
 pub use tool_call::{CallId, JsonObject, ToolCall};
+pub(crate) use tool_call::{json_kind, shown_call_id};

@@ -44,8 +44,14 @@ impl CallId {
     /// provider or the model chooses ids, and nothing bounds them on the way in; results, events
     /// and rows carry the id whole, as they must answer it, but a message only names it.
     pub(crate) fn shown(&self) -> Cow<'_, str> {
-        cut_marked_str(&self.0, SHOWN_CALL_ID_LIMIT)
+        shown_call_id(&self.0)
     }
+}
+
+/// A call id as a message quotes it (see [`CallId::shown`]), from its text: a provider's stored
+/// items name calls by ids no [`CallId`] holds yet.
+pub(crate) fn shown_call_id(id: &str) -> Cow<'_, str> {
+    cut_marked_str(id, SHOWN_CALL_ID_LIMIT)
 }
 
 /// Bound on a call id quoted in a message, in bytes: well over the ids providers make.

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use crate::call::{ReplayState, ToolCall};
+use crate::call::{ReplayState, ToolCall, shown_call_id};
 use crate::provider::wire::{EncodeNote, ToolTable};
 
 use super::FORMAT;
@@ -103,7 +103,8 @@ pub(super) fn encode_assistant(
                         blocks.push(tool_use(call, Some(fields), tools, &mut note));
                     }
                     None => note(format!(
-                        "the model's call `{id}` is no longer on the row and was not sent"
+                        "the model's call `{}` is no longer on the row and was not sent",
+                        shown_call_id(id)
                     )),
                 }
             }

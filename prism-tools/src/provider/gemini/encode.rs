@@ -305,7 +305,7 @@ fn call_part(call: &ToolCall, tools: &ToolTable, at: &str, notes: &mut Vec<Encod
         Value::Object(_) if call.arguments_error.is_none() => call.arguments.clone(),
         _ => {
             notes.push(EncodeNote {
-                at: format!("{at}/calls/{}", call.id),
+                at: format!("{at}/calls/{}", call.id.shown()),
                 note: "the call's arguments were not a JSON object; sent back as `{}`".into(),
             });
             Value::Object(Map::new())

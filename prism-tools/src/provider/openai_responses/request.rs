@@ -15,7 +15,7 @@ use super::NAME;
 use super::calls::{item_id_of, wrapper_of};
 use super::output::item_type;
 use super::tool_output::{output, wrapper_output};
-use crate::call::{ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult, shown_call_id};
 use crate::provider::wire::{EncodeError, EncodeNote, EncodedRequest, ModelSettings, ToolTable};
 use crate::run::{Message, ProviderRequest, ToolChoice};
 
@@ -177,7 +177,10 @@ impl Input {
                     let Some(group) = expected.get(call_id) else {
                         self.note(
                             at.to_owned(),
-                            format!("call `{call_id}` is not in the transcript and is not sent"),
+                            format!(
+                                "call `{}` is not in the transcript and is not sent",
+                                shown_call_id(call_id)
+                            ),
                         );
                         continue;
                     };
@@ -208,7 +211,7 @@ impl Input {
             }
             let arguments = if call.arguments_error.is_some() {
                 self.note(
-                    format!("{at}/calls/{}", call.id),
+                    format!("{at}/calls/{}", call.id.shown()),
                     "the call's unreadable argument text was not kept; `{}` is sent",
                 );
                 "{}".to_owned()
