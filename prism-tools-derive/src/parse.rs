@@ -5,6 +5,7 @@
 //! implement the right traits is left to the compiler, through the assertions that
 //! [`expand`](crate::expand) emits at each type's span.
 
+use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Attribute, FnArg, GenericParam, Ident, ReturnType, Signature, Type, WherePredicate};
@@ -38,12 +39,14 @@ pub enum Output {
 }
 
 impl ToolFn {
-    /// Reads `sig`; `attrs` are the function's own attributes (its doc comment).
+    /// Reads `sig`; `attrs` are the function's own attributes (its doc comment). `self_ty` is
+    /// the impl block's type, for a method.
     pub fn parse(
         keys: ToolAttrs,
         attrs: &[Attribute],
         sig: &Signature,
         site: Site,
+        self_ty: Option<&Type>,
         errors: &mut Errors,
     ) -> Self {
         check_qualifiers(sig, errors);
@@ -53,7 +56,7 @@ impl ToolFn {
             match input {
                 FnArg::Receiver(receiver) => {
                     has_receiver = true;
-                    check_receiver(receiver, site, errors);
+                    check_receiver(receiver, site, self_ty, errors);
                 }
                 FnArg::Typed(typed) => params.extend(param::classify(typed, index, errors)),
             }
@@ -107,7 +110,12 @@ fn check_qualifiers(sig: &Signature, errors: &mut Errors) {
     }
 }
 
-fn check_receiver(receiver: &syn::Receiver, site: Site, errors: &mut Errors) {
+fn check_receiver(
+    receiver: &syn::Receiver,
+    site: Site,
+    self_ty: Option<&Type>,
+    errors: &mut Errors,
+) {
     if site != Site::Method {
         errors.at(
             receiver,
@@ -115,11 +123,23 @@ fn check_receiver(receiver: &syn::Receiver, site: Site, errors: &mut Errors) {
         );
         return;
     }
-    let by_shared_ref = receiver.reference.is_some()
-        && receiver.mutability.is_none()
-        && receiver.colon_token.is_none();
+    // `&self` and `self: &Self` (or the type by name) are one receiver; in the shorthand,
+    // `mutability` is the reference's, in the typed form it is the binding's, which the call
+    // does not see.
+    let by_shared_ref = match (&receiver.colon_token, &*receiver.ty) {
+        (None, _) => receiver.reference.is_some() && receiver.mutability.is_none(),
+        (Some(_), Type::Reference(reference)) => {
+            reference.mutability.is_none() && names_self(&reference.elem, self_ty)
+        }
+        (Some(_), _) => false,
+    };
     if !by_shared_ref {
-        let hint = if receiver.mutability.is_some() && receiver.reference.is_some() {
+        let mutable = match (&receiver.colon_token, &*receiver.ty) {
+            (None, _) => receiver.reference.is_some() && receiver.mutability.is_some(),
+            (Some(_), Type::Reference(reference)) => reference.mutability.is_some(),
+            (Some(_), _) => false,
+        };
+        let hint = if mutable {
             "; keep mutable state behind a `Mutex` or an atomic"
         } else {
             ""
@@ -130,6 +150,18 @@ fn check_receiver(receiver: &syn::Receiver, site: Site, errors: &mut Errors) {
                 "a tool method takes `&self`: the tools of an impl block share one `Arc<Self>`{hint}"
             ),
         );
+    }
+}
+
+/// Whether `ty` is `Self` or the impl block's type as written there.
+fn names_self(ty: &Type, self_ty: Option<&Type>) -> bool {
+    match ty {
+        Type::Paren(inner) => names_self(&inner.elem, self_ty),
+        Type::Group(inner) => names_self(&inner.elem, self_ty),
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self") => true,
+        _ => self_ty.is_some_and(|self_ty| {
+            ty.to_token_stream().to_string() == self_ty.to_token_stream().to_string()
+        }),
     }
 }
 

@@ -19,6 +19,18 @@ impl Counter {
         self.count
     }
 
+    /// Resets the counter.
+    #[tool]
+    fn reset(self: &mut Self) {
+        self.count = 0;
+    }
+
+    /// Shares the counter.
+    #[tool]
+    fn share(self: std::sync::Arc<Self>) -> u64 {
+        self.count
+    }
+
     /// Looks at the counter.
     #[tool(state = Counter)]
     fn peek(&self) -> u64 {

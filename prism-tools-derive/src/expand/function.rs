@@ -57,6 +57,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         &function.attrs,
         &function.sig,
         Site::Function,
+        None,
         &mut errors,
     );
     let identity = check::identity(&tool.keys, &tool.docs, &tool.ident, &mut errors);

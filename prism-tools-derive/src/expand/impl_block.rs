@@ -63,6 +63,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             &method.attrs,
             &method.sig,
             Site::Method,
+            Some(&self_ty),
             &mut errors,
         );
         let identity = check::identity(&tool.keys, &tool.docs, &tool.ident, &mut errors);
