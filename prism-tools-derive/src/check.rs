@@ -12,7 +12,7 @@ use crate::docs::Docs;
 use crate::errors::Errors;
 use crate::param::{Context, Param, ParamKind, unraw};
 
-/// The longest tool name MCP accepts.
+/// The longest tool name MCP accepts, in bytes.
 const MAX_NAME_LEN: usize = 128;
 
 /// What the model sees of a tool besides its schema.
@@ -88,12 +88,13 @@ fn included_description(name: &str, rust_name: &Ident, expression: &TokenStream)
 }
 
 fn check_name(name: &str, span: Span, errors: &mut Errors) {
+    // Counted in bytes, as MCP, the providers and the runtime's name rules count it.
     if name.is_empty() || name.len() > MAX_NAME_LEN {
         errors.push(syn::Error::new(
             span,
             format!(
-                "a tool name has 1 to {MAX_NAME_LEN} characters; `{name}` has {}",
-                name.chars().count()
+                "a tool name is 1 to {MAX_NAME_LEN} bytes long; `{name}` is {} bytes long",
+                name.len()
             ),
         ));
     }
