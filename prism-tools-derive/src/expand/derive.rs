@@ -54,6 +54,7 @@ pub fn expand(item: TokenStream) -> TokenStream {
     let paths = CratePaths::new(keys.krate.as_ref());
     let identity = check::identity(&keys, &docs::collect(&input.attrs), ident, &mut errors);
     check_shape(&input, &mut errors);
+    check_field_attrs(&input, &mut errors);
 
     let p = paths.private();
     let vis = &input.vis;
@@ -127,6 +128,30 @@ pub fn expand(item: TokenStream) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// `#[tool]` is a helper of the derive, so the compiler accepts it on a field too, where it
+/// would mean nothing: it is refused there, pointing at the struct it belongs on. (An enum or a
+/// union is refused whole by [`check_shape`].)
+fn check_field_attrs(input: &DeriveInput, errors: &mut Errors) {
+    let Data::Struct(data) = &input.data else {
+        return;
+    };
+    let ident = &input.ident;
+    for field in &data.fields {
+        for attr in field
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("tool"))
+        {
+            errors.at(
+                attr,
+                format_args!(
+                    "`#[tool]` on a field means nothing: the tool's keys go on the struct `{ident}`, after `#[derive(Tool)]`; an argument is described by its doc comment, and its JSON is shaped by `#[serde(...)]` or `#[schemars(...)]`"
+                ),
+            );
+        }
     }
 }
 
