@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, Type};
 
 use crate::attr::ToolAttrs;
@@ -44,6 +45,12 @@ pub fn identity(keys: &ToolAttrs, docs: &Docs, rust_name: &Ident, errors: &mut E
             }
             trimmed.into_token_stream()
         }
+        Some(Expr::Macro(call)) if is_text_macro(&call.mac.path) => {
+            let called = call.mac.path.to_token_stream().to_string().replace(' ', "");
+            let what =
+                format!("the description of tool `{name}` is empty once `{called}!` is expanded");
+            checked_constant(&what, call.span(), &call.to_token_stream())
+        }
         Some(expression) => quote!(::core::primitive::str::trim(#expression)),
         None => match docs {
             Docs::Text(text) if !text.is_empty() => text.into_token_stream(),
@@ -54,7 +61,12 @@ pub fn identity(keys: &ToolAttrs, docs: &Docs, rust_name: &Ident, errors: &mut E
                 );
                 TokenStream::new()
             }
-            Docs::Expression(expression) => included_description(&name, rust_name, expression),
+            Docs::Expression(expression) => {
+                let what = format!(
+                    "the doc comment of tool `{name}` is empty once its included text is read"
+                );
+                checked_constant(&what, rust_name.span(), expression)
+            }
             Docs::Missing => {
                 errors.at(
                     rust_name,
@@ -67,18 +79,37 @@ pub fn identity(keys: &ToolAttrs, docs: &Docs, rust_name: &Ident, errors: &mut E
     Identity { name, description }
 }
 
-/// A description spelled by `#[doc = include_str!(…)]` (or another macro) is only known once
-/// the compiler expands it. A doc attribute's value is always a constant, so an empty one is
-/// still a compile error: a constant assertion on the expanded text, pointed at the tool's name.
-/// (`str::trim` is not `const`; `trim_ascii` catches every blank text but one of only Unicode
-/// spaces, which no editor leaves behind.)
-fn included_description(name: &str, rust_name: &Ident, expression: &TokenStream) -> TokenStream {
+/// `include_str!`, `concat!` or `env!` of the standard library: text known only once the
+/// compiler expands it, and always a constant. Other expressions (a constant, a function call)
+/// are taken as they are: a function need not be `const`.
+fn is_text_macro(path: &syn::Path) -> bool {
+    let from_std = match path.segments.len() {
+        1 => path.leading_colon.is_none(),
+        2 => ["core", "std"]
+            .iter()
+            .any(|root| path.segments[0].ident == root),
+        _ => false,
+    };
+    from_std
+        && path.segments.last().is_some_and(|last| {
+            ["include_str", "concat", "env"]
+                .iter()
+                .any(|name| last.ident == name)
+        })
+}
+
+/// A description spelled by a macro (`#[doc = include_str!(…)]`, or one of the macros above in
+/// `description = …`) is only known once the compiler expands it. It is always a constant, so an
+/// empty one is still a compile error: a constant assertion on the expanded text, pointed at
+/// `span`. `what` says what is empty. (`str::trim` is not `const`; `trim_ascii` catches every
+/// blank text but one of only Unicode spaces, which no editor leaves behind.)
+fn checked_constant(what: &str, span: Span, expression: &TokenStream) -> TokenStream {
     // A format string: a brace in a name refused above must not read as a placeholder.
-    let name = name.replace('{', "{{").replace('}', "}}");
+    let what = what.replace('{', "{{").replace('}', "}}");
     let message = format!(
-        "the doc comment of tool `{name}` is empty once its included text is read: say what the tool does and when to use it; the model reads it to decide when to call the tool"
+        "{what}: say what the tool does and when to use it; the model reads it to decide when to call the tool"
     );
-    quote_spanned! {rust_name.span()=>
+    quote_spanned! {span=>
         {
             const DESCRIPTION: &::core::primitive::str = #expression;
             const _: () = ::core::assert!(!DESCRIPTION.trim_ascii().is_empty(), #message);

@@ -1,4 +1,5 @@
-//! Descriptions from `#[doc = include_str!(...)]`, and `crate = ...` for a renamed dependency.
+//! Descriptions from `#[doc = include_str!(...)]` and `description = include_str!(...)`, and
+//! `crate = ...` for a renamed dependency.
 
 extern crate prism as tools_facade;
 
@@ -13,7 +14,13 @@ fn lookup(
     key
 }
 
+#[tool(crate = tools_facade, description = include_str!("macro_include_str.md"))]
+fn find(key: String) -> String {
+    key
+}
+
 fn main() {
+    assert_eq!(find::definition().description(), Some("Looks a key up in the table."));
     let definition = lookup::definition();
     assert_eq!(definition.description(), Some("Looks a key up in the table."));
     assert_eq!(
