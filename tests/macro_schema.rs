@@ -386,6 +386,72 @@ fn a_block_doc_comment_describes_the_tool_without_its_decorations() {
     );
 }
 
+/// Adds two numbers.
+/// Overflow wraps.
+#[tool]
+fn opening_line_lines() {}
+
+/** Adds two numbers.
+ * Overflow wraps.
+ */
+#[tool]
+fn opening_line_block() {}
+
+/// Sorts a list.
+///
+/// - ascending by default
+///   - stable
+#[tool]
+fn nested_lines() {}
+
+/**
+    Sorts a list.
+
+    - ascending by default
+      - stable
+*/
+#[tool]
+fn nested_block() {}
+
+/// Reads a file.
+/// Binary files are refused.
+#[tool]
+fn mixed_lines() {}
+
+/// Reads a file.
+/**
+ * Binary files are refused.
+ */
+#[tool]
+fn mixed_block() {}
+
+/// A `/** … */` comment describes the tool as the same text in `///` lines does, as rustdoc
+/// shows both: text on the opening line, relative indentation and a block beside line comments.
+#[test]
+fn a_block_doc_comment_describes_the_tool_as_line_comments_do() {
+    let pairs = [
+        (
+            opening_line_lines::definition(),
+            opening_line_block::definition(),
+            "Adds two numbers.\nOverflow wraps.",
+        ),
+        (
+            nested_lines::definition(),
+            nested_block::definition(),
+            "Sorts a list.\n\n- ascending by default\n  - stable",
+        ),
+        (
+            mixed_lines::definition(),
+            mixed_block::definition(),
+            "Reads a file.\nBinary files are refused.",
+        ),
+    ];
+    for (lines, block, expected) in pairs {
+        assert_eq!(lines.description(), Some(expected), "{}", lines.name());
+        assert_eq!(block.description(), Some(expected), "{}", block.name());
+    }
+}
+
 #[derive(Serialize, Deserialize, JsonSchema)]
 struct Report {
     title: String,

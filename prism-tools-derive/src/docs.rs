@@ -52,7 +52,8 @@ pub fn collect(attrs: &[Attribute]) -> Docs {
     }
 }
 
-/// A line's text without the one space that `/// ` leaves in front of it.
+/// A line's text: for `/// text`, without the one space in front of it; for a `/** … */`
+/// comment (one attribute of several lines), as rustdoc shows it.
 fn literal(line: &Expr) -> Option<String> {
     match line {
         Expr::Lit(ExprLit {
@@ -60,6 +61,9 @@ fn literal(line: &Expr) -> Option<String> {
             ..
         }) => {
             let value = text.value();
+            if value.contains('\n') {
+                return Some(unblock(&value));
+            }
             Some(value.strip_prefix(' ').map(str::to_owned).unwrap_or(value))
         }
         _ => None,
@@ -67,33 +71,54 @@ fn literal(line: &Expr) -> Option<String> {
 }
 
 fn join<'a>(lines: impl Iterator<Item = &'a str>) -> String {
-    let lines: Vec<&str> = lines.collect();
-    // A `/** … */` comment is one attribute whose lines may each start with ` * `: rustdoc
-    // leaves those decorations out, and so does the description.
-    if lines.len() == 1 && lines[0].contains('\n') {
-        return unblock(lines[0]);
-    }
-    lines.join("\n").trim().to_owned()
+    lines.collect::<Vec<_>>().join("\n").trim().to_owned()
 }
 
-/// The text of a block doc comment without the leading `*` of each line (when every non-blank
-/// line has one) and the one space after it.
+/// The text of a block doc comment as rustdoc shows it: without the `*` that starts each line
+/// (when every line after the first has one), and without the indentation its lines share, so
+/// that nested lists and code keep theirs relative to the text.
 fn unblock(block: &str) -> String {
-    let decorated = block
-        .lines()
+    let mut lines = block.lines();
+    // The first line follows `/**`: its indentation is not shared with the others.
+    let first = lines.next().unwrap_or_default().trim();
+    let rest: Vec<&str> = lines.collect();
+    let decorated = rest
+        .iter()
         .filter(|line| !line.trim().is_empty())
         .all(|line| line.trim_start().starts_with('*'));
-    let lines: Vec<&str> = block
-        .lines()
-        .map(|line| {
-            let line = line.trim_start();
-            match line.strip_prefix('*') {
-                Some(rest) if decorated => rest.strip_prefix(' ').unwrap_or(rest),
-                _ => line,
-            }
+    let rest: Vec<&str> = rest
+        .iter()
+        .map(|line| match line.trim_start().strip_prefix('*') {
+            Some(after) if decorated => after,
+            _ => line,
         })
         .collect();
-    lines.join("\n").trim().to_owned()
+    // Only spaces and tabs count: slicing after them always falls between characters.
+    let indent = |line: &str| {
+        line.bytes()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let shared = rest
+        .iter()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| indent(line))
+        .min()
+        .unwrap_or(0);
+    // A first line of only `*` is the rest of an opening `/***` rule, not text.
+    let first = if first.chars().all(|c| c == '*') {
+        ""
+    } else {
+        first
+    };
+    let lines = std::iter::once(first).chain(rest.iter().map(|line| {
+        if line.trim().is_empty() {
+            ""
+        } else {
+            &line[shared..]
+        }
+    }));
+    join(lines)
 }
 
 #[cfg(test)]
@@ -126,6 +151,15 @@ mod tests {
         let plain = vec![parse_quote!(#[doc = "\n   Adds two numbers.\n   Overflow wraps.\n"])];
         match collect(&plain) {
             Docs::Text(text) => assert_eq!(text, "Adds two numbers.\nOverflow wraps."),
+            _ => panic!("expected literal text"),
+        }
+    }
+
+    #[test]
+    fn a_block_comment_keeps_relative_indentation_and_unicode_spaces() {
+        let attrs = vec![parse_quote!(#[doc = "\n    Sorts.\n      - stable\n  \u{3000} wide\n"])];
+        match collect(&attrs) {
+            Docs::Text(text) => assert_eq!(text, "Sorts.\n    - stable\n\u{3000} wide"),
             _ => panic!("expected literal text"),
         }
     }
