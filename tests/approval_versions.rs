@@ -137,3 +137,27 @@ async fn a_state_stored_without_the_tool_version_refuses_the_approved_call() {
     let message = &rows[0].error_info().unwrap().message;
     assert!(message.contains("does not say which version"), "{message}");
 }
+
+#[tokio::test]
+async fn a_tool_removed_while_its_call_waited_is_refused_as_removed() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&runs)]);
+    let store = InMemoryApprovalStore::new();
+    let provider = script();
+    let (mut session, key) = suspended(&registry, &store, &provider).await;
+
+    // While the call waits, the host takes the tool away.
+    registry.remove("wipe");
+    let outcome = session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+
+    assert_eq!(outcome.end, RunEnd::Completed);
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    let rows = tool_rows(session.transcript());
+    assert_eq!(rows[0].block_reason(), Some(BlockReason::PermissionDenied));
+    let message = &rows[0].error_info().unwrap().message;
+    assert!(message.contains("removed"), "{message}");
+    assert!(!message.contains("Unknown tool"), "{message}");
+}

@@ -16,9 +16,10 @@
 //! workers resuming one stored session with the same decision, one goes on. Until every pending
 //! call has a decision the run stays suspended (a request the store lost can never be decided,
 //! and its call is refused). Then each decision is consumed (so it acts once) and the held batch
-//! goes on with the suspended turn's scope: refused calls get a `permission_denied` row, and the
-//! approved calls and the calls that never started go through the whole pipeline again, in call
-//! order (every guard checks them anew; an approval only answers the approval gate). A call
+//! goes on with the suspended turn's scope: refused calls get a `permission_denied` row (so does
+//! an approved call whose tool was removed from the registry meanwhile), and the approved calls
+//! and the calls that never started go through the whole pipeline again, in call order (every
+//! guard checks them anew; an approval only answers the approval gate). A call
 //! further on may wait for approval in turn, which suspends the run again; otherwise the held
 //! batch reaches the transcript in call order and the run goes on from the turn it stopped at.
 
@@ -175,6 +176,16 @@ impl Session {
                     )
                     .await;
                     let refusal = match consumed {
+                        // The approval is spent either way: it covered that tool, now gone.
+                        Some(Ok(ApprovalVerdict::Approved))
+                            if !dispatcher.registry().contains(&call.name) =>
+                        {
+                            Some(format!(
+                                "The call was approved, but the tool {} was removed while the \
+                                 run waited, so it did not run",
+                                call.name
+                            ))
+                        }
                         Some(Ok(ApprovalVerdict::Approved)) => None,
                         Some(Ok(ApprovalVerdict::Refused { reason })) => Some(match reason {
                             Some(reason) => format!("The call was not approved: {reason}"),
