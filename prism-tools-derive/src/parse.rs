@@ -147,7 +147,7 @@ fn check_receiver(
         errors.at(
             receiver,
             format_args!(
-                "a tool method takes `&self`: the tools of an impl block share one `Arc<Self>`{hint}"
+                "a tool method takes `&self` (or `self: &Self`): the tools of an impl block share one instance, behind an `Arc`{hint}"
             ),
         );
     }
