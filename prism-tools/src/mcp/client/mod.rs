@@ -34,7 +34,8 @@
 //!   [`RemoteServer::max_call_timeout`]; on a timeout, on the context's cancellation, or when
 //!   the dispatcher drops the call, the server is sent a cancellation. A server that dies or
 //!   closes the stream fails its calls with `mcp_connection_lost` at once; one that hangs, with
-//!   `mcp_timeout`. Connecting and listing have timeouts too, and no wait is longer than a day.
+//!   `mcp_timeout`, even one that stopped reading what it is sent (at most a second past the
+//!   call's timeout). Connecting and listing have timeouts too, and no wait is longer than a day.
 //! - **Credentials stay out of what the server sends back.** The HTTP stack quotes the
 //!   endpoint's URL whole in its errors, and a server may quote back what it was sent; the
 //!   bridge takes the URL's user and password (as written, decoded, and as the basic

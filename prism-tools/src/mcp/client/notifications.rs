@@ -18,6 +18,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::{Map, Value};
+use tokio::time::Instant;
 
 use crate::context::ToolExecutionContext;
 use crate::redact::SecretRedactor;
@@ -51,6 +52,8 @@ struct Route {
     /// at the call's first progress message: one redactor after the other would leave the rest
     /// of a host secret that holds a credential once the credential inside it was replaced.
     scrubber: Arc<OnceLock<SecretRedactor>>,
+    /// When the call last heard progress: the call's own deadline follows it, as the SDK's does.
+    heard: Arc<Mutex<Option<Instant>>>,
 }
 
 impl ProgressRoutes {
@@ -66,6 +69,7 @@ impl ProgressRoutes {
         let route = Route {
             ctx,
             scrubber: Arc::default(),
+            heard: Arc::default(),
         };
         let held: VecDeque<_> = {
             let mut routes = self.lock();
@@ -83,6 +87,7 @@ impl ProgressRoutes {
         RouteGuard {
             routes: self.clone(),
             token,
+            heard: route.heard,
         }
     }
 
@@ -122,6 +127,7 @@ impl ProgressRoutes {
     /// Hands `route`'s call the update for `params`. A full queue drops the update (and counts
     /// it): progress never slows the call down.
     fn send(&self, route: &Route, params: ProgressNotificationParam) {
+        *route.heard.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
         let update = self.update(params, route);
         route.ctx.progress(update);
     }
@@ -161,6 +167,14 @@ fn number(value: f64) -> Value {
 pub(crate) struct RouteGuard {
     routes: ProgressRoutes,
     token: ProgressToken,
+    heard: Arc<Mutex<Option<Instant>>>,
+}
+
+impl RouteGuard {
+    /// When the call last heard progress, if it did.
+    pub(crate) fn last_heard(&self) -> Option<Instant> {
+        *self.heard.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Drop for RouteGuard {

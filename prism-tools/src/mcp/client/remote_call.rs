@@ -13,6 +13,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use rmcp::transport::DynamicTransportError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use serde_json::{Map, Value};
+use tokio::time::Instant;
 
 use crate::context::ToolExecutionContext;
 use crate::error::ToolError;
@@ -23,9 +24,11 @@ use super::notifications::ProgressRoutes;
 use super::outcome::{self, InputRequired, RemoteOutcome};
 use super::server::RemoteServer;
 
-/// How long past the hard maximum the bridge still waits for the SDK to give up by itself
-/// before it gives up on its own (the SDK's timers should always fire first).
-const BACKSTOP: Duration = Duration::from_secs(5);
+/// How long past a call's deadline the bridge still waits for the SDK to give up by itself (its
+/// timers fire at the same deadline, and it tells the server) before it gives up on its own: the
+/// SDK's writes, its cancellation notice among them, wait for a server that may have stopped
+/// reading.
+const GRACE: Duration = Duration::from_secs(1);
 
 /// What a call needs of its connection.
 pub(crate) struct CallSite<'a> {
@@ -65,6 +68,7 @@ pub(crate) async fn call(
         return Err(ToolError::cancelled());
     }
     let bounds = &site.server.bounds;
+    let started = Instant::now();
     let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
     if let Some(resume) = resume {
         params = params.with_input_responses(resume.responses);
@@ -72,17 +76,35 @@ pub(crate) async fn call(
             params = params.with_request_state(state);
         }
     }
-    let options = PeerRequestOptions::with_timeout(site.server.effective_call_timeout())
+    let call_timeout = site.server.effective_call_timeout();
+    let options = PeerRequestOptions::with_timeout(call_timeout)
         .reset_timeout_on_progress()
         .with_max_total_timeout(bounds.max_call_timeout);
-    let request = ClientRequest::CallToolRequest(Request::new(params));
-    let sending = site.peer.send_cancellable_request(request, options);
-    let handle = match tokio::time::timeout(bounds.max_call_timeout, sending).await {
-        Ok(Ok(handle)) => handle,
-        Ok(Err(error)) => return Err(service_error(&site, tool, error)),
-        Err(_) => return Err(timed_out(site.server, tool, bounds.max_call_timeout)),
+    // The call's deadline: its timeout from the last progress heard, within the hard maximum.
+    let deadline = |heard: Option<Instant>| {
+        let idle = heard.unwrap_or(started) + call_timeout;
+        let hard = started + bounds.max_call_timeout;
+        if idle < hard {
+            (idle, call_timeout)
+        } else {
+            (hard, bounds.max_call_timeout)
+        }
     };
-    let _route = site
+    let request = ClientRequest::CallToolRequest(Request::new(params));
+    // Sending waits for room in the SDK's queue: bounded like the rest of the call.
+    let (limit, waited) = deadline(None);
+    let handle = tokio::select! {
+        biased;
+        () = ctx.cancellation().cancelled() => return Err(ToolError::cancelled()),
+        sent = site.peer.send_cancellable_request(request, options) => match sent {
+            Ok(handle) => handle,
+            Err(error) => return Err(service_error(&site, tool, error)),
+        },
+        () = tokio::time::sleep_until(limit + GRACE) => {
+            return Err(timed_out(site.server, tool, waited));
+        }
+    };
+    let route = site
         .progress
         .register(handle.progress_token.clone(), ctx.clone());
     let mut cancel = CancelOnDrop {
@@ -90,16 +112,25 @@ pub(crate) async fn call(
         id: handle.id.clone(),
         reason: "the caller gave up on the call",
     };
-    let response = tokio::select! {
-        biased;
-        () = ctx.cancellation().cancelled() => {
-            cancel.reason = "the call was cancelled";
-            return Err(ToolError::cancelled());
-        }
-        response = handle.await_response() => response,
-        () = tokio::time::sleep(bounds.max_call_timeout.saturating_add(BACKSTOP)) => {
-            cancel.reason = "request timeout";
-            return Err(timed_out(site.server, tool, bounds.max_call_timeout));
+    let response = handle.await_response();
+    tokio::pin!(response);
+    let response = loop {
+        let (limit, waited) = deadline(route.last_heard());
+        tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => {
+                cancel.reason = "the call was cancelled";
+                return Err(ToolError::cancelled());
+            }
+            response = &mut response => break response,
+            () = tokio::time::sleep_until(limit + GRACE) => {
+                // Progress heard meanwhile moved the deadline: wait on.
+                if deadline(route.last_heard()).0 > limit {
+                    continue;
+                }
+                cancel.reason = "request timeout";
+                return Err(timed_out(site.server, tool, waited));
+            }
         }
     };
     // The SDK answered: it already told the server about its own timeout.
@@ -230,8 +261,8 @@ fn answer_too_large(error: &DynamicTransportError) -> bool {
 }
 
 /// Tells the server a request is abandoned when the call ends without its answer: cancelled
-/// through the context, timed out by the backstop, or dropped by the dispatcher (or, for a
-/// listing, by its timeout).
+/// through the context, timed out by the bridge's own deadline, or dropped by the dispatcher (or,
+/// for a listing, by its timeout).
 pub(super) struct CancelOnDrop {
     /// Taken once the answer arrived: nothing to cancel.
     pub(super) peer: Option<Peer<RoleClient>>,

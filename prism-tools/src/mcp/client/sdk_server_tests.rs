@@ -799,3 +799,103 @@ async fn a_result_never_carries_the_endpoints_credentials() {
     assert_kept_out("echo", &shown, &rows, &["sk-HEADER-456", "sk-SECRET-123"]);
     assert!(shown.contains("sent"), "the rest stays: {shown}");
 }
+
+/// A client of a server that answers the handshake and then stops reading its input: the pipe
+/// from the client (a few KiB) fills at the first large request, and the client's writes stay
+/// blocked for good.
+async fn deaf(remote: RemoteServer) -> McpClient {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let (client_side, relay_client) = tokio::io::duplex(4096);
+    let (relay_server, server_side) = tokio::io::duplex(64 * 1024);
+    let handler = StuckServer {
+        started: Arc::default(),
+        cancelled: Arc::default(),
+    };
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let deafened = Arc::new(tokio::sync::Notify::new());
+    let (mut from_client, mut to_client) = tokio::io::split(relay_client);
+    let (mut from_server, mut to_server) = tokio::io::split(relay_server);
+    tokio::spawn(async move { tokio::io::copy(&mut from_server, &mut to_client).await });
+    let deaf = Arc::clone(&deafened);
+    tokio::spawn(async move {
+        let mut chunk = [0_u8; 4096];
+        loop {
+            tokio::select! {
+                biased;
+                // Holds the stream open, never reading again.
+                () = deaf.notified() => std::future::pending::<()>().await,
+                read = from_client.read(&mut chunk) => match read {
+                    Ok(0) | Err(_) => return,
+                    Ok(read) => {
+                        if to_server.write_all(&chunk[..read]).await.is_err() {
+                            return;
+                        }
+                    }
+                },
+            }
+        }
+    });
+    let client = McpClient::connect_over(remote, client_side).await.unwrap();
+    deafened.notify_one();
+    client
+}
+
+/// Arguments larger than the pipe to a server that stopped reading.
+fn filling() -> serde_json::Value {
+    json!({"pad": "x".repeat(64 * 1024)})
+}
+
+/// Against a server that stopped reading, every call ends with `mcp_timeout` soon after its
+/// own timeout, not at the hard maximum: the SDK's writes and its cancellation notice stay
+/// blocked behind the full pipe.
+#[tokio::test]
+async fn a_call_to_a_server_that_stopped_reading_ends_at_its_own_timeout() {
+    let server = RemoteServer::command("deaf", "unused")
+        .call_timeout(std::time::Duration::from_millis(50))
+        .max_call_timeout(std::time::Duration::from_secs(600));
+    let client = deaf(server).await;
+    let calls = (0..8).map(|n| {
+        let client = client.clone();
+        async move {
+            let arguments = if n == 0 { filling() } else { json!({}) };
+            let ctx = ToolExecutionContext::new();
+            client.call("wait", arguments, &ctx).await
+        }
+    });
+    let ended = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        futures_util::future::join_all(calls),
+    )
+    .await
+    .expect("every call ends near its timeout, not at the hard maximum");
+    for result in ended {
+        let error = result.unwrap_err();
+        assert_eq!(error.code().as_str(), codes::TIMEOUT, "{}", error.message());
+    }
+}
+
+/// Cancelling the context ends a call at once, while the client's writes are blocked behind a
+/// server that stopped reading.
+#[tokio::test]
+async fn a_call_to_a_server_that_stopped_reading_ends_when_cancelled() {
+    let server = RemoteServer::command("deaf", "unused")
+        .call_timeout(std::time::Duration::from_secs(600))
+        .max_call_timeout(std::time::Duration::from_secs(600));
+    let client = deaf(server).await;
+    let token = crate::context::CancellationToken::new();
+    let ctx = ToolExecutionContext::new().with_cancellation(token.clone());
+    let call = tokio::spawn(async move { client.call("wait", filling(), &ctx).await });
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    token.cancel();
+    let error = tokio::time::timeout(std::time::Duration::from_secs(20), call)
+        .await
+        .expect("the call ends once cancelled")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(error.code(), &ErrorCode::Cancelled);
+}
