@@ -266,6 +266,72 @@ async fn a_gzip_body_of_several_members_is_decoded_whole() {
     assert_eq!(page.body.len(), 1024 * 1024);
 }
 
+/// Bytes after the last complete gzip member that do not start a valid member (padding, a
+/// stray newline, a cut-off member) are ignored, as browsers do, and the complete members are
+/// kept; a body whose first member is corrupt is still refused.
+#[tokio::test]
+async fn junk_after_the_last_gzip_member_is_ignored_but_a_corrupt_first_member_is_refused() {
+    let one = gzip(b"only member");
+    let mut two = gzip(b"first member, ");
+    two.extend(gzip(b"second member"));
+    let with_junk = |members: &[u8], junk: &[u8]| [members, junk].concat();
+    let cut_member = gzip(b"never complete");
+    let mut corrupt = gzip(b"the first member, damaged");
+    let middle = corrupt.len() / 2;
+    corrupt[middle] ^= 0xff;
+    let bodies = vec![
+        ("/one-newline", with_junk(&one, b"\n")),
+        ("/one-zeros", with_junk(&one, &[0; 64])),
+        ("/two-text", with_junk(&two, b"<!-- trailing junk -->")),
+        (
+            "/two-cut",
+            with_junk(&two, &cut_member[..cut_member.len() - 4]),
+        ),
+        ("/two-bad-member", with_junk(&two, &corrupt)),
+        ("/corrupt", corrupt.clone()),
+        ("/corrupt-then-member", with_junk(&corrupt, &one)),
+        ("/junk-only", b"not gzip at all".to_vec()),
+    ];
+    let address = serve(SERVER_IP, move |request| Reply::Bytes {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), "text/plain".into()),
+            ("Content-Encoding".into(), "gzip".into()),
+        ],
+        body: bodies
+            .iter()
+            .find(|(path, _)| *path == request.target)
+            .map(|(_, body)| body.clone())
+            .unwrap_or_default(),
+    })
+    .await;
+    let fetcher = fetcher(small_limits());
+    for (path, expected) in [
+        ("/one-newline", "only member"),
+        ("/one-zeros", "only member"),
+        ("/two-text", "first member, second member"),
+        ("/two-cut", "first member, second member"),
+        ("/two-bad-member", "first member, second member"),
+    ] {
+        let page = fetcher
+            .fetch(&format!("http://{address}{path}"))
+            .await
+            .unwrap_or_else(|error| panic!("{path}: {error}"));
+        assert_eq!(
+            (page.body.as_str(), page.truncated),
+            (expected, false),
+            "{path}"
+        );
+    }
+    for path in ["/corrupt", "/corrupt-then-member", "/junk-only"] {
+        let error = fetcher
+            .fetch(&format!("http://{address}{path}"))
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), WebErrorKind::Decode, "{path}: {error}");
+    }
+}
+
 #[tokio::test]
 async fn a_one_gigabyte_body_is_cut_at_the_byte_limit() {
     let address = serve(SERVER_IP, |_| Reply::Endless { length: 1 << 30 }).await;

@@ -2,12 +2,14 @@
 //! bytes after gzip or deflate decoding, so a compression bomb stops at the limit.
 //!
 //! A gzip body may hold several members one after another (RFC 1952; concatenated gzip files
-//! are one), and all of them are decoded.
+//! are one), and all of them are decoded. Bytes after a complete member that do not make a
+//! valid member (padding, a stray newline, a member cut short) are ignored, as browsers ignore
+//! them; only a corrupt first member makes the body corrupt.
 
 use std::io::{self, Write};
 use std::time::Duration;
 
-use flate2::write::{MultiGzDecoder, ZlibDecoder};
+use flate2::write::{GzDecoder, ZlibDecoder};
 
 use super::error::{WebError, WebErrorKind};
 
@@ -44,9 +46,98 @@ impl Write for LimitedSink {
     }
 }
 
+impl LimitedSink {
+    /// Moves the bytes out, leaving a sink that takes nothing (for a decoder about to be dropped).
+    fn take(&mut self) -> LimitedSink {
+        std::mem::replace(
+            self,
+            LimitedSink {
+                bytes: Vec::new(),
+                limit: 0,
+                full: false,
+            },
+        )
+    }
+}
+
+/// Gzip members one after another, each decoded by its own `GzDecoder` so the end of a
+/// complete member is known and what follows it can be judged on its own.
+struct GzipMembers {
+    member: GzDecoder<LimitedSink>,
+    /// Compressed bytes the current member has taken.
+    fed: usize,
+    /// Members decoded whole and checked against their CRC.
+    complete: usize,
+    /// Decoded length at the end of the last complete member.
+    kept: usize,
+    /// What followed a complete member was not a valid member: the rest of the body is ignored.
+    ignoring: bool,
+}
+
+impl GzipMembers {
+    fn new(sink: LimitedSink) -> Self {
+        GzipMembers {
+            member: GzDecoder::new(sink),
+            fed: 0,
+            complete: 0,
+            kept: 0,
+            ignoring: false,
+        }
+    }
+
+    fn write(&mut self, mut chunk: &[u8]) -> io::Result<()> {
+        while !chunk.is_empty() && !self.ignoring {
+            match self.member.write(chunk) {
+                // The member ended (trailer included) and takes no more: the next one starts.
+                Ok(0) => self.next_member()?,
+                Ok(taken) => {
+                    self.fed += taken;
+                    chunk = &chunk[taken..];
+                }
+                Err(error) => self.give_up(error)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn next_member(&mut self) -> io::Result<()> {
+        if let Err(error) = self.member.try_finish() {
+            return self.give_up(error);
+        }
+        self.complete += 1;
+        let sink = self.member.get_mut().take();
+        self.kept = sink.bytes.len();
+        self.member = GzDecoder::new(sink);
+        self.fed = 0;
+        Ok(())
+    }
+
+    /// A failure at the byte limit or in the first member is the body's; one after a complete
+    /// member only ends the body there, dropping what the broken member decoded.
+    fn give_up(&mut self, error: io::Error) -> io::Result<()> {
+        if self.member.get_ref().full || self.complete == 0 {
+            return Err(error);
+        }
+        let mut sink = self.member.get_mut().take();
+        sink.bytes.truncate(self.kept);
+        self.member = GzDecoder::new(sink);
+        self.ignoring = true;
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<LimitedSink> {
+        if !self.ignoring && (self.fed > 0 || self.complete == 0) {
+            self.member
+                .try_finish()
+                .or_else(|error| self.give_up(error))?;
+        }
+        Ok(self.member.get_mut().take())
+    }
+}
+
 enum Decoder {
     Identity(LimitedSink),
-    Gzip(MultiGzDecoder<LimitedSink>),
+    Gzip(GzipMembers),
     Deflate(ZlibDecoder<LimitedSink>),
 }
 
@@ -54,7 +145,7 @@ impl Decoder {
     fn for_coding(coding: Option<&str>, sink: LimitedSink) -> Result<Self, WebError> {
         match coding.map(|c| c.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("identity") => Ok(Decoder::Identity(sink)),
-            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(MultiGzDecoder::new(sink))),
+            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(GzipMembers::new(sink))),
             Some("deflate") => Ok(Decoder::Deflate(ZlibDecoder::new(sink))),
             Some(other) => Err(WebError::new(
                 WebErrorKind::Decode,
@@ -66,7 +157,7 @@ impl Decoder {
     fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
         match self {
             Decoder::Identity(sink) => sink.write_all(chunk),
-            Decoder::Gzip(decoder) => decoder.write_all(chunk),
+            Decoder::Gzip(members) => members.write(chunk),
             Decoder::Deflate(decoder) => decoder.write_all(chunk),
         }
     }
@@ -74,7 +165,7 @@ impl Decoder {
     fn sink(&self) -> &LimitedSink {
         match self {
             Decoder::Identity(sink) => sink,
-            Decoder::Gzip(decoder) => decoder.get_ref(),
+            Decoder::Gzip(members) => members.member.get_ref(),
             Decoder::Deflate(decoder) => decoder.get_ref(),
         }
     }
@@ -82,7 +173,7 @@ impl Decoder {
     fn sink_mut(&mut self) -> &mut LimitedSink {
         match self {
             Decoder::Identity(sink) => sink,
-            Decoder::Gzip(decoder) => decoder.get_mut(),
+            Decoder::Gzip(members) => members.member.get_mut(),
             Decoder::Deflate(decoder) => decoder.get_mut(),
         }
     }
@@ -90,7 +181,7 @@ impl Decoder {
     fn finish(self) -> io::Result<LimitedSink> {
         match self {
             Decoder::Identity(sink) => Ok(sink),
-            Decoder::Gzip(decoder) => decoder.finish(),
+            Decoder::Gzip(members) => members.finish(),
             Decoder::Deflate(decoder) => decoder.finish(),
         }
     }
