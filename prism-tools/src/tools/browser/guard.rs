@@ -52,7 +52,13 @@ pub(crate) async fn guard_requests(
                 let id = event.request_id.inner().clone();
                 let verdict = check(&policy, &event.request.url).await;
                 let command = match verdict {
-                    Ok(()) => RawCommand::new("Fetch.continueRequest", json!({"requestId": id})),
+                    Ok(()) => {
+                        if is_main_document {
+                            // Where the run's proxy may still refuse it (see `navigate_page`).
+                            navigation.record_document(event.request.url.clone());
+                        }
+                        RawCommand::new("Fetch.continueRequest", json!({"requestId": id}))
+                    }
                     Err(error) => {
                         if is_main_document {
                             // Quoted (and cut) by the tool that waits for the navigation, which

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::browser_tools::BrowserTools;
 use super::error::{BrowserError, BrowserErrorKind};
 use super::guard::check;
-use super::navigation::Settled;
+use super::navigation::{Refusal, Settled};
 use super::page_info::page_info;
 use super::run_context::RunContext;
 use super::tool_base::{browser_tool, run_call};
@@ -81,6 +81,7 @@ pub(crate) async fn navigate_page(
 ) -> Result<Value, BrowserError> {
     let _refs = run.lock().await;
     let before = run.navigation.counts();
+    let proxy_mark = run.proxy_refusals.as_ref().map(|refusals| refusals.mark());
     let by_tool = run.navigation.by_tool();
     let answer = run.call("Page.navigate", json!({"url": url})).await;
     drop(by_tool);
@@ -90,6 +91,13 @@ pub(crate) async fn navigate_page(
             let refusal = run.navigation.last_refusal().unwrap_or_default();
             let message = refusal.message(redactor);
             return Err(BrowserError::new(BrowserErrorKind::Refused, message));
+        }
+        // A refused tunnel (https) fails the navigation.
+        if let Some(refusal) = refused_by_proxy(run, proxy_mark) {
+            return Err(BrowserError::new(
+                BrowserErrorKind::Refused,
+                refusal.message(redactor),
+            ));
         }
         return Err(BrowserError::new(
             BrowserErrorKind::Navigation,
@@ -112,8 +120,132 @@ pub(crate) async fn navigate_page(
         }
     }
     let mut info = page_info(run, redactor).await?;
+    // A refused plain request (http) loads the proxy's empty 403 answer.
+    if info["status"] == 403
+        && let Some(refusal) = refused_by_proxy(run, proxy_mark)
+    {
+        return Err(BrowserError::new(
+            BrowserErrorKind::Refused,
+            refusal.message(redactor),
+        ));
+    }
     if loading {
         info["loading"] = Value::Bool(true);
     }
     Ok(info)
+}
+
+/// The run's proxy's refusal, since `mark`, of the main-frame document request the page's checks
+/// let through last: the policy allowed the name there, and refused it when the proxy checked
+/// it again (its address changed in between, say).
+fn refused_by_proxy(run: &RunContext, mark: Option<u64>) -> Option<Refusal> {
+    let refusals = run.proxy_refusals.as_ref()?;
+    let url = run.navigation.last_document()?;
+    let parsed = url::Url::parse(&url).ok()?;
+    let refusal = refusals.since(mark?, parsed.host_str()?, parsed.port_or_known_default()?)?;
+    let why = format!(
+        "{} (when the browser connected; the page's own check had allowed it)",
+        refusal.why
+    );
+    Some(Refusal::new(url, why))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::IpAddr;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    use super::*;
+    use crate::tools::browser::{Browser, BrowserLimits, ChromiumLaunch};
+    use crate::tools::web::UrlPolicy;
+
+    /// Chromium at `PRISM_CHROMIUM` or `/usr/bin/chromium`; without it the test skips, unless
+    /// `PRISM_REQUIRE_BROWSER=1`.
+    fn chromium() -> Option<PathBuf> {
+        let path = std::env::var_os("PRISM_CHROMIUM")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+        if path.exists() {
+            return Some(path);
+        }
+        assert_ne!(
+            std::env::var("PRISM_REQUIRE_BROWSER").as_deref(),
+            Ok("1"),
+            "PRISM_REQUIRE_BROWSER=1 but no Chromium at {}",
+            path.display()
+        );
+        println!("SKIPPED: no Chromium at {}", path.display());
+        None
+    }
+
+    /// A server on 127.0.0.2 answering every request with a small page.
+    async fn serve_page() -> u16 {
+        let listener = TcpListener::bind("127.0.0.2:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buffer = [0u8; 1024];
+                    while !head.windows(4).any(|window| window == b"\r\n\r\n") {
+                        match stream.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(read) => head.extend_from_slice(&buffer[..read]),
+                        }
+                    }
+                    let body = "<title>Reached</title><p>reached</p>";
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                         Connection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(answer.as_bytes()).await;
+                });
+            }
+        });
+        port
+    }
+
+    /// A name the page's check resolves to the allowed server and the proxy, checking again,
+    /// to a refused address (as a name rebound in between): the navigation is `url_refused`
+    /// with the policy's reason, over plain HTTP (the proxy's 403) and HTTPS (its refused
+    /// tunnel) alike, while the server itself is reached by its address.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_navigation_the_proxy_refuses_is_url_refused() {
+        let Some(path) = chromium() else { return };
+        let launch = ChromiumLaunch::new(path)
+            .no_sandbox()
+            .startup_timeout(Duration::from_secs(120));
+        let browser = Browser::launch(&launch).await.unwrap();
+        let port = serve_page().await;
+        let server: IpAddr = "127.0.0.2".parse().unwrap();
+        let loopback: IpAddr = "127.0.0.1".parse().unwrap();
+        let page_policy = UrlPolicy::new()
+            .allow_ip(server)
+            .pin_host("rebound.test", [server]);
+        let proxy_policy = UrlPolicy::new()
+            .allow_ip(server)
+            .pin_host("rebound.test", [loopback]);
+        let limits = BrowserLimits::default();
+        let run = RunContext::open_with_proxy_policy(&browser, page_policy, proxy_policy, &limits)
+            .await
+            .unwrap();
+        let redactor = SecretRedactor::default();
+        let reached = navigate_page(&run, &format!("http://127.0.0.2:{port}/"), &redactor)
+            .await
+            .unwrap();
+        assert_eq!(reached["title"], "Reached", "{reached}");
+        for scheme in ["http", "https"] {
+            let url = format!("{scheme}://rebound.test:{port}/page");
+            let error = navigate_page(&run, &url, &redactor).await.unwrap_err();
+            assert_eq!(error.kind(), BrowserErrorKind::Refused, "{url}: {error}");
+            assert!(error.message().contains("rebound.test"), "{error}");
+            assert!(error.message().contains("127.0.0.1"), "{error}");
+        }
+        run.close().await;
+    }
 }

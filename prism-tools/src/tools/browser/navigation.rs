@@ -43,6 +43,10 @@ pub(crate) struct Refusal {
 }
 
 impl Refusal {
+    pub(crate) fn new(url: String, why: String) -> Self {
+        Refusal { url, why }
+    }
+
     /// The message for the model: the URL cut to 200 characters and why it was refused. The
     /// URL is cut once `redactor`'s secrets are out of it: the page chose it, a secret may sit
     /// in it, and a cut could leave part of one that the dispatcher would no longer find.
@@ -76,6 +80,9 @@ impl Drop for ToolNavigation<'_> {
 pub(crate) struct NavigationState {
     counts: watch::Sender<NavigationCounts>,
     last_refusal: Mutex<Option<Refusal>>,
+    /// The URL of the latest main-frame document request (first hop or redirect) the URL
+    /// policy let through.
+    last_document: Mutex<Option<String>>,
     by_tool: AtomicBool,
 }
 
@@ -84,6 +91,7 @@ impl NavigationState {
         NavigationState {
             counts: watch::Sender::new(NavigationCounts::default()),
             last_refusal: Mutex::new(None),
+            last_document: Mutex::new(None),
             by_tool: AtomicBool::new(false),
         }
     }
@@ -114,6 +122,17 @@ impl NavigationState {
             *last = Some(Refusal { url, why });
         }
         self.record(|counts| counts.refused += 1);
+    }
+
+    /// Records that the URL policy let the main-frame document request for `url` through.
+    pub(crate) fn record_document(&self, url: String) {
+        if let Ok(mut last) = self.last_document.lock() {
+            *last = Some(url);
+        }
+    }
+
+    pub(crate) fn last_document(&self) -> Option<String> {
+        self.last_document.lock().ok().and_then(|last| last.clone())
     }
 
     pub(crate) fn last_refusal(&self) -> Option<Refusal> {

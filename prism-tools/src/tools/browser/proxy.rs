@@ -10,9 +10,16 @@
 //! to an address the policy has checked, and the proxy connects to that very address: Chromium
 //! hands it the name instead of resolving it, so a DNS answer that changes after the check
 //! (rebinding) is not followed either.
+//!
+//! What it refuses is kept in memory ([`ProxyRefusals`], bounded) for the run's navigation: a
+//! page navigation the page's checks let through but the proxy refused (a name that now
+//! resolves to a refused address) is then reported as refused, not as an empty 403 page or a
+//! failed tunnel.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -24,7 +31,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
-use url::Host;
+use url::{Host, Url};
 
 use super::error::{BrowserError, BrowserErrorKind};
 use crate::tools::web::{UrlPolicy, WebErrorKind};
@@ -35,6 +42,76 @@ type ProxyBody = BoxBody<Bytes, hyper::Error>;
 /// that drops every packet would otherwise hold the connection for minutes.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Refusals kept: enough for the requests of one navigation, while a page that keeps asking
+/// for refused hosts cannot grow the log.
+const MAX_REFUSALS: usize = 32;
+
+/// Characters of a refused host, and of the policy's reason, kept.
+const MAX_REFUSAL_CHARS: usize = 500;
+
+/// A connection the proxy refused: to which host and port, and the policy's reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ProxyRefusal {
+    /// The host as the URL parser writes it (lower case, IPv6 in brackets).
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) why: String,
+}
+
+/// The proxy's latest refusals, numbered in order, so a navigation can ask for those made
+/// since it started.
+#[derive(Debug, Default)]
+pub(crate) struct ProxyRefusals {
+    log: Mutex<RefusalLog>,
+}
+
+#[derive(Debug, Default)]
+struct RefusalLog {
+    /// The number the next refusal gets.
+    next: u64,
+    entries: VecDeque<(u64, ProxyRefusal)>,
+}
+
+impl ProxyRefusals {
+    /// The point after every refusal so far: [`since`](Self::since) it finds only later ones.
+    pub(crate) fn mark(&self) -> u64 {
+        self.log.lock().map_or(0, |log| log.next)
+    }
+
+    /// The latest refusal of `host:port` made after `mark`.
+    pub(crate) fn since(&self, mark: u64, host: &str, port: u16) -> Option<ProxyRefusal> {
+        let log = self.log.lock().ok()?;
+        log.entries
+            .iter()
+            .rev()
+            .take_while(|(number, _)| *number >= mark)
+            .find(|(_, refusal)| refusal.host == host && refusal.port == port)
+            .map(|(_, refusal)| refusal.clone())
+    }
+
+    fn record(&self, host: &str, port: u16, why: &str) {
+        let Ok(mut log) = self.log.lock() else { return };
+        let number = log.next;
+        log.next += 1;
+        if log.entries.len() == MAX_REFUSALS {
+            log.entries.pop_front();
+        }
+        let refusal = ProxyRefusal {
+            host: cut(host),
+            port,
+            why: cut(why),
+        };
+        log.entries.push_back((number, refusal));
+    }
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_REFUSAL_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
 /// A proxy on a loopback port, serving one run's context until dropped.
 pub(crate) struct PolicyProxy {
     address: SocketAddr,
@@ -43,6 +120,7 @@ pub(crate) struct PolicyProxy {
     task: JoinHandle<()>,
     /// Ends the tunnels, which outlive the request that opened them.
     stop: CancellationToken,
+    refusals: Arc<ProxyRefusals>,
 }
 
 impl PolicyProxy {
@@ -58,9 +136,11 @@ impl PolicyProxy {
             )
         })?;
         let stop = CancellationToken::new();
+        let refusals = Arc::new(ProxyRefusals::default());
         let proxy = Proxy {
             policy,
             stop: stop.clone(),
+            refusals: refusals.clone(),
         };
         let task = tokio::spawn(async move {
             let mut connections = JoinSet::new();
@@ -81,7 +161,13 @@ impl PolicyProxy {
             address,
             task,
             stop,
+            refusals,
         })
+    }
+
+    /// What the proxy has refused lately.
+    pub(crate) fn refusals(&self) -> Arc<ProxyRefusals> {
+        self.refusals.clone()
     }
 
     /// The proxy as Chromium names it (`Target.createBrowserContext`'s `proxyServer`).
@@ -110,6 +196,7 @@ enum Failure {
 struct Proxy {
     policy: UrlPolicy,
     stop: CancellationToken,
+    refusals: Arc<ProxyRefusals>,
 }
 
 impl Proxy {
@@ -135,7 +222,9 @@ impl Proxy {
         } else {
             self.forward(request).await
         };
-        // Neither the URL nor the policy's message is logged: a URL can carry a secret.
+        // Neither the URL nor the policy's message is logged: a URL can carry a secret. (The
+        // refusals kept for the navigation hold only the host and port, and reach the model
+        // through the tool's answer, which the dispatcher redacts.)
         Ok(answer.unwrap_or_else(|failure| match failure {
             Failure::Refused => {
                 tracing::debug!(target: "prism_tools", "the browser proxy refused a connection");
@@ -149,7 +238,7 @@ impl Proxy {
         let authority = request.uri().authority().ok_or(Failure::Refused)?;
         let port = authority.port_u16().ok_or(Failure::Refused)?;
         // The tunnel's scheme (https, wss) is not said; the policy judges the host.
-        let upstream = connect(&self.policy, &format!("https://{authority}/"), port).await?;
+        let upstream = self.connect(&format!("https://{authority}/"), port).await?;
         tokio::spawn(async move {
             let Ok(upgraded) = hyper::upgrade::on(request).await else {
                 return;
@@ -165,7 +254,7 @@ impl Proxy {
             return Err(Failure::Refused);
         }
         let port = uri.port_u16().unwrap_or(80);
-        let upstream = connect(&self.policy, &uri.to_string(), port).await?;
+        let upstream = self.connect(&uri.to_string(), port).await?;
         // The origin is asked for the path, as a client asks it, not for the whole URL.
         let path = uri.path_and_query().map_or("/", |path| path.as_str());
         *request.uri_mut() = path.parse().map_err(|_| Failure::Refused)?;
@@ -214,28 +303,43 @@ impl Proxy {
     }
 }
 
-/// Connects to `port` at an address of `url`'s host that `policy` allows.
-async fn connect(policy: &UrlPolicy, url: &str, port: u16) -> Result<TcpStream, Failure> {
-    let parsed = policy.check_url(url).map_err(|_| Failure::Refused)?;
-    let addresses = match parsed.host() {
-        Some(Host::Domain(domain)) => policy.resolve(domain).await.map_err(|error| {
-            match error.kind() {
-                // The name did not resolve: nothing was refused.
-                WebErrorKind::Network => Failure::Unreachable,
-                _ => Failure::Refused,
+impl Proxy {
+    /// Connects to `port` at an address of `url`'s host that the policy allows; a refusal is
+    /// recorded with the host, the port and the policy's reason.
+    async fn connect(&self, url: &str, port: u16) -> Result<TcpStream, Failure> {
+        let refuse = |why: &str| {
+            if let Some(host) = Url::parse(url).ok().as_ref().and_then(Url::host_str) {
+                self.refusals.record(host, port, why);
             }
-        })?,
-        Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
-        Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-        None => return Err(Failure::Refused),
-    };
-    for ip in addresses {
-        let connecting = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect((ip, port)));
-        if let Ok(Ok(stream)) = connecting.await {
-            return Ok(stream);
+            Failure::Refused
+        };
+        let parsed = self
+            .policy
+            .check_url(url)
+            .map_err(|error| refuse(error.message()))?;
+        let addresses = match parsed.host() {
+            Some(Host::Domain(domain)) => {
+                self.policy
+                    .resolve(domain)
+                    .await
+                    .map_err(|error| match error.kind() {
+                        // The name did not resolve: nothing was refused.
+                        WebErrorKind::Network => Failure::Unreachable,
+                        _ => refuse(error.message()),
+                    })?
+            }
+            Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+            Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+            None => return Err(Failure::Refused),
+        };
+        for ip in addresses {
+            let connecting = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect((ip, port)));
+            if let Ok(Ok(stream)) = connecting.await {
+                return Ok(stream);
+            }
         }
+        Err(Failure::Unreachable)
     }
-    Err(Failure::Unreachable)
 }
 
 fn status(code: StatusCode) -> Response<ProxyBody> {
@@ -289,6 +393,49 @@ mod tests {
             }
         }
         (listener, queued)
+    }
+
+    /// A name pinned to an address the proxy's policy refuses (as a name rebound after the
+    /// page's check): the tunnel and the plain request are refused, and each refusal is kept
+    /// with its host, port and the policy's reason, and none from before a mark is found.
+    #[tokio::test]
+    async fn a_refusal_is_kept_with_its_host_port_and_reason() {
+        let policy = UrlPolicy::new().pin_host("rebound.test", [IpAddr::from([127, 0, 0, 1])]);
+        let proxy = PolicyProxy::start(policy).await.unwrap();
+        let refusals = proxy.refusals();
+        let before = refusals.mark();
+        let head = "CONNECT rebound.test:8443 HTTP/1.1\r\nHost: rebound.test:8443\r\n\r\n";
+        let (_, answer) = ask(&proxy, head).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        let tunnel = refusals.since(before, "rebound.test", 8443).unwrap();
+        assert!(tunnel.why.contains("127.0.0.1"), "{}", tunnel.why);
+        let after_tunnel = refusals.mark();
+        let head = "GET http://Rebound.test:8080/secret?token=x HTTP/1.1\r\n\
+                    Host: rebound.test:8080\r\n\r\n";
+        let (_, answer) = ask(&proxy, head).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        let plain = refusals.since(after_tunnel, "rebound.test", 8080).unwrap();
+        assert!(plain.why.contains("127.0.0.1"), "{}", plain.why);
+        assert!(!plain.why.contains("secret"), "{}", plain.why);
+        assert_eq!(refusals.since(after_tunnel, "rebound.test", 8443), None);
+        assert_eq!(refusals.since(before, "other.test", 8080), None);
+    }
+
+    #[test]
+    fn the_refusals_kept_are_bounded_in_count_and_size() {
+        let refusals = ProxyRefusals::default();
+        let long = "x".repeat(10 * MAX_REFUSAL_CHARS);
+        for port in 0..(4 * MAX_REFUSALS as u16) {
+            refusals.record(&long, port, &long);
+        }
+        let log = refusals.log.lock().unwrap();
+        assert_eq!(log.entries.len(), MAX_REFUSALS);
+        let (_, last) = log.entries.back().unwrap();
+        assert_eq!(last.port, 4 * MAX_REFUSALS as u16 - 1);
+        assert!(last.host.chars().count() <= MAX_REFUSAL_CHARS + 1);
+        assert!(last.why.chars().count() <= MAX_REFUSAL_CHARS + 1);
+        drop(log);
+        assert_eq!(refusals.since(0, &long, 0), None);
     }
 
     #[tokio::test]

@@ -19,7 +19,7 @@ use super::error::BrowserError;
 use super::guard::guard_requests;
 use super::limits::BrowserLimits;
 use super::navigation::NavigationState;
-use super::proxy::PolicyProxy;
+use super::proxy::{PolicyProxy, ProxyRefusals};
 use super::refs::RefTable;
 use crate::tools::web::UrlPolicy;
 
@@ -31,6 +31,8 @@ pub(crate) struct RunContext {
     pub(crate) page: Page,
     pub(crate) navigation: Arc<NavigationState>,
     pub(crate) limits: BrowserLimits,
+    /// What the run's proxy refused lately (none without a proxy).
+    pub(crate) proxy_refusals: Option<Arc<ProxyRefusals>>,
     refs: Mutex<PageRefs>,
     tasks: Vec<JoinHandle<()>>,
     /// Every connection of the context goes through it (a browser on this machine); it stops
@@ -53,10 +55,22 @@ impl RunContext {
         policy: UrlPolicy,
         limits: &BrowserLimits,
     ) -> Result<RunContext, BrowserError> {
+        RunContext::open_with_proxy_policy(browser, policy.clone(), policy, limits).await
+    }
+
+    /// [`open`](Self::open), the proxy judging by `proxy_policy`: the same policy, except in
+    /// tests that make the proxy's answer differ from the page's checks, as a name rebound
+    /// between the two would.
+    pub(crate) async fn open_with_proxy_policy(
+        browser: &Browser,
+        policy: UrlPolicy,
+        proxy_policy: UrlPolicy,
+        limits: &BrowserLimits,
+    ) -> Result<RunContext, BrowserError> {
         let mut params = json!({"disposeOnDetach": true});
         // A browser elsewhere could not reach a proxy on this machine's loopback.
         let proxy = if browser.is_on_this_machine() {
-            let proxy = PolicyProxy::start(policy.clone()).await?;
+            let proxy = PolicyProxy::start(proxy_policy).await?;
             params["proxyServer"] = json!(proxy.server());
             // Loopback too, which Chromium would otherwise reach directly.
             params["proxyBypassList"] = json!("<-loopback>");
@@ -70,6 +84,7 @@ impl RunContext {
             .and_then(Value::as_str)
             .ok_or_else(|| BrowserError::protocol("Target.createBrowserContext", "no context id"))?
             .to_string();
+        let proxy_refusals = proxy.as_ref().map(PolicyProxy::refusals);
         match RunContext::open_page(browser, &context_id, policy, limits).await {
             Ok((page, navigation, tasks)) => Ok(RunContext {
                 browser: browser.clone(),
@@ -77,6 +92,7 @@ impl RunContext {
                 page,
                 navigation,
                 limits: limits.clone(),
+                proxy_refusals,
                 refs: Mutex::new(PageRefs::default()),
                 tasks,
                 _proxy: proxy,
