@@ -77,7 +77,7 @@ pub(crate) async fn open(
     let opening = async {
         match &server.endpoint {
             Endpoint::Command { .. } => open_child(server, era, handler).await,
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http { url, headers, .. } => {
                 let transport = http_transport(server, url, headers)?;
                 let service = handler
                     .serve_with_lifecycle(transport, era.lifecycle())

@@ -48,6 +48,14 @@ impl CallSite<'_> {
     pub(crate) fn scrubber(&self) -> SecretRedactor {
         self.scrubber.union(self.host)
     }
+
+    /// `text` (an error of the HTTP stack, the SDK or the server) as a message quotes it: the
+    /// endpoint's URL cut to its origin, its credentials and the host's secrets taken out.
+    fn scrub(&self, text: &str) -> String {
+        self.scrubber()
+            .redact_str(&self.server.origin_quoted(text))
+            .into_owned()
+    }
 }
 
 /// Answers to a server's earlier `input_required`, sent with the call again.
@@ -214,7 +222,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
             format!(
                 "MCP server `{}` answered `{tool}` past the transport's bound: {}",
                 server.name,
-                site.scrubber().redact_str(&error.error.to_string())
+                site.scrub(&error.error.to_string())
             ),
         ),
         ServiceError::TransportSend(error) => ToolError::with_code(
@@ -222,7 +230,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
             format!(
                 "the request to MCP server `{}` failed; `{tool}` did not finish: {}",
                 server.name,
-                site.scrubber().redact_str(&error.error.to_string())
+                site.scrub(&error.error.to_string())
             ),
         ),
         ServiceError::McpError(data) => ToolError::with_code(
@@ -231,7 +239,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
                 "MCP server `{}` refused `{tool}` (JSON-RPC {}): {}",
                 server.name,
                 data.code.0,
-                site.scrubber().redact_str(&data.message)
+                site.scrub(&data.message)
             ),
         ),
         other => ToolError::with_code(
@@ -239,7 +247,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
             format!(
                 "MCP server `{}`: `{tool}` failed: {}",
                 server.name,
-                site.scrubber().redact_str(&other.to_string())
+                site.scrub(&other.to_string())
             ),
         ),
     }

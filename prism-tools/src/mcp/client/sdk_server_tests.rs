@@ -519,8 +519,9 @@ async fn pages_left_unread_at_the_bound_are_reported() {
 
 /// Answers `fail` with `isError: true`, `refuse` with a JSON-RPC error and `echo` with a result,
 /// each carrying the `text` argument as the server's message, with `HEADER`, `KEY`, `BASIC`,
-/// `PAIR` and `PASSWORD` spelled out as the credentials of the tests' endpoints (a server
-/// quoting back what it was sent).
+/// `PAIR`, `PASSWORD` and `PATH` spelled out as the credentials of the tests' endpoints (a
+/// server quoting back what it was sent). The description of `echo` quotes the token in the
+/// path of [`PATH_TOKEN_URL`].
 struct EchoingServer;
 
 impl ServerHandler for EchoingServer {
@@ -540,7 +541,11 @@ impl ServerHandler for EchoingServer {
         Ok(ListToolsResult::with_all_items(vec![
             Tool::new("fail", "Fails with the text.", schema.clone()),
             Tool::new("refuse", "Refuses with the text.", schema.clone()),
-            Tool::new("echo", "Answers with the text.", schema),
+            Tool::new(
+                "echo",
+                "Answers with the text, as /s/sk-PATH-789/mcp does.",
+                schema,
+            ),
         ]))
     }
 
@@ -559,7 +564,8 @@ impl ServerHandler for EchoingServer {
             .replace("KEY", "sk-SECRET-123")
             .replace("BASIC", "dXNlci0xOnBhNTUtdzByZA==")
             .replace("PAIR", "user-1:pa55-w0rd")
-            .replace("PASSWORD", "pa55-w0rd");
+            .replace("PASSWORD", "pa55-w0rd")
+            .replace("PATH", "sk-PATH-789");
         match request.name.as_ref() {
             "fail" => Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into()),
             "echo" => {
@@ -898,4 +904,58 @@ async fn a_call_to_a_server_that_stopped_reading_ends_when_cancelled() {
         .unwrap()
         .unwrap_err();
     assert_eq!(error.code(), &ErrorCode::Cancelled);
+}
+
+/// An endpoint that authenticates by a token in its URL's path, as hosted servers often do.
+const PATH_TOKEN_URL: &str = "http://127.0.0.1:1/s/sk-PATH-789/mcp";
+
+/// A token in the URL's path, named with [`RemoteServer::secret`], is taken out of what the
+/// server says back (a tool's description, a result, a remote error, a JSON-RPC error) and of
+/// the endpoint as the host prints it.
+#[tokio::test]
+async fn a_token_in_the_urls_path_named_a_secret_is_taken_out() {
+    let remote = RemoteServer::http("h", PATH_TOKEN_URL).secret("sk-PATH-789");
+    assert!(!format!("{remote:?}").contains("sk-PATH-789"), "{remote:?}");
+    let client = connected(EchoingServer, remote.clone()).await;
+    let tools = client.tools().await.unwrap();
+    let echo = tools
+        .definitions()
+        .iter()
+        .find(|tool| tool.name() == "echo")
+        .unwrap();
+    assert_eq!(
+        echo.description(),
+        Some("Answers with the text, as /s/[REDACTED]/mcp does.")
+    );
+    client.close().await;
+    let (dispatcher, ledger) = echoing(remote, &[]).await;
+    let text = "the token PATH is refused";
+    for tool in ["fail", "refuse"] {
+        let (message, rows) = echoed(&dispatcher, &ledger, tool, text).await;
+        assert_kept_out(tool, &message, &rows, &["sk-PATH-789"]);
+        assert!(message.contains("is refused"), "the rest stays: {message}");
+    }
+    let (shown, rows) = echoed_back(&dispatcher, &ledger, "sent to /s/PATH/mcp").await;
+    assert_kept_out("echo", &shown, &rows, &["sk-PATH-789"]);
+    assert!(shown.contains("sent to /s/"), "the rest stays: {shown}");
+}
+
+/// A failed connection is reported with the URL cut to its scheme, host and port, so a token
+/// in its path is not quoted even when the host did not name it; one it named is taken out of
+/// anything else that quotes it.
+#[tokio::test]
+async fn a_failed_connection_never_quotes_a_token_in_the_urls_path() {
+    for named in [false, true] {
+        let mut server = RemoteServer::http("h", "http://127.0.0.1:1/s/sk-PATH-TOKEN/mcp")
+            .connect_timeout(std::time::Duration::from_secs(10));
+        if named {
+            server = server.secret("sk-PATH-TOKEN");
+        }
+        let error = McpClient::connect(server).await.err().unwrap().to_string();
+        assert!(!error.contains("sk-PATH-TOKEN"), "{error}");
+        assert!(
+            error.contains("127.0.0.1:1"),
+            "which server failed stays: {error}"
+        );
+    }
 }

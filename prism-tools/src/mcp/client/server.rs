@@ -1,5 +1,6 @@
 //! [`RemoteServer`]: which MCP server to connect to, and the bounds the bridge keeps with it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
@@ -20,7 +21,8 @@ pub(crate) enum Endpoint {
         program: OsString,
         args: Vec<OsString>,
         env: Vec<(OsString, OsString)>,
-        /// The values given with [`RemoteServer::secret_env`], as the server would quote them.
+        /// The values given with [`RemoteServer::secret_env`], as the server would quote them,
+        /// and with [`RemoteServer::secret`].
         secrets: Vec<String>,
         current_dir: Option<PathBuf>,
     },
@@ -28,6 +30,8 @@ pub(crate) enum Endpoint {
     Http {
         url: String,
         headers: Vec<(String, String)>,
+        /// The values given with [`RemoteServer::secret`].
+        secrets: Vec<String>,
     },
 }
 
@@ -64,28 +68,40 @@ pub struct RemoteServer {
 
 impl fmt::Debug for Endpoint {
     /// Without the credentials a host gives for the server (the URL's user, password and query,
-    /// header values, environment values): hosts print their configuration in logs.
+    /// header values, environment values, the secrets it names): hosts print their
+    /// configuration in logs.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Command {
                 program,
                 args,
                 env,
+                secrets,
                 current_dir,
-                ..
             } => {
                 let names: Vec<&OsString> = env.iter().map(|(name, _)| name).collect();
+                // A named secret may be passed as an argument (`--token …`).
+                let scrubber = SecretRedactor::new(secrets);
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|arg| scrubber.redact_str(&arg.to_string_lossy()).into_owned())
+                    .collect();
                 f.debug_struct("Command")
                     .field("program", program)
-                    .field("args", args)
+                    .field("args", &args)
                     .field("env", &names)
                     .field("current_dir", current_dir)
                     .finish()
             }
-            Self::Http { url, headers } => {
+            Self::Http {
+                url,
+                headers,
+                secrets,
+            } => {
                 let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
-                // Also without the user and any header value the URL repeats.
-                let url = credentials(url, headers)
+                // Also without the user, any header value the URL repeats, and a named secret
+                // in its path.
+                let url = credentials(url, headers, secrets)
                     .redact_str(&shown_url(url))
                     .into_owned();
                 f.debug_struct("Http")
@@ -100,9 +116,9 @@ impl fmt::Debug for Endpoint {
 /// A redactor of the credentials of an HTTP endpoint at `url` sent `headers`: the URL's user
 /// and password (also decoded, and as the basic authorization header made of them), its query and each value in it (as written and decoded), and each header's
 /// value, with an `Authorization` value's credentials also on their own (a server that refuses
-/// `Bearer sk-…` quotes `sk-…` as often as the whole value).
-fn credentials(url: &str, headers: &[(String, String)]) -> SecretRedactor {
-    let mut secrets: Vec<String> = Vec::new();
+/// `Bearer sk-…` quotes `sk-…` as often as the whole value), and the secrets the host `named`.
+fn credentials(url: &str, headers: &[(String, String)], named: &[String]) -> SecretRedactor {
+    let mut secrets: Vec<String> = named.to_vec();
     for (name, value) in headers {
         secrets.push(value.clone());
         let authorization = name.eq_ignore_ascii_case("authorization")
@@ -223,12 +239,28 @@ impl RemoteServer {
     }
 
     /// A server at a streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+    ///
+    /// The bridge takes the credentials it can tell apart out of everything the server sends
+    /// back: the URL's user, password and query values, and the values of the
+    /// [`header`](Self::header)s. A credential in the URL's path (`…/s/<token>/mcp`, as hosted
+    /// servers often authenticate) looks like any other segment: name it with
+    /// [`secret`](Self::secret). The bridge's own errors quote the URL as its scheme, host and
+    /// port only.
+    ///
+    /// ```
+    /// use prism::mcp::RemoteServer;
+    ///
+    /// let hosted = RemoteServer::http("hosted", "https://mcp.example.com/s/tok-81f2c9/mcp")
+    ///     .secret("tok-81f2c9");
+    /// assert!(!format!("{hosted:?}").contains("tok-81f2c9"));
+    /// ```
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
         Self::new(
             name,
             Endpoint::Http {
                 url: url.into(),
                 headers: Vec::new(),
+                secrets: Vec::new(),
             },
         )
     }
@@ -302,6 +334,32 @@ impl RemoteServer {
         self
     }
 
+    /// Names a credential of the server the bridge cannot tell apart by itself, such as a token
+    /// in the URL's path or one passed as an argument of the command. Like the credentials it
+    /// finds, it is taken out of everything the server sends back (results, errors, progress,
+    /// tool descriptions, its standard error in the host's log), of the bridge's errors and of
+    /// the server as `{:?}` prints it, also in the escaped forms the
+    /// [`SecretRedactor`](crate::redact::SecretRedactor) finds. Each call names one more; an
+    /// empty value names none.
+    ///
+    /// ```
+    /// use prism::mcp::RemoteServer;
+    ///
+    /// let search = RemoteServer::command("search", "search-mcp")
+    ///     .args(["--api-key", "sk-live-4e1f"])
+    ///     .secret("sk-live-4e1f");
+    /// assert!(!format!("{search:?}").contains("sk-live-4e1f"));
+    /// ```
+    pub fn secret(mut self, value: impl Into<String>) -> Self {
+        let value = value.into();
+        match &mut self.endpoint {
+            Endpoint::Command { secrets, .. } | Endpoint::Http { secrets, .. } => {
+                secrets.push(value);
+            }
+        }
+        self
+    }
+
     /// Sets the child process's working directory (no effect on an HTTP server).
     pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         if let Endpoint::Command { current_dir, .. } = &mut self.endpoint {
@@ -328,9 +386,46 @@ impl RemoteServer {
     }
 
     /// `text` (an error of the HTTP stack or the SDK, which quote the endpoint's URL whole) with
-    /// the endpoint's credentials taken out (see [`scrubber`](Self::scrubber)).
+    /// the URL cut to its origin (see [`origin_quoted`](Self::origin_quoted)) and the endpoint's
+    /// credentials taken out (see [`scrubber`](Self::scrubber)).
     pub(crate) fn scrub(&self, text: &str) -> String {
-        self.scrubber().redact_str(text).into_owned()
+        self.scrubber()
+            .redact_str(&self.origin_quoted(text))
+            .into_owned()
+    }
+
+    /// `text` with every quote of the endpoint's URL (as given, as the HTTP stack writes it,
+    /// with or without its user and password) cut to its scheme, host and port: enough to say
+    /// which server failed, and nothing of a path or query that may hold a credential no one
+    /// named.
+    pub(crate) fn origin_quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let Endpoint::Http { url, .. } = &self.endpoint else {
+            return Cow::Borrowed(text);
+        };
+        let Ok(parsed) = url::Url::parse(url) else {
+            return Cow::Borrowed(text);
+        };
+        let Some(host) = parsed.host_str() else {
+            return Cow::Borrowed(text);
+        };
+        let origin = match parsed.port() {
+            Some(port) => format!("{}://{host}:{port}", parsed.scheme()),
+            None => format!("{}://{host}", parsed.scheme()),
+        };
+        let mut bare = parsed.clone();
+        let _ = bare.set_username("");
+        let _ = bare.set_password(None);
+        let mut quotes = vec![url.clone(), parsed.to_string(), bare.to_string()];
+        // The longest first, so no quote is cut only in part by a shorter one it starts with.
+        quotes.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        quotes.dedup();
+        let mut quoted = Cow::Borrowed(text);
+        for quote in quotes.iter().filter(|quote| **quote != origin) {
+            if quoted.contains(quote.as_str()) {
+                quoted = Cow::Owned(quoted.replace(quote.as_str(), &origin));
+            }
+        }
+        quoted
     }
 
     /// A redactor of the endpoint's credentials, which the host's redactor may not know: the
@@ -338,11 +433,15 @@ impl RemoteServer {
     /// HTTP stack sends for them), its query and each value in it (as written and decoded), and the
     /// values of the headers given for it, and an authorization header's credentials without
     /// their scheme (a basic one's also decoded, and its password alone); for a child process,
-    /// the values given with [`secret_env`](Self::secret_env). A server may quote any of them
-    /// back.
+    /// the values given with [`secret_env`](Self::secret_env); for both, those named with
+    /// [`secret`](Self::secret). A server may quote any of them back.
     pub(crate) fn scrubber(&self) -> SecretRedactor {
         match &self.endpoint {
-            Endpoint::Http { url, headers } => credentials(url, headers),
+            Endpoint::Http {
+                url,
+                headers,
+                secrets,
+            } => credentials(url, headers, secrets),
             Endpoint::Command { secrets, .. } => SecretRedactor::new(secrets),
         }
     }
