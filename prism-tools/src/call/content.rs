@@ -120,6 +120,18 @@ impl ContentBlock {
         }
     }
 
+    /// The block's media type, to rewrite in place (an MCP server's is its text like any
+    /// other, and may quote what it was sent).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn media_type_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Self::Image { media_type, .. } | Self::Audio { media_type, .. } => Some(media_type),
+            Self::ResourceLink { media_type, .. } => media_type.as_mut(),
+            Self::Resource { resource } => resource.media_type.as_mut(),
+            Self::Text { .. } => None,
+        }
+    }
+
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self::Text { text: text.into() }

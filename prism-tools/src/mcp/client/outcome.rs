@@ -151,7 +151,7 @@ impl InputRequired {
 }
 
 /// The outcome of a completed call, checked against `max_bytes`, with the endpoint's
-/// credentials (`scrubber`) taken out of its content and value. A remote error's text is passed
+/// credentials (`scrubber`) taken out of its content (media types included) and value. A remote error's text is passed
 /// on whole (within `max_bytes`): the dispatcher redacts it, then cuts it to its bound.
 pub(crate) fn complete(
     result: CallToolResult,
@@ -227,6 +227,10 @@ fn finish(
     // A server may echo what it was sent: the endpoint's credentials come out of the result
     // too, which the host's redactor may not know.
     scrubber.redact_content(&mut blocks);
+    // Media types too, which the redactor leaves alone: a server may write anything there.
+    for media_type in blocks.iter_mut().filter_map(ContentBlock::media_type_mut) {
+        scrubber.redact_string(media_type);
+    }
     if is_error == Some(true) {
         let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
         // An error told only in the structured value is told by it: nothing is dropped.
@@ -409,6 +413,71 @@ mod tests {
             }
             other => panic!("expected a failure, got {other:?}"),
         }
+        client.close().await;
+    }
+
+    /// A result whose every media type quotes the endpoint's token: an image's, an audio's, a
+    /// resource link's and an embedded resource's.
+    fn quoting_media_types(token: &str) -> Value {
+        json!({
+            "content": [
+                {"type": "image", "data": "iVBORw==", "mimeType": format!("image/png; k={token}")},
+                {"type": "audio", "data": "UklGRg==", "mimeType": format!("audio/{token}")},
+                {"type": "resource_link", "uri": "file:///a", "name": "a", "mimeType": format!("text/{token}")},
+                {"type": "resource", "resource": {"uri": "mem://a", "mimeType": format!("text/{token}"), "blob": "QQ=="}}
+            ]
+        })
+    }
+
+    /// A media type is the server's text like any other: one that quotes the endpoint's
+    /// credentials has them taken out, whether the SDK read the result or the bridge read it
+    /// leniently; the base64 data is left as it is.
+    #[test]
+    fn media_types_never_carry_the_endpoints_credentials() {
+        let token = "sk-endpoint-1";
+        let scrubber = SecretRedactor::new([token]);
+        let read = complete(wire_result(quoting_media_types(token)), 10_000, &scrubber);
+        let unread = lenient(quoting_media_types(token), 10_000, &scrubber).unwrap();
+        for outcome in [read, unread] {
+            let Ok(RemoteOutcome::Complete(output)) = outcome else {
+                panic!("a complete result: {outcome:?}");
+            };
+            let json = serde_json::to_string(output.content()).unwrap();
+            assert!(!json.contains(token), "{json}");
+            assert!(json.contains("image/png; k=[REDACTED]"), "{json}");
+            assert!(json.contains("iVBORw=="), "the data stays: {json}");
+        }
+    }
+
+    /// A server of one tool, `show`, that writes its token into its blocks' media types.
+    const QUOTING_MEDIA_TYPES: &str = r#"    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"show","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"image","data":"iVBORw==","mimeType":"image/%s"},{"type":"resource","resource":{"uri":"mem://a","mimeType":"text/%s","text":"A"}}]}}\n' "$id" "$API_TOKEN" "$API_TOKEN" ;;"#;
+
+    /// A token a server writes into a media type reaches neither the model nor a ledger row.
+    #[tokio::test]
+    async fn a_media_type_quoting_a_token_reaches_no_result_and_no_row() {
+        use super::super::scripted_server::scripted_server;
+        use crate::dispatch::InMemoryLedger;
+        use crate::{Dispatcher, ToolCall, ToolExecutionContext, ToolRegistry};
+
+        let token = "tok-7d2c9e4a1b8f60357";
+        let server = scripted_server("media", QUOTING_MEDIA_TYPES).secret_env("API_TOKEN", token);
+        let client = connected(server).await;
+        let tools = client.tools().await.unwrap().into_definitions();
+        let ledger = InMemoryLedger::default();
+        let dispatcher = Dispatcher::builder(ToolRegistry::from_iter(tools))
+            .ledger(ledger.clone())
+            .build();
+        let call = ToolCall::new("c-show", "show", json!({}));
+        let result = dispatcher
+            .dispatch(call, &ToolExecutionContext::new())
+            .await
+            .unwrap();
+        let shown = serde_json::to_string(result.content()).unwrap();
+        assert!(!shown.contains(token), "{shown}");
+        assert!(shown.contains("image/[REDACTED]"), "{shown}");
+        let rows = serde_json::to_string(&ledger.records()).unwrap();
+        assert!(!rows.contains(token), "a ledger row holds the token");
         client.close().await;
     }
 }
