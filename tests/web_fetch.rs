@@ -279,7 +279,7 @@ async fn junk_after_the_last_gzip_member_is_ignored_but_a_corrupt_first_member_i
     let mut corrupt = gzip(b"the first member, damaged");
     let middle = corrupt.len() / 2;
     corrupt[middle] ^= 0xff;
-    let bodies = vec![
+    let bodies = [
         ("/one-newline", with_junk(&one, b"\n")),
         ("/one-zeros", with_junk(&one, &[0; 64])),
         ("/two-text", with_junk(&two, b"<!-- trailing junk -->")),
