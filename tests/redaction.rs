@@ -255,3 +255,27 @@ fn recorded_rows_have_their_tool_names_redacted() {
     assert_free_of(&[SECRET], &text);
     assert_eq!(&*row.tool_name, "lookup_[REDACTED]");
 }
+
+/// A media type is the tool's text like any other: a secret in it is taken out of the result,
+/// the events and the rows.
+#[tokio::test]
+async fn media_types_are_redacted() {
+    use prism::call::{ContentBlock, EmbeddedResource, ToolOutput};
+
+    let tool = ToolDefinition::builder("render").run_output_sync(|_, _| {
+        Ok(ToolOutput::new(json!({"ok": true})).with_content([
+            ContentBlock::image_base64("AAAA", format!("image/png; key={SECRET}")),
+            ContentBlock::Resource {
+                resource: EmbeddedResource {
+                    uri: "mem://report".into(),
+                    media_type: Some(format!("text/{OTHER}")),
+                    text: Some("report".into()),
+                    blob: None,
+                },
+            },
+        ]))
+    });
+    let (result, _) =
+        dispatch_clean(registry(tool), ToolCall::new("c1", "render", json!({}))).await;
+    assert_eq!(result.content().len(), 2);
+}

@@ -88,9 +88,9 @@ pub struct EmbeddedResource {
 }
 
 impl ContentBlock {
-    /// The block's texts that output guardrails read and the redactor searches: a text block's
-    /// text, a link's URI, name and description, an embedded resource's URI and text. Never
-    /// base64 data or media types.
+    /// The block's texts that output guardrails read and the redactor searches (besides the
+    /// media type, see [`media_type_mut`](Self::media_type_mut)): a text block's text, a link's
+    /// URI, name and description, an embedded resource's URI and text. Never base64 data.
     pub(crate) fn texts(&self) -> [Option<&str>; 3] {
         match self {
             Self::Text { text } => [Some(text), None, None],
@@ -120,9 +120,8 @@ impl ContentBlock {
         }
     }
 
-    /// The block's media type, to rewrite in place (an MCP server's is its text like any
-    /// other, and may quote what it was sent).
-    #[cfg(feature = "mcp")]
+    /// The block's media type, to rewrite in place: the tool's text like any other (a remote
+    /// server's may quote what it was sent), so the redactor searches it too.
     pub(crate) fn media_type_mut(&mut self) -> Option<&mut String> {
         match self {
             Self::Image { media_type, .. } | Self::Audio { media_type, .. } => Some(media_type),

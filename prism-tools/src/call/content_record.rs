@@ -90,6 +90,17 @@ impl ContentRecord {
         }
     }
 
+    /// The record's media type, as [`ContentBlock`]'s: the redactor searches it too.
+    pub(crate) fn media_type_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Self::Image { media_type, .. } | Self::Audio { media_type, .. } => Some(media_type),
+            Self::ResourceLink { media_type, .. } | Self::Resource { media_type, .. } => {
+                media_type.as_mut()
+            }
+            Self::Text { .. } => None,
+        }
+    }
+
     /// The record of `block`.
     pub fn of(block: &ContentBlock) -> Self {
         let size = |data: &str| u64::try_from(decoded_len(data)).unwrap_or(u64::MAX);

@@ -15,10 +15,10 @@
 //! Register each form a tool may emit as its own secret.
 //!
 //! In content blocks the redactor searches text: text blocks, an embedded resource's text and
-//! URI, and every field of a resource link (URI, name, description). It never searches base64 data
-//! (an image's or audio's `data`, an embedded resource's `blob`): a secret would be there only in
-//! an encoded form it cannot match, and replacing bytes inside base64 would corrupt the data.
-//! Media types are not searched either.
+//! URI, every field of a resource link (URI, name, description), and every media type. It never
+//! searches base64 data (an image's or audio's `data`, an embedded resource's `blob`): a secret
+//! would be there only in an encoded form it cannot match, and replacing bytes inside base64
+//! would corrupt the data.
 //!
 //! A JSON number is text too: one whose digits hold a secret (a card number or a PIN a tool
 //! returns as a number) becomes a string with the secret replaced. Numbers are only looked at when
@@ -223,8 +223,8 @@ impl SecretRedactor {
     }
 
     /// Redacts the text of content blocks in place: text blocks, embedded resources' text and
-    /// URI, resource links' URI, name and description. Base64 data is left as it is (see the
-    /// module docs).
+    /// URI, resource links' URI, name and description, and every media type. Base64 data is
+    /// left as it is (see the module docs).
     ///
     /// ```
     /// use prism::call::ContentBlock;
@@ -245,11 +245,13 @@ impl SecretRedactor {
             return false;
         }
         let mut changed = false;
-        for text in content
-            .iter_mut()
-            .flat_map(|block| block.texts_mut().into_iter().flatten())
-        {
-            changed |= self.redact_string_changed(text);
+        for block in content {
+            for text in block.texts_mut().into_iter().flatten() {
+                changed |= self.redact_string_changed(text);
+            }
+            if let Some(media_type) = block.media_type_mut() {
+                changed |= self.redact_string_changed(media_type);
+            }
         }
         changed
     }
@@ -259,11 +261,13 @@ impl SecretRedactor {
         if self.count == 0 {
             return;
         }
-        for text in records
-            .iter_mut()
-            .flat_map(|record| record.texts_mut().into_iter().flatten())
-        {
-            self.redact_string(text);
+        for record in records {
+            for text in record.texts_mut().into_iter().flatten() {
+                self.redact_string(text);
+            }
+            if let Some(media_type) = record.media_type_mut() {
+                self.redact_string(media_type);
+            }
         }
     }
 

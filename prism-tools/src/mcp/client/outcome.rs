@@ -225,12 +225,8 @@ fn finish(
     }
     let mut blocks: Vec<ContentBlock> = content.into_iter().map(block).collect();
     // A server may echo what it was sent: the endpoint's credentials come out of the result
-    // too, which the host's redactor may not know.
+    // too (media types included), which the host's redactor may not know.
     scrubber.redact_content(&mut blocks);
-    // Media types too, which the redactor leaves alone: a server may write anything there.
-    for media_type in blocks.iter_mut().filter_map(ContentBlock::media_type_mut) {
-        scrubber.redact_string(media_type);
-    }
     if is_error == Some(true) {
         let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
         // An error told only in the structured value is told by it: nothing is dropped.
