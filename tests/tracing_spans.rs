@@ -116,7 +116,7 @@ fn dispatch_spans() {
     without_a_subscriber_nothing_is_recorded_and_dispatch_still_answers();
     each_dispatch_is_an_execute_tool_span_without_content_by_default();
     the_content_target_adds_redacted_arguments_and_results();
-    a_requested_tool_name_of_any_length_is_cut_in_the_span();
+    a_requested_tool_name_and_a_call_id_of_any_length_are_cut_in_the_span();
     #[cfg(feature = "openai")]
     chat::each_provider_turn_is_a_chat_span_with_usage_and_finish_reason();
 }
@@ -162,19 +162,24 @@ fn the_content_target_adds_redacted_arguments_and_results() {
     );
 }
 
-fn a_requested_tool_name_of_any_length_is_cut_in_the_span() {
+fn a_requested_tool_name_and_a_call_id_of_any_length_are_cut_in_the_span() {
     let spans = Spans::default();
     let filter = Targets::new().with_target("prism_tools", tracing::Level::INFO);
     let subscriber = Registry::default().with(filter).with(spans.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
     let name = "x".repeat(1024 * 1024);
     runtime().block_on(async {
-        let call = ToolCall::new("c3", name, json!({}));
+        // The call id too: the provider or the model chose it.
+        let call = ToolCall::new("c".repeat(1024 * 1024), name, json!({}));
         let ctx = ToolExecutionContext::new();
         dispatcher().dispatch(call, &ctx).await.unwrap();
     });
     let tools = spans.named("execute_tool");
-    for field in [semconv::OTEL_NAME, semconv::GEN_AI_TOOL_NAME] {
+    for field in [
+        semconv::OTEL_NAME,
+        semconv::GEN_AI_TOOL_NAME,
+        semconv::GEN_AI_TOOL_CALL_ID,
+    ] {
         let recorded = &tools[0][field];
         assert!(recorded.len() < 400, "{field}: {} bytes", recorded.len());
     }

@@ -235,7 +235,7 @@ impl<'a> Observe<'a> {
         if let Some(listener) = listener
             && guarded(|| listener(&update)).is_err()
         {
-            tracing::error!(target: "prism_tools", call = %self.id, "a progress listener panicked; the update was dropped for it");
+            tracing::error!(target: "prism_tools", call = %self.id.shown(), "a progress listener panicked; the update was dropped for it");
         }
         if !self.is_watching() {
             return;
@@ -261,7 +261,7 @@ impl<'a> Observe<'a> {
     fn end(self, name: Arc<str>, outcome: ToolOutcome, content: Blocks) -> ToolResult {
         tracing::debug!(
             target: "prism_tools",
-            call = %self.id,
+            call = %self.id.shown(),
             tool = %name,
             outcome = match &outcome {
                 ToolOutcome::Value(_) => "finished",
@@ -321,7 +321,7 @@ fn is_watched(p: &Pipeline) -> bool {
 fn report(p: &Pipeline, event: ToolEvent) -> ToolCallRecord {
     for sink in &p.events {
         if guarded(|| sink.emit(&event)).is_err() {
-            tracing::error!(target: "prism_tools", call = %event.tool_call_id, "an event sink panicked; the event was dropped for it");
+            tracing::error!(target: "prism_tools", call = %event.tool_call_id.shown(), "an event sink panicked; the event was dropped for it");
         }
     }
     let row = row_of(event, p.ownership.clone());
@@ -334,7 +334,7 @@ fn report(p: &Pipeline, event: ToolEvent) -> ToolCallRecord {
 /// Lends `row` to `ledger`; a panicking ledger loses the row, never the call.
 fn append(ledger: &dyn RunLedger, row: &ToolCallRecord) {
     if guarded(|| ledger.append(row)).is_err() {
-        tracing::error!(target: "prism_tools", call = %row.tool_call_id, "the ledger panicked while appending a row");
+        tracing::error!(target: "prism_tools", call = %row.tool_call_id.shown(), "the ledger panicked while appending a row");
     }
 }
 

@@ -34,7 +34,8 @@ pub(crate) fn tool_span(call: &ToolCall, redactor: &SecretRedactor) -> Option<Bo
         { OTEL_NAME } = Empty,
         { GEN_AI_OPERATION_NAME } = OPERATION_EXECUTE_TOOL,
         { GEN_AI_TOOL_NAME } = Empty,
-        { GEN_AI_TOOL_CALL_ID } = call.id.as_str(),
+        // Cut, as in messages: the provider or the model chose it, and nothing bounds it.
+        { GEN_AI_TOOL_CALL_ID } = &*call.id.shown(),
         { ERROR_TYPE } = Empty,
         { GEN_AI_TOOL_CALL_ARGUMENTS } = Empty,
         { GEN_AI_TOOL_CALL_RESULT } = Empty,

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::call::CallId;
+use crate::call::{CallId, shown_call_id};
 use crate::run::{
     ApprovalDecision, ApprovalKey, ApprovalRecord, ApprovalState, ApprovalStoreError,
     ApprovalVerdict, PendingApproval, PendingApprovals, UnreadableApproval,
@@ -166,7 +166,7 @@ pub(crate) fn sort_pending(
                     ApprovalStoreError::Backend(message) => message,
                     other => other.to_string(),
                 };
-                tracing::error!(target: "prism_tools", session_id, call_id = call_id.as_deref().unwrap_or("?"), %reason, "a pending approval cannot be read; it is left out of the list");
+                tracing::error!(target: "prism_tools", session_id, call_id = %call_id.as_deref().map_or("?".into(), shown_call_id), %reason, "a pending approval cannot be read; it is left out of the list");
                 listing.unreadable.push(UnreadableApproval {
                     call_id: call_id.map(CallId::from),
                     reason,
