@@ -88,9 +88,9 @@ pub struct EmbeddedResource {
 }
 
 impl ContentBlock {
-    /// The block's texts that output guardrails read and the redactor searches (besides the
-    /// media type, see [`media_type_mut`](Self::media_type_mut)): a text block's text, a link's
-    /// URI, name and description, an embedded resource's URI and text. Never base64 data.
+    /// The block's texts that output guardrails read and the redactor searches: a text block's
+    /// text, a link's URI, name and description, an embedded resource's URI and text. Never
+    /// base64 data; the redactor also searches media types (see [`texts_mut`](Self::texts_mut)).
     pub(crate) fn texts(&self) -> [Option<&str>; 3] {
         match self {
             Self::Text { text } => [Some(text), None, None],
@@ -105,29 +105,31 @@ impl ContentBlock {
         }
     }
 
-    /// The same texts as [`texts`](Self::texts), to rewrite in place.
-    pub(crate) fn texts_mut(&mut self) -> [Option<&mut String>; 3] {
+    /// What the redactor rewrites in place: the [`texts`](Self::texts), and the media type,
+    /// which is the tool's text like any other (a remote server's may quote what it was sent).
+    pub(crate) fn texts_mut(&mut self) -> [Option<&mut String>; 4] {
         match self {
-            Self::Text { text } => [Some(text), None, None],
+            Self::Text { text } => [Some(text), None, None, None],
             Self::ResourceLink {
                 uri,
                 name,
                 description,
-                ..
-            } => [Some(uri), Some(name), description.as_mut()],
-            Self::Resource { resource } => [Some(&mut resource.uri), resource.text.as_mut(), None],
-            Self::Image { .. } | Self::Audio { .. } => [None, None, None],
-        }
-    }
-
-    /// The block's media type, to rewrite in place: the tool's text like any other (a remote
-    /// server's may quote what it was sent), so the redactor searches it too.
-    pub(crate) fn media_type_mut(&mut self) -> Option<&mut String> {
-        match self {
-            Self::Image { media_type, .. } | Self::Audio { media_type, .. } => Some(media_type),
-            Self::ResourceLink { media_type, .. } => media_type.as_mut(),
-            Self::Resource { resource } => resource.media_type.as_mut(),
-            Self::Text { .. } => None,
+                media_type,
+            } => [
+                Some(uri),
+                Some(name),
+                description.as_mut(),
+                media_type.as_mut(),
+            ],
+            Self::Resource { resource } => [
+                Some(&mut resource.uri),
+                resource.text.as_mut(),
+                resource.media_type.as_mut(),
+                None,
+            ],
+            Self::Image { media_type, .. } | Self::Audio { media_type, .. } => {
+                [Some(media_type), None, None, None]
+            }
         }
     }
 

@@ -75,29 +75,31 @@ pub enum ContentRecord {
 }
 
 impl ContentRecord {
-    /// The record's texts, as [`ContentBlock`]'s: what the redactor searches.
-    pub(crate) fn texts_mut(&mut self) -> [Option<&mut String>; 3] {
+    /// The record's texts and media type, as [`ContentBlock`]'s: what the redactor searches.
+    pub(crate) fn texts_mut(&mut self) -> [Option<&mut String>; 4] {
         match self {
-            Self::Text { text } => [Some(text), None, None],
+            Self::Text { text } => [Some(text), None, None, None],
             Self::ResourceLink {
                 uri,
                 name,
                 description,
+                media_type,
                 ..
-            } => [Some(uri), Some(name), description.as_mut()],
-            Self::Resource { uri, text, .. } => [Some(uri), text.as_mut(), None],
-            Self::Image { .. } | Self::Audio { .. } => [None, None, None],
-        }
-    }
-
-    /// The record's media type, as [`ContentBlock`]'s: the redactor searches it too.
-    pub(crate) fn media_type_mut(&mut self) -> Option<&mut String> {
-        match self {
-            Self::Image { media_type, .. } | Self::Audio { media_type, .. } => Some(media_type),
-            Self::ResourceLink { media_type, .. } | Self::Resource { media_type, .. } => {
-                media_type.as_mut()
+            } => [
+                Some(uri),
+                Some(name),
+                description.as_mut(),
+                media_type.as_mut(),
+            ],
+            Self::Resource {
+                uri,
+                text,
+                media_type,
+                ..
+            } => [Some(uri), text.as_mut(), media_type.as_mut(), None],
+            Self::Image { media_type, .. } | Self::Audio { media_type, .. } => {
+                [Some(media_type), None, None, None]
             }
-            Self::Text { .. } => None,
         }
     }
 

@@ -245,13 +245,11 @@ impl SecretRedactor {
             return false;
         }
         let mut changed = false;
-        for block in content {
-            for text in block.texts_mut().into_iter().flatten() {
-                changed |= self.redact_string_changed(text);
-            }
-            if let Some(media_type) = block.media_type_mut() {
-                changed |= self.redact_string_changed(media_type);
-            }
+        for text in content
+            .iter_mut()
+            .flat_map(|block| block.texts_mut().into_iter().flatten())
+        {
+            changed |= self.redact_string_changed(text);
         }
         changed
     }
@@ -261,13 +259,11 @@ impl SecretRedactor {
         if self.count == 0 {
             return;
         }
-        for record in records {
-            for text in record.texts_mut().into_iter().flatten() {
-                self.redact_string(text);
-            }
-            if let Some(media_type) = record.media_type_mut() {
-                self.redact_string(media_type);
-            }
+        for text in records
+            .iter_mut()
+            .flat_map(|record| record.texts_mut().into_iter().flatten())
+        {
+            self.redact_string(text);
         }
     }
 
