@@ -52,9 +52,7 @@ impl CallSite<'_> {
     /// `text` (an error of the HTTP stack, the SDK or the server) as a message quotes it: the
     /// endpoint's URL cut to its origin, its credentials and the host's secrets taken out.
     fn scrub(&self, text: &str) -> String {
-        self.scrubber()
-            .redact_str(&self.server.origin_quoted(text))
-            .into_owned()
+        self.server.scrub_with(&self.scrubber(), text)
     }
 }
 

@@ -389,16 +389,19 @@ impl RemoteServer {
     /// the URL cut to its origin (see [`origin_quoted`](Self::origin_quoted)) and the endpoint's
     /// credentials taken out (see [`scrubber`](Self::scrubber)).
     pub(crate) fn scrub(&self, text: &str) -> String {
-        self.scrubber()
-            .redact_str(&self.origin_quoted(text))
-            .into_owned()
+        self.scrub_with(&self.scrubber(), text)
+    }
+
+    /// [`scrub`](Self::scrub) with `scrubber` (the endpoint's credentials, maybe with more).
+    pub(crate) fn scrub_with(&self, scrubber: &SecretRedactor, text: &str) -> String {
+        scrubber.redact_str(&self.origin_quoted(text)).into_owned()
     }
 
     /// `text` with every quote of the endpoint's URL (as given, as the HTTP stack writes it,
     /// with or without its user and password) cut to its scheme, host and port: enough to say
     /// which server failed, and nothing of a path or query that may hold a credential no one
     /// named.
-    pub(crate) fn origin_quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    fn origin_quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let Endpoint::Http { url, .. } = &self.endpoint else {
             return Cow::Borrowed(text);
         };
