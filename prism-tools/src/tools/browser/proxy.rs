@@ -34,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use url::{Host, Url};
 
 use super::error::{BrowserError, BrowserErrorKind};
+use crate::redact::cut_marked_str;
 use crate::tools::web::{UrlPolicy, WebErrorKind};
 
 type ProxyBody = BoxBody<Bytes, hyper::Error>;
@@ -46,8 +47,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// for refused hosts cannot grow the log.
 const MAX_REFUSALS: usize = 32;
 
-/// Characters of a refused host, and of the policy's reason, kept.
-const MAX_REFUSAL_CHARS: usize = 500;
+/// Bytes of a refused host, and of the policy's reason, kept.
+const MAX_REFUSAL_BYTES: usize = 500;
 
 /// A connection the proxy refused: to which host and port, and the policy's reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,18 +98,11 @@ impl ProxyRefusals {
             log.entries.pop_front();
         }
         let refusal = ProxyRefusal {
-            host: cut(host),
+            host: cut_marked_str(host, MAX_REFUSAL_BYTES).into_owned(),
             port,
-            why: cut(why),
+            why: cut_marked_str(why, MAX_REFUSAL_BYTES).into_owned(),
         };
         log.entries.push_back((number, refusal));
-    }
-}
-
-fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_REFUSAL_CHARS) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
     }
 }
 
@@ -301,9 +295,7 @@ impl Proxy {
             _ = tokio::io::copy_bidirectional(&mut browser, &mut origin) => {}
         }
     }
-}
 
-impl Proxy {
     /// Connects to `port` at an address of `url`'s host that the policy allows; a refusal is
     /// recorded with the host, the port and the policy's reason.
     async fn connect(&self, url: &str, port: u16) -> Result<TcpStream, Failure> {
@@ -356,6 +348,7 @@ mod tests {
     use tokio::net::TcpSocket;
 
     use super::*;
+    use crate::redact::CUT_MARKER;
     use crate::tools::web::AddressClass;
 
     /// The policy these tests' servers on loopback are reached under.
@@ -424,7 +417,7 @@ mod tests {
     #[test]
     fn the_refusals_kept_are_bounded_in_count_and_size() {
         let refusals = ProxyRefusals::default();
-        let long = "x".repeat(10 * MAX_REFUSAL_CHARS);
+        let long = "x".repeat(10 * MAX_REFUSAL_BYTES);
         for port in 0..(4 * MAX_REFUSALS as u16) {
             refusals.record(&long, port, &long);
         }
@@ -432,8 +425,8 @@ mod tests {
         assert_eq!(log.entries.len(), MAX_REFUSALS);
         let (_, last) = log.entries.back().unwrap();
         assert_eq!(last.port, 4 * MAX_REFUSALS as u16 - 1);
-        assert!(last.host.chars().count() <= MAX_REFUSAL_CHARS + 1);
-        assert!(last.why.chars().count() <= MAX_REFUSAL_CHARS + 1);
+        assert!(last.host.len() <= MAX_REFUSAL_BYTES + CUT_MARKER.len());
+        assert!(last.why.len() <= MAX_REFUSAL_BYTES + CUT_MARKER.len());
         drop(log);
         assert_eq!(refusals.since(0, &long, 0), None);
     }
