@@ -89,15 +89,11 @@ pub(crate) async fn navigate_page(
     if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
         if run.navigation.counts().refused > before.refused {
             let refusal = run.navigation.last_refusal().unwrap_or_default();
-            let message = refusal.message(redactor);
-            return Err(BrowserError::new(BrowserErrorKind::Refused, message));
+            return Err(refusal.into_error(redactor));
         }
         // A refused tunnel (https) fails the navigation.
         if let Some(refusal) = refused_by_proxy(run, proxy_mark) {
-            return Err(BrowserError::new(
-                BrowserErrorKind::Refused,
-                refusal.message(redactor),
-            ));
+            return Err(refusal.into_error(redactor));
         }
         return Err(BrowserError::new(
             BrowserErrorKind::Navigation,
@@ -111,10 +107,7 @@ pub(crate) async fn navigate_page(
             .finish(before, run.limits.navigation_timeout)
             .await
         {
-            Settled::Refused(refusal) => {
-                let message = refusal.message(redactor);
-                return Err(BrowserError::new(BrowserErrorKind::Refused, message));
-            }
+            Settled::Refused(refusal) => return Err(refusal.into_error(redactor)),
             Settled::StillLoading => loading = true,
             Settled::Loaded | Settled::Quiet => {}
         }
@@ -124,10 +117,7 @@ pub(crate) async fn navigate_page(
     if info["status"] == 403
         && let Some(refusal) = refused_by_proxy(run, proxy_mark)
     {
-        return Err(BrowserError::new(
-            BrowserErrorKind::Refused,
-            refusal.message(redactor),
-        ));
+        return Err(refusal.into_error(redactor));
     }
     if loading {
         info["loading"] = Value::Bool(true);

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use super::error::{BrowserError, BrowserErrorKind};
 use crate::redact::SecretRedactor;
 
 /// Counters of the main frame's navigations since the context opened.
@@ -60,6 +61,11 @@ impl Refusal {
             None => &url,
         };
         format!("`{url}` is refused: {}", self.why)
+    }
+
+    /// The `url_refused` error `browser_navigate` answers with (see [`message`](Self::message)).
+    pub(crate) fn into_error(self, redactor: &SecretRedactor) -> BrowserError {
+        BrowserError::new(BrowserErrorKind::Refused, self.message(redactor))
     }
 }
 
