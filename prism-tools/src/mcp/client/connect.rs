@@ -14,6 +14,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, Command};
 
+use super::bounded_lines::{BoundedLines, LineOverflow};
 use super::error::McpClientError;
 use super::notifications::BridgeHandler;
 use super::server::{Endpoint, RemoteServer};
@@ -36,6 +37,8 @@ const INHERITED_ENV: [&str; 8] = [
 pub(crate) struct Session {
     pub(crate) service: RunningService<RoleClient, BridgeHandler>,
     pub(crate) child: Option<Child>,
+    /// Set when a child's output passed the bound on one message, which ended the session.
+    pub(crate) overflow: LineOverflow,
 }
 
 /// Which protocol era the client asks for.
@@ -86,6 +89,7 @@ pub(crate) async fn open(
                 Ok(Session {
                     service,
                     child: None,
+                    overflow: LineOverflow::default(),
                 })
             }
         }
@@ -140,8 +144,10 @@ async fn open_child(
     if let Some(stderr) = child.stderr.take() {
         tokio::spawn(log_stderr(server.name.clone(), stderr, server.scrubber()));
     }
-    let transport = AsyncRwTransport::new_client(stdout, stdin)
-        .with_max_line_length(server.bounds.max_message_bytes());
+    let bound = server.bounds.max_message_bytes();
+    let overflow = LineOverflow::default();
+    let stdout = BoundedLines::new(stdout, bound, overflow.clone());
+    let transport = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(bound);
     match handler
         .serve_with_lifecycle(transport, era.lifecycle())
         .await
@@ -149,6 +155,7 @@ async fn open_child(
         Ok(service) => Ok(Session {
             service,
             child: Some(child),
+            overflow,
         }),
         Err(error) => {
             let _ = child.start_kill();
@@ -175,6 +182,7 @@ where
     Ok(Session {
         service,
         child: None,
+        overflow: LineOverflow::default(),
     })
 }
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 pub mod codes {
     /// The server did not answer in time; the bridge sent it a cancellation.
     pub const TIMEOUT: &str = "mcp_timeout";
-    /// The connection is gone (the server exited, was killed, or closed the stream), or over
+    /// The connection is gone (the server exited, was killed, or closed the stream, or the
+    /// bridge ended it when a child process sent a message over the transport's bound), or over
     /// HTTP the call's request failed (the message says why, e.g. its status).
     pub const CONNECTION_LOST: &str = "mcp_connection_lost";
     /// The server answered with a protocol error (an unknown tool, bad parameters…) or with

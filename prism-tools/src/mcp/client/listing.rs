@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     ClientRequest, CustomResult, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::Value;
 
+use super::bounded_lines::LineOverflow;
 use super::catalog::{SkippedTool, bounded};
 use super::error::McpClientError;
 use super::remote_call::CancelOnDrop;
@@ -36,9 +37,10 @@ pub(crate) struct Listed {
 pub(crate) async fn list(
     server: &RemoteServer,
     peer: &Peer<RoleClient>,
+    overflow: &LineOverflow,
 ) -> Result<Listed, McpClientError> {
     let waited = server.bounds.list_timeout;
-    tokio::time::timeout(waited, pages(server, peer))
+    tokio::time::timeout(waited, pages(server, peer, overflow))
         .await
         .map_err(|_| McpClientError::Timeout {
             server: server.name.clone(),
@@ -47,7 +49,11 @@ pub(crate) async fn list(
         })?
 }
 
-async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed, McpClientError> {
+async fn pages(
+    server: &RemoteServer,
+    peer: &Peer<RoleClient>,
+    overflow: &LineOverflow,
+) -> Result<Listed, McpClientError> {
     let mut tools = Vec::new();
     let mut unreadable = Vec::new();
     let mut cursor: Option<String> = None;
@@ -60,14 +66,13 @@ async fn pages(server: &RemoteServer, peer: &Peer<RoleClient>) -> Result<Listed,
         let params = cursor
             .clone()
             .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
-        let page =
-            page(peer, params, &scrubber)
-                .await
-                .map_err(|message| McpClientError::Request {
-                    server: server.name.clone(),
-                    during: "tools/list",
-                    message: server.scrub(&message),
-                })?;
+        let page = page(peer, params, &scrubber, overflow)
+            .await
+            .map_err(|message| McpClientError::Request {
+                server: server.name.clone(),
+                during: "tools/list",
+                message: server.scrub(&message),
+            })?;
         unreadable.extend(
             page.unreadable
                 .into_iter()
@@ -141,7 +146,15 @@ async fn page(
     peer: &Peer<RoleClient>,
     params: Option<PaginatedRequestParams>,
     scrubber: &SecretRedactor,
+    overflow: &LineOverflow,
 ) -> Result<Page, String> {
+    // A session ended at a message over the bound says so, not just that it is closed.
+    let failed = |error: ServiceError| match error {
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            overflow.cause().unwrap_or_else(|| error.to_string())
+        }
+        _ => error.to_string(),
+    };
     let request = ClientRequest::ListToolsRequest(ListToolsRequest {
         method: Default::default(),
         params,
@@ -150,7 +163,7 @@ async fn page(
     let handle = peer
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(failed)?;
     // The list timeout drops this future: the server is told the request is abandoned.
     let mut cancel = CancelOnDrop {
         peer: Some(peer.clone()),
@@ -159,7 +172,7 @@ async fn page(
     };
     let answer = handle.await_response().await;
     cancel.peer = None;
-    match answer.map_err(|error| error.to_string())? {
+    match answer.map_err(failed)? {
         ServerResult::ListToolsResult(page) => Ok(Page {
             tools: page.tools,
             unreadable: Vec::new(),
@@ -253,6 +266,31 @@ mod tests {
                 .all(|SkippedTool { reason, .. }| !reason.is_empty()),
             "{:?}",
             tools.skipped()
+        );
+        client.close().await;
+    }
+
+    /// A `tools/list` answer of one line of 200,000 bytes.
+    const OVER_LONG_LIST: &str = r#"    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"big","description":"' "$id"; head -c 200000 /dev/zero | tr '\0' x; printf '","inputSchema":{"type":"object"}}]}}\n' ;;"#;
+
+    /// A list over the transport's bound fails the listing at once, saying so, rather than
+    /// waiting out the list timeout.
+    #[tokio::test]
+    async fn a_list_over_the_bound_fails_at_once_saying_why() {
+        let server = scripted_server("wordy", OVER_LONG_LIST)
+            .max_result_bytes(1000)
+            .max_schema_bytes(1000)
+            .list_timeout(std::time::Duration::from_secs(30));
+        let bound = server.bounds.max_message_bytes();
+        let client = connected(server).await;
+        // Against a hang only.
+        let listed = tokio::time::timeout(std::time::Duration::from_secs(20), client.tools())
+            .await
+            .expect("the listing ended before its timeout");
+        let message = listed.unwrap_err().to_string();
+        assert!(
+            message.contains(&format!("sent a message over {bound} bytes")),
+            "{message}"
         );
         client.close().await;
     }

@@ -14,6 +14,7 @@ use crate::context::ToolExecutionContext;
 use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
 use crate::error::ToolError;
 
+use super::bounded_lines::LineOverflow;
 use super::catalog::{self, RemoteTools};
 use super::connect::{self, ProtocolEra, Session};
 use super::error::McpClientError;
@@ -69,6 +70,7 @@ struct Connection {
     progress: ProgressRoutes,
     tools_changed: Arc<AtomicBool>,
     process_id: Option<u32>,
+    overflow: LineOverflow,
     session: tokio::sync::Mutex<Option<Session>>,
     input_required: Mutex<VecDeque<(CallId, InputRequired)>>,
 }
@@ -123,6 +125,7 @@ impl McpClient {
     ) -> Self {
         let peer = session.service.peer().clone();
         let process_id = session.child.as_ref().and_then(tokio::process::Child::id);
+        let overflow = session.overflow.clone();
         Self {
             connection: Arc::new(Connection {
                 server,
@@ -130,6 +133,7 @@ impl McpClient {
                 progress,
                 tools_changed,
                 process_id,
+                overflow,
                 session: tokio::sync::Mutex::new(Some(session)),
                 input_required: Mutex::new(VecDeque::new()),
             }),
@@ -180,7 +184,7 @@ impl McpClient {
         {
             return Ok(tools.clone());
         }
-        let remote = listing::list(&connection.server, &connection.peer)
+        let remote = listing::list(&connection.server, &connection.peer, &connection.overflow)
             .await
             // A change not taken stays to be taken: the next call asks again.
             .inspect_err(|_| {
@@ -328,6 +332,7 @@ impl Connection {
             host: ctx.redactor(),
             peer: &self.peer,
             progress: &self.progress,
+            overflow: &self.overflow,
         };
         remote_call::call(site, tool, arguments, resume, ctx).await
     }

@@ -21,14 +21,16 @@
 //!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow): the
 //!   first ones are taken, and listing stops reading there (pages left unread are named `*` in
 //!   [`RemoteTools::skipped`]).
-//! - **Results are bounded** (the transport refuses oversized messages before decoding them,
-//!   and the call they answer fails at once; a result over [`RemoteServer::max_result_bytes`]
-//!   is `output_too_large`), keep their content
-//!   blocks (text, image, audio, resource links, embedded resources) and are marked untrusted,
-//!   so wire formats fence them as data for the model. A remote `isError` is the call's
-//!   `tool_error`, with the remote text as the message: passed on whole, so that the
-//!   dispatcher's redactor sees every secret in it before the dispatcher cuts the message to its
-//!   bound.
+//! - **Results are bounded** (the transport refuses oversized messages before decoding them:
+//!   over HTTP the call such a message answers fails at once with `output_too_large`; from a
+//!   child process, whose messages share one stream, the message ends the session, so every
+//!   call waiting on it and every later one fails at once with `mcp_connection_lost` saying
+//!   why; a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their
+//!   content blocks (text, image, audio, resource links, embedded resources) and are marked
+//!   untrusted, so wire formats fence them as data for the model. A remote `isError` is the
+//!   call's `tool_error`, with the remote text as the message: passed on whole, so that the
+//!   dispatcher's redactor sees every secret in it before the dispatcher cuts the message to
+//!   its bound.
 //! - **Time is bounded.** A call waits [`RemoteServer::call_timeout`] for a result, each
 //!   progress notification starting the wait again, and never longer than
 //!   [`RemoteServer::max_call_timeout`]; on a timeout, on the context's cancellation, or when
@@ -64,6 +66,7 @@
 //!
 //! [`ToolDefinition`]: crate::ToolDefinition
 
+mod bounded_lines;
 mod catalog;
 mod connect;
 mod error;

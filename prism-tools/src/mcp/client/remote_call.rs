@@ -19,6 +19,7 @@ use crate::context::ToolExecutionContext;
 use crate::error::ToolError;
 use crate::redact::SecretRedactor;
 
+use super::bounded_lines::LineOverflow;
 use super::error::codes;
 use super::notifications::ProgressRoutes;
 use super::outcome::{self, InputRequired, RemoteOutcome};
@@ -39,6 +40,8 @@ pub(crate) struct CallSite<'a> {
     pub(crate) host: &'a SecretRedactor,
     pub(crate) peer: &'a Peer<RoleClient>,
     pub(crate) progress: &'a ProgressRoutes,
+    /// Set when the session ended at a message over the transport's bound.
+    pub(crate) overflow: &'a LineOverflow,
 }
 
 impl CallSite<'_> {
@@ -204,6 +207,19 @@ fn timed_out(server: &RemoteServer, tool: &str, waited: Duration) -> ToolError {
 /// secret is never cut before it is found.
 fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolError {
     let server = site.server;
+    // A session ended at a message over the bound fails its calls saying so: which call the
+    // message answered cannot be told (see `bounded_lines`).
+    if let ServiceError::TransportClosed | ServiceError::TransportSend(_) = error
+        && let Some(cause) = site.overflow.cause()
+    {
+        return ToolError::with_code(
+            codes::CONNECTION_LOST,
+            format!(
+                "MCP server `{}`: {cause}; `{tool}` did not finish (connect again to go on)",
+                server.name
+            ),
+        );
+    }
     match error {
         ServiceError::Timeout { timeout } => timed_out(server, tool, timeout),
         ServiceError::TransportClosed => ToolError::with_code(
@@ -305,7 +321,9 @@ mod tests {
 
     use crate::context::ToolExecutionContext;
 
+    use super::super::error::codes;
     use super::super::outcome::RemoteOutcome;
+    use super::super::scripted_server::scripted_server;
     use super::super::server::RemoteServer;
 
     /// An HTTP server speaking just enough streamable HTTP: it answers `initialize`, accepts
@@ -457,6 +475,53 @@ mod tests {
         // `alice:p@ss-w0rd-7f3a` in base64, as the header carries it, and its parts decoded.
         for secret in ["YWxpY2U6cEBzcy13MHJkLTdmM2E=", "p@ss-w0rd-7f3a", "alice:"] {
             assert!(!text.contains(secret), "{text}");
+        }
+        client.close().await;
+    }
+
+    /// A server over stdio that answers `tools/call` of `big` with one line of 200,000 bytes
+    /// quoting its token, never answers `slow`, and answers any other call with a small result.
+    const OVER_LONG_CALLS: &str = r#"    *'"method":"tools/call"'*'"big"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s ' "$id" "$API_TOKEN"; head -c 200000 /dev/zero | tr '\0' x; printf '"}]}}\n' ;;
+    *'"method":"tools/call"'*'"slow"'*) ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"small"}]}}\n' "$id" ;;"#;
+
+    /// Over stdio, an answer over the transport's bound ends the session at once: the call it
+    /// answered, a call still waiting beside it and the calls after it fail with an error saying
+    /// so, long before their timeout, and without quoting the server's secret.
+    #[tokio::test]
+    async fn a_stdio_answer_over_the_bound_ends_the_session_at_once_saying_why() {
+        let token = "tok-3b8e1f6a9c2d47";
+        let server = scripted_server("chatty", OVER_LONG_CALLS)
+            .secret_env("API_TOKEN", token)
+            .max_result_bytes(1000)
+            .max_schema_bytes(1000)
+            .call_timeout(Duration::from_secs(30));
+        let bound = server.bounds.max_message_bytes();
+        assert!(bound < 200_000, "{bound}");
+        let client = connected(server).await;
+        let ctx = ToolExecutionContext::new();
+        // Against a hang only: the error comes as soon as the line passes the bound.
+        let guard = Duration::from_secs(20);
+        let (slow, big) = tokio::time::timeout(guard, async {
+            tokio::join!(client.call("slow", json!({}), &ctx), async {
+                // The slow call is on its way first (it is never answered either way).
+                tokio::task::yield_now().await;
+                client.call("big", json!({}), &ctx).await
+            })
+        })
+        .await
+        .expect("the calls ended before their timeout");
+        let after = tokio::time::timeout(guard, client.call("small", json!({}), &ctx))
+            .await
+            .expect("the next call ended at once");
+        let said = format!("sent a message over {bound} bytes");
+        for (tool, result) in [("big", big), ("slow", slow), ("small", after)] {
+            let error = result.unwrap_err();
+            let message = error.message();
+            assert_eq!(error.code().as_str(), codes::CONNECTION_LOST, "{message}");
+            assert!(message.contains(&said), "{message}");
+            assert!(message.contains(&format!("`{tool}`")), "{message}");
+            assert!(!message.contains(token), "{message}");
         }
         client.close().await;
     }

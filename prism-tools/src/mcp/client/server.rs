@@ -521,7 +521,12 @@ impl RemoteServer {
 
     /// The most a call's result may weigh, as compact JSON of its content blocks and structured
     /// value; a larger one fails with code `output_too_large`. The transport refuses messages
-    /// much larger than this before decoding them.
+    /// much larger than this before decoding them, never holding more than its bound of one:
+    /// over HTTP, the call such a message answers fails with `output_too_large`; a child
+    /// process's such message ends the session (which request it answers cannot be told before
+    /// the end of it), so the calls waiting on it and the later ones fail at once with
+    /// `mcp_connection_lost`, saying that the server sent a message over the bound. Connect
+    /// again to go on.
     pub fn max_result_bytes(mut self, bytes: usize) -> Self {
         self.bounds.max_result_bytes = bytes;
         self
