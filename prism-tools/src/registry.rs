@@ -3,12 +3,17 @@
 //! Reads never lock: the registry keeps an immutable snapshot behind an atomic pointer and a write
 //! swaps in a new one (copy-on-write). Dispatch reads the snapshot in a few nanoseconds however
 //! many threads dispatch at once; registration and removal, which are rare, copy the map.
+//!
+//! Each change also counts one more generation, which the MCP server waits on to tell its
+//! clients that the tool list changed; dispatch never reads it.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use indexmap::IndexMap;
+use tokio::sync::Notify;
 
 use crate::definition::ToolDefinition;
 
@@ -154,6 +159,7 @@ impl fmt::Debug for RegistrySnapshot {
 struct Shared {
     policy: DuplicatePolicy,
     snapshot: ArcSwap<RegistrySnapshot>,
+    changes: Arc<RegistryChanges>,
     /// Serialises writers, and holds the rule they check a new tool against.
     writer: Mutex<Admission>,
 }
@@ -166,8 +172,49 @@ struct Admission {
     parameters_required: bool,
 }
 
+/// How many times a registry's tools changed (a tool registered or removed), and a way to wait
+/// for the next change. Several changes in quick succession may be seen as one: a waiter learns
+/// that the tools changed since the generation it saw, not how often.
+#[derive(Debug, Default)]
+// Read only by the MCP server, which tells its clients.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) struct RegistryChanges {
+    generation: AtomicU64,
+    changed: Notify,
+}
+
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+impl RegistryChanges {
+    /// The generation now. Read it before reading the tools, so a change made in between is
+    /// announced by [`after`](Self::after) rather than missed.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Returns the generation once it is no longer `seen`: at once when the tools changed since.
+    pub(crate) async fn after(&self, seen: u64) -> u64 {
+        loop {
+            let changed = self.changed.notified();
+            // `notify_waiters` reaches a `Notified` from its creation on, so a change between
+            // here and the await below still wakes it.
+            let now = self.generation();
+            if now != seen {
+                return now;
+            }
+            changed.await;
+        }
+    }
+
+    /// Counts one change, after the new snapshot is in place, and wakes every waiter.
+    fn count(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.changed.notify_waiters();
+    }
+}
+
 /// The host-active tools. Clones share one registry; [`register`](Self::register) and
-/// [`remove`](Self::remove) change it for every clone.
+/// [`remove`](Self::remove) change it for every clone, and an MCP server serving it tells its
+/// connected clients that the tool list changed.
 ///
 /// ```
 /// use prism::{ToolDefinition, ToolRegistry};
@@ -201,6 +248,7 @@ impl ToolRegistry {
             shared: Arc::new(Shared {
                 policy,
                 snapshot: ArcSwap::from_pointee(RegistrySnapshot::default()),
+                changes: Arc::default(),
                 writer: Mutex::new(Admission::default()),
             }),
         }
@@ -231,6 +279,7 @@ impl ToolRegistry {
         let mut next = RegistrySnapshot::clone(&current);
         next.tools.insert(Arc::clone(tool.name_arc()), tool);
         self.shared.snapshot.store(Arc::new(next));
+        self.shared.changes.count();
         Ok(())
     }
 
@@ -260,6 +309,7 @@ impl ToolRegistry {
         let mut next = RegistrySnapshot::clone(&current);
         let removed = next.tools.shift_remove(name);
         self.shared.snapshot.store(Arc::new(next));
+        self.shared.changes.count();
         removed
     }
 
@@ -331,6 +381,12 @@ impl ToolRegistry {
     pub(crate) fn borrow_snapshot(&self) -> arc_swap::Guard<Arc<RegistrySnapshot>> {
         self.shared.snapshot.load()
     }
+
+    /// The count of this registry's changes, shared by every clone.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn changes(&self) -> &Arc<RegistryChanges> {
+        &self.shared.changes
+    }
 }
 
 impl Default for ToolRegistry {
@@ -358,5 +414,62 @@ impl FromIterator<ToolDefinition> for ToolRegistry {
             .snapshot
             .store(Arc::new(RegistrySnapshot::from_tools(tools)));
         registry
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::Value;
+
+    use super::*;
+
+    fn tool(name: &str) -> ToolDefinition {
+        ToolDefinition::builder(name).run_sync(|_, _| Ok(Value::Null))
+    }
+
+    #[test]
+    fn registering_and_removing_count_changes_and_refusals_do_not() {
+        let registry = ToolRegistry::strict();
+        let changes = Arc::clone(registry.changes());
+        let start = changes.generation();
+        registry.register(tool("a")).unwrap();
+        assert_eq!(changes.generation(), start + 1);
+        assert!(registry.register(tool("a")).is_err());
+        assert!(registry.remove("b").is_none());
+        assert_eq!(changes.generation(), start + 1, "nothing changed");
+        registry.clone().remove("a").unwrap();
+        assert_eq!(
+            changes.generation(),
+            start + 2,
+            "a clone changes the same registry"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_waiter_wakes_on_the_next_change_or_at_once_after_one() {
+        let registry = ToolRegistry::new();
+        let changes = Arc::clone(registry.changes());
+        let seen = changes.generation();
+        let waiting = tokio::spawn({
+            let changes = Arc::clone(&changes);
+            async move { changes.after(seen).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        registry.register(tool("a")).unwrap();
+        let now = tokio::time::timeout(Duration::from_secs(30), waiting)
+            .await
+            .expect("the change wakes the waiter")
+            .unwrap();
+        assert_eq!(now, seen + 1);
+        // A change the waiter did not see yet is reported without waiting.
+        registry.register(tool("b")).unwrap();
+        registry.register(tool("c")).unwrap();
+        let later = tokio::time::timeout(Duration::from_secs(30), changes.after(now))
+            .await
+            .expect("two changes since are seen at once");
+        assert_eq!(later, now + 2, "coalesced into one wake-up");
     }
 }

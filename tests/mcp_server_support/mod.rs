@@ -228,6 +228,8 @@ pub struct TestClient {
     pub approve: bool,
     pub asked: Arc<Mutex<Vec<String>>>,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// How many `notifications/tools/list_changed` reached the client outside a subscription.
+    pub list_changes: Arc<tokio::sync::watch::Sender<usize>>,
 }
 
 impl TestClient {
@@ -238,6 +240,7 @@ impl TestClient {
             approve: true,
             asked: Arc::default(),
             progress: Arc::default(),
+            list_changes: Arc::new(tokio::sync::watch::Sender::new(0)),
         }
     }
 
@@ -282,6 +285,10 @@ impl ClientHandler for TestClient {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changes.send_modify(|count| *count += 1);
     }
 }
 

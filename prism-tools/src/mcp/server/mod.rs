@@ -28,6 +28,11 @@
 //!   session of its own, so no later message reaches it): it runs to its end and records its
 //!   outcome, so a client that re-issues the call gets that outcome from the effect store
 //!   instead of a second effect.
+//! - When a tool is registered in or removed from the served registry, every client that can
+//!   hear it is told the tool list changed (the server advertises `tools.listChanged`):
+//!   handshake-era sessions by `notifications/tools/list_changed`, 2026-07-28 clients on the
+//!   stream of a `subscriptions/listen` asking for tool-list notifications (see
+//!   `tool_list_changes.rs`). Changes in quick succession may be told as one.
 //!
 //! Serve it with [`McpServer::serve_stdio`] or [`serve_http`] (loopback by default, `Host` and
 //! `Origin` checked, request bodies bounded, a rate limit per client).
@@ -46,6 +51,7 @@ mod result;
 mod served;
 mod session;
 mod stdio;
+mod tool_list_changes;
 
 use std::fmt;
 use std::sync::Arc;
@@ -56,9 +62,12 @@ use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
-    ListToolsResult, PaginatedRequestParams, RequestStateCodec, ServerCapabilities, ServerConfig,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    RequestStateCodec, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{
+    MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
+};
 
 use crate::context::ToolExecutionContext;
 use crate::dispatch::Dispatcher;
@@ -88,7 +97,10 @@ type Authorize = dyn Fn(Option<&::http::request::Parts>) -> Option<ToolScope> + 
 ///
 /// Cheap to clone. Each MCP session gets its own [`for_session`](Self::for_session) copy (the
 /// HTTP transport makes one per session; stdio has one), which shares everything but the table
-/// of the session's running calls.
+/// of the session's running calls and the point from which it announces tool-list changes.
+///
+/// Its clients are told when a tool is registered in or removed from the dispatcher's
+/// registry while they are connected (`tools.listChanged`).
 ///
 /// ```
 /// use prism::mcp::McpServer;
@@ -126,6 +138,13 @@ struct Shared {
     detached: Arc<Detached>,
 }
 
+impl Shared {
+    /// A session opening now: it announces the registry's changes from this moment on.
+    fn new_session(&self) -> Session {
+        Session::new(self.dispatcher.registry().changes().generation())
+    }
+}
+
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpServer")
@@ -157,10 +176,11 @@ impl McpServer {
     }
 
     /// The same server for a new session: shared configuration, its own table of running calls.
+    /// Each change to the registry from now on is announced to the session's client.
     pub fn for_session(&self) -> Self {
         Self {
             shared: Arc::clone(&self.shared),
-            session: Arc::default(),
+            session: Arc::new(self.shared.new_session()),
         }
     }
 
@@ -328,9 +348,10 @@ impl McpServerBuilder {
             calls: AtomicU64::new(0),
             detached: Arc::default(),
         };
+        let session = Arc::new(shared.new_session());
         McpServer {
             shared: Arc::new(shared),
-            session: Arc::default(),
+            session,
         }
     }
 }
@@ -365,13 +386,45 @@ impl std::error::Error for McpServerError {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         let mut info =
             ServerConfig::new(capabilities).with_server_info(self.shared.implementation.clone());
         if let Some(instructions) = &self.shared.instructions {
             info = info.with_instructions(instructions.clone());
         }
         info
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        // The handshake's token is cancelled once the session is over (rmcp drops the running
+        // service), which ends the session's announcements.
+        self.session.tool_list.opened(context.ct.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let changes = self.shared.dispatcher.registry().changes();
+        self.session.tool_list.start(changes, context.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.session.tool_list.offered())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        let changes = self.shared.dispatcher.registry().changes();
+        self.session.tool_list.listen(changes, subscription).await
     }
 
     async fn list_tools(

@@ -1,4 +1,6 @@
-//! [`Session`]: one MCP session's calls that only an explicit `notifications/cancelled` may stop.
+//! [`Session`]: what belongs to one MCP session: the calls that only an explicit
+//! `notifications/cancelled` may stop, and its announcements of tool-list changes (see
+//! `tool_list_changes.rs`).
 //!
 //! A call of a tool with an effect runs on its own task and ignores a dropped stream (see
 //! `calling.rs`), so the session keeps its token by request id for the client's cancellation.
@@ -13,15 +15,18 @@ use rmcp::model::RequestId;
 
 use crate::context::CancellationToken;
 
+use super::tool_list_changes::ToolListWatch;
+
 /// How many cancellations that found no call a session remembers. MCP forbids reusing a request
 /// id within a session, so an old entry can only be a cancellation that came after its call
 /// ended; the bound keeps a client that cancels finished calls from growing the table.
 const EARLY_CANCELLATIONS: usize = 64;
 
-/// One session's cancellable calls.
+/// One session's cancellable calls and tool-list announcements.
 #[derive(Default)]
 pub(super) struct Session {
     calls: Mutex<Calls>,
+    pub(super) tool_list: ToolListWatch,
 }
 
 #[derive(Default)]
@@ -32,6 +37,14 @@ struct Calls {
 }
 
 impl Session {
+    /// A session opening now, when the served registry's generation is `generation`.
+    pub(super) fn new(generation: u64) -> Self {
+        Self {
+            calls: Mutex::default(),
+            tool_list: ToolListWatch::new(generation),
+        }
+    }
+
     /// Registers the call answering request `id`; fires `token` at once when the client already
     /// cancelled that request.
     pub(super) fn register(&self, id: &RequestId, token: &CancellationToken) {

@@ -64,7 +64,7 @@ mod tests {
     use std::time::Duration;
 
     use serde_json::{Value, json};
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     use tokio::sync::{Notify, Semaphore};
 
     use super::*;
@@ -126,5 +126,76 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(paid.load(Ordering::SeqCst));
+    }
+
+    const HANDSHAKE: &str = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+    );
+
+    /// Waits (thirty seconds at most) until `done` holds.
+    async fn eventually(what: &str, done: impl Fn() -> bool) {
+        let waited = tokio::time::timeout(Duration::from_secs(30), async {
+            while !done() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(waited.is_ok(), "timed out waiting until {what}");
+    }
+
+    /// The session's announcing task holds the registry's change counter: the count of its
+    /// holders says whether that task still runs.
+    #[tokio::test]
+    async fn a_session_announces_tool_list_changes_and_its_task_ends_with_it() {
+        let tool = |name: &str| {
+            ToolDefinition::builder(name)
+                .parameters(json!({"type": "object"}))
+                .run_sync(|_, _| Ok(Value::Null))
+        };
+        let registry = ToolRegistry::from_iter([tool("a")]);
+        let changes = Arc::clone(registry.changes());
+        let server = McpServer::new(Dispatcher::builder(registry.clone()).build());
+        let before = Arc::strong_count(&changes);
+
+        let (client, server_end) = tokio::io::duplex(64 * 1024);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        let serving = tokio::spawn(server.serve_one(LineTransport::new(server_read, server_write)));
+        let (client_read, mut client_write) = tokio::io::split(client);
+        client_write.write_all(HANDSHAKE.as_bytes()).await.unwrap();
+        let mut lines = BufReader::new(client_read).lines();
+        let answer = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the handshake is answered")
+            .unwrap()
+            .unwrap();
+        assert!(answer.contains(r#""listChanged":true"#), "{answer}");
+        eventually("the session waits for changes", || {
+            Arc::strong_count(&changes) == before + 1
+        })
+        .await;
+
+        registry.register(tool("b")).unwrap();
+        let told = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the change is announced")
+            .unwrap()
+            .unwrap();
+        assert!(told.contains("notifications/tools/list_changed"), "{told}");
+
+        // The client goes away: the session ends, and its task with it.
+        client_write.shutdown().await.unwrap();
+        drop(lines);
+        tokio::time::timeout(Duration::from_secs(30), serving)
+            .await
+            .expect("serving ends with the session")
+            .unwrap()
+            .unwrap();
+        eventually("the session's task ended", || {
+            Arc::strong_count(&changes) == before
+        })
+        .await;
     }
 }
