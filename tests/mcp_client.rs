@@ -149,6 +149,36 @@ async fn everything_progress_reaches_the_dispatchers_events() {
     client.close().await;
 }
 
+/// A tool that declares an output schema (made by the TypeScript SDK from a Zod type) has its
+/// schema taken and its result checked against it: the server's own result passes, whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_structured_results_are_checked_against_their_output_schema() {
+    let Some(server) = everything() else { return };
+    let client = connect(server).await;
+    let tools = client.tools().await.unwrap();
+    let structured = tools
+        .definitions()
+        .iter()
+        .find(|tool| tool.name() == "everything__get-structured-content")
+        .expect("listed");
+    assert!(structured.output_schema().is_some());
+    let dispatcher = Dispatcher::builder(registry(tools.into_definitions())).build();
+    let call = ToolCall::new(
+        "s1",
+        "everything__get-structured-content",
+        json!({"location": "Chicago"}),
+    );
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    let value = result.as_value().expect("a structured value");
+    assert_eq!(value["temperature"], 36, "{value}");
+    assert_eq!(value["humidity"], 82, "{value}");
+    client.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_server_answers_and_its_errors_are_tool_errors() {
     let Some(server) = time_server() else { return };

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use crate::definition::{ToolAnnotations, ToolDefinition, ToolHandler};
 use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+use crate::validation::JsonSchemaEngine;
 
+use super::output_contract::OutputContract;
 use super::remote_schema;
 use super::server::RemoteServer;
 use crate::mcp::tool_name::check_name;
@@ -17,7 +19,8 @@ use crate::mcp::tool_name::check_name;
 /// [`definitions`](Self::definitions) are ordinary [`ToolDefinition`]s: register them and call
 /// them through the dispatcher like any tool, behind every guard the host configured. Each is
 /// marked [`untrusted_output`](ToolDefinition::untrusted_output), carries the hints the host
-/// vouched for (or MCP's cautious defaults, never the server's claims) and a bounded schema.
+/// vouched for (or MCP's cautious defaults, never the server's claims) and a bounded schema;
+/// one that declares an output schema has its results checked against it.
 #[derive(Clone, Debug, Default)]
 pub struct RemoteTools {
     pub(crate) definitions: Vec<ToolDefinition>,
@@ -37,7 +40,8 @@ impl RemoteTools {
     }
 
     /// The tools the bridge refused, each with its reason (a tool the SDK cannot read, named `?`
-    /// when it has no name, a schema over its bound or referring outside itself, a name outside
+    /// when it has no name, a schema over its bound or referring outside itself, an output
+    /// schema the validator cannot compile, a name outside
     /// MCP's character set, a duplicate, one tool too many, or `*` for pages left unread at the
     /// bound).
     /// Tools the host's filter left out are not listed here: they were not wanted.
@@ -63,12 +67,13 @@ pub struct SkippedTool {
 
 /// Builds the host's definitions from the server's tools the host's filters allow (`remote`,
 /// which stops early when `cut`). `handler` makes the handler of the tool with a given remote
-/// name.
+/// name, given the tool's output schema compiled by `engine` when it declares one.
 pub(crate) fn build(
     server: &RemoteServer,
     remote: &[rmcp::model::Tool],
     cut: bool,
-    handler: impl Fn(&str) -> Arc<dyn ToolHandler>,
+    engine: &JsonSchemaEngine,
+    mut handler: impl FnMut(&str, Option<Arc<OutputContract>>) -> Arc<dyn ToolHandler>,
 ) -> (Vec<ToolDefinition>, Vec<SkippedTool>) {
     let mut taken = HashSet::new();
     let mut definitions = Vec::new();
@@ -120,9 +125,21 @@ pub(crate) fn build(
             .annotations(hints(server, tool, &scrubber))
             .untrusted_output(true)
             .requires_approval(server.approval.iter().any(|approved| approved == name));
+        let mut contract = None;
         if let Some(schema) = &tool.output_schema {
-            match remote_schema::output_schema(schema, server.bounds.max_schema_bytes) {
-                Ok(schema) => builder = builder.output_schema(schema),
+            // A schema the validator cannot use costs its tool, as one the host cannot take as
+            // input does: results that could not be checked are not passed on as checked.
+            let compiled = remote_schema::output_schema(schema, server.bounds.max_schema_bytes)
+                .and_then(|schema| {
+                    OutputContract::compile(engine, &schema)
+                        .map(|compiled| (schema, compiled))
+                        .map_err(|error| error.to_string())
+                });
+            match compiled {
+                Ok((schema, compiled)) => {
+                    builder = builder.output_schema(schema);
+                    contract = Some(Arc::new(compiled));
+                }
                 Err(reason) => {
                     skip(format!("output schema: {reason}"));
                     continue;
@@ -134,7 +151,7 @@ pub(crate) fn build(
             builder =
                 builder.description(bounded(&description, server.bounds.max_description_bytes));
         }
-        definitions.push(builder.handler_arc(handler(name)));
+        definitions.push(builder.handler_arc(handler(name, contract)));
     }
     // Tools skipped above left room the unread pages might have filled: say they exist.
     if cut && !bound_reached {
@@ -222,6 +239,10 @@ mod tests {
         serde_json::from_value(value).unwrap()
     }
 
+    fn engine() -> JsonSchemaEngine {
+        super::super::output_contract::engine(&RemoteServer::command("s", "true").bounds)
+    }
+
     #[test]
     fn remote_hints_grant_nothing_and_host_hints_win() {
         let claims = remote(json!({
@@ -238,7 +259,9 @@ mod tests {
                 ..ToolAnnotations::default()
             },
         );
-        let (definitions, skipped) = build(&server, &[claims, honest], false, |_| Arc::new(Never));
+        let (definitions, skipped) = build(&server, &[claims, honest], false, &engine(), |_, _| {
+            Arc::new(Never)
+        });
         assert!(skipped.is_empty());
         let wipe = &definitions[0];
         assert_eq!(wipe.name(), "fs__wipe");
@@ -267,7 +290,8 @@ mod tests {
             ),
         ];
         let server = RemoteServer::command("s", "true");
-        let (definitions, skipped) = build(&server, &tools, false, |_| Arc::new(Never));
+        let (definitions, skipped) =
+            build(&server, &tools, false, &engine(), |_, _| Arc::new(Never));
         let names: Vec<_> = definitions.iter().map(ToolDefinition::name).collect();
         assert_eq!(names, ["a"]);
         let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();
@@ -281,9 +305,13 @@ mod tests {
         );
         let cut = |max| {
             let server = RemoteServer::command("s", "true").max_description_bytes(max);
-            let (definitions, _) = build(&server, std::slice::from_ref(&long), false, |_| {
-                Arc::new(Never)
-            });
+            let (definitions, _) = build(
+                &server,
+                std::slice::from_ref(&long),
+                false,
+                &engine(),
+                |_, _| Arc::new(Never),
+            );
             let description = definitions[0].description().unwrap().to_owned();
             assert!(description.len() <= max, "{description}");
             description
@@ -302,7 +330,8 @@ mod tests {
             remote(json!({"name": "ok", "inputSchema": {"type": "object"}})),
         ];
         let server = RemoteServer::command("s", "true").prefixed(true);
-        let (definitions, skipped) = build(&server, &tools, false, |_| Arc::new(Never));
+        let (definitions, skipped) =
+            build(&server, &tools, false, &engine(), |_, _| Arc::new(Never));
         let names: Vec<_> = definitions.iter().map(ToolDefinition::name).collect();
         assert_eq!(names, ["s__ok"]);
         let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();

@@ -15,8 +15,9 @@ pub mod codes {
     /// bridge ended it when a child process sent a message over the transport's bound), or over
     /// HTTP the call's request failed (the message says why, e.g. its status).
     pub const CONNECTION_LOST: &str = "mcp_connection_lost";
-    /// The server answered with a protocol error (an unknown tool, bad parameters…) or with
-    /// something that is not a tool result.
+    /// The server answered with a protocol error (an unknown tool, bad parameters…), with
+    /// something that is not a tool result, or with a successful result whose
+    /// `structuredContent` breaks the tool's declared output schema (or is missing).
     pub const PROTOCOL_ERROR: &str = "mcp_protocol_error";
     /// The server needs input from the person or the client before the tool can finish
     /// (MCP's `input_required`); the message says what it asked for, and

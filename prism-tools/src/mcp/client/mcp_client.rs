@@ -1,6 +1,6 @@
 //! [`McpClient`]: one connection to an MCP server, and the definitions of its tools.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,6 +13,7 @@ use crate::call::{CallId, ToolOutput};
 use crate::context::ToolExecutionContext;
 use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
 use crate::error::ToolError;
+use crate::validation::JsonSchemaEngine;
 
 use super::bounded_lines::LineOverflow;
 use super::catalog::{self, RemoteTools};
@@ -21,6 +22,7 @@ use super::error::McpClientError;
 use super::listing;
 use super::notifications::{BridgeHandler, ProgressRoutes};
 use super::outcome::{InputRequired, RemoteOutcome};
+use super::output_contract::{self, OutputContract};
 use super::remote_call::{self, CallSite, Resume};
 use super::server::RemoteServer;
 
@@ -73,6 +75,11 @@ struct Connection {
     overflow: LineOverflow,
     session: tokio::sync::Mutex<Option<Session>>,
     input_required: Mutex<VecDeque<(CallId, InputRequired)>>,
+    /// Compiles the tools' output schemas; its cache spares a relisting the same work.
+    output_engine: JsonSchemaEngine,
+    /// The output schemas the last listing declared, by remote name, for direct calls (a
+    /// dispatched call's handler holds its definition's own).
+    outputs: Mutex<HashMap<Arc<str>, Arc<OutputContract>>>,
 }
 
 impl McpClient {
@@ -128,7 +135,6 @@ impl McpClient {
         let overflow = session.overflow.clone();
         Self {
             connection: Arc::new(Connection {
-                server,
                 peer,
                 progress,
                 tools_changed,
@@ -136,6 +142,9 @@ impl McpClient {
                 overflow,
                 session: tokio::sync::Mutex::new(Some(session)),
                 input_required: Mutex::new(VecDeque::new()),
+                output_engine: output_contract::engine(&server.bounds),
+                outputs: Mutex::default(),
+                server,
             }),
             listed: Arc::default(),
         }
@@ -190,13 +199,25 @@ impl McpClient {
             .inspect_err(|_| {
                 connection.tools_changed.fetch_or(changed, Ordering::AcqRel);
             })?;
-        let (definitions, built_skipped) =
-            catalog::build(&connection.server, &remote.tools, remote.cut, |name| {
+        let mut outputs = HashMap::new();
+        let (definitions, built_skipped) = catalog::build(
+            &connection.server,
+            &remote.tools,
+            remote.cut,
+            &connection.output_engine,
+            |name, output| {
+                let remote_name: Arc<str> = Arc::from(name);
+                if let Some(output) = &output {
+                    outputs.insert(Arc::clone(&remote_name), Arc::clone(output));
+                }
                 Arc::new(RemoteToolHandler {
                     connection: Arc::clone(connection),
-                    remote_name: Arc::from(name),
+                    remote_name,
+                    output,
                 })
-            });
+            },
+        );
+        *connection.kept_outputs() = outputs;
         // Tools the SDK could not read come first; pages left unread stay last.
         let mut skipped = remote.unreadable;
         skipped.extend(built_skipped);
@@ -229,7 +250,9 @@ impl McpClient {
     /// Calls the remote tool `tool` (its name on the server) directly, **outside the
     /// dispatcher**: no guard, event or ledger row. For what the dispatcher cannot express,
     /// such as answering an `input_required` ([`resume`](Self::resume)); everything else goes
-    /// through the definitions. Bounded, timed out and cancelled as a dispatched call is.
+    /// through the definitions. Bounded, timed out and cancelled as a dispatched call is, and
+    /// held to the output schema the tool declared in the last [`tools`](Self::tools) listing
+    /// (a tool not listed yet is not checked).
     ///
     /// # Errors
     ///
@@ -241,7 +264,10 @@ impl McpClient {
         arguments: Value,
         ctx: &ToolExecutionContext,
     ) -> Result<RemoteOutcome, ToolError> {
-        self.connection.call(tool, arguments, None, ctx).await
+        let output = self.connection.output_of(tool);
+        self.connection
+            .call(tool, arguments, None, output.as_deref(), ctx)
+            .await
     }
 
     /// Calls `tool` again with the answers to its [`InputRequired`]: `responses` by the
@@ -262,8 +288,15 @@ impl McpClient {
             responses,
             request_state: request.request_state.clone(),
         };
+        let output = self.connection.output_of(&request.tool);
         self.connection
-            .call(&request.tool, arguments, Some(resume), ctx)
+            .call(
+                &request.tool,
+                arguments,
+                Some(resume),
+                output.as_deref(),
+                ctx,
+            )
             .await
     }
 
@@ -309,11 +342,22 @@ impl Connection {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn kept_outputs(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Arc<OutputContract>>> {
+        // Replaced whole at each listing: nothing a panic could leave half-written.
+        self.outputs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The output schema `tool` declared in the last listing, if it declared one.
+    fn output_of(&self, tool: &str) -> Option<Arc<OutputContract>> {
+        self.kept_outputs().get(tool).cloned()
+    }
+
     async fn call(
         &self,
         tool: &str,
         arguments: Value,
         resume: Option<Resume>,
+        output: Option<&OutputContract>,
         ctx: &ToolExecutionContext,
     ) -> Result<RemoteOutcome, ToolError> {
         let arguments = match arguments {
@@ -333,6 +377,7 @@ impl Connection {
             peer: &self.peer,
             progress: &self.progress,
             overflow: &self.overflow,
+            output,
         };
         remote_call::call(site, tool, arguments, resume, ctx).await
     }
@@ -342,10 +387,11 @@ impl Connection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
+        output: Option<&OutputContract>,
         ctx: ToolExecutionContext,
     ) -> Result<ToolOutput, ToolError> {
         match self
-            .call(tool, Value::Object(arguments), None, &ctx)
+            .call(tool, Value::Object(arguments), None, output, &ctx)
             .await?
         {
             RemoteOutcome::Complete(output) => Ok(output),
@@ -375,6 +421,8 @@ impl Connection {
 struct RemoteToolHandler {
     connection: Arc<Connection>,
     remote_name: Arc<str>,
+    /// The output schema the definition declares, compiled: results are held to it.
+    output: Option<Arc<OutputContract>>,
 }
 
 impl ToolHandler for RemoteToolHandler {
@@ -390,10 +438,13 @@ impl ToolHandler for RemoteToolHandler {
         };
         let connection = Arc::clone(&self.connection);
         let remote_name = Arc::clone(&self.remote_name);
+        let output = self.output.clone();
         let arguments = arguments.clone();
-        Ok(ToolFuture::new(
-            async move { connection.dispatched(&remote_name, arguments, ctx).await },
-        )
+        Ok(ToolFuture::new(async move {
+            connection
+                .dispatched(&remote_name, arguments, output.as_deref(), ctx)
+                .await
+        })
         .into())
     }
 }

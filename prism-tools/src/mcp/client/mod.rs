@@ -31,6 +31,13 @@
 //!   call's `tool_error`, with the remote text as the message: passed on whole, so that the
 //!   dispatcher's redactor sees every secret in it before the dispatcher cuts the message to
 //!   its bound.
+//! - **Results keep the tool's declared output schema.** A tool's `outputSchema` is compiled
+//!   once, when the tool is listed, with the crate's JSON Schema validator (a tool whose schema
+//!   it cannot compile is skipped with the reason). A successful result whose
+//!   `structuredContent` does not match it, or that has none, fails the call with
+//!   `mcp_protocol_error`, naming where it fails (a JSON pointer into the value) and why, with the
+//!   endpoint's credentials taken out; a remote error (`isError`) need not match. A direct
+//!   [`McpClient::call`] is held to the schema the tool declared in the last listing.
 //! - **Time is bounded.** A call waits [`RemoteServer::call_timeout`] for a result, each
 //!   progress notification starting the wait again, and never longer than
 //!   [`RemoteServer::max_call_timeout`]; on a timeout, on the context's cancellation, or when
@@ -74,6 +81,9 @@ mod listing;
 mod mcp_client;
 mod notifications;
 mod outcome;
+mod output_contract;
+#[cfg(test)]
+mod output_schema_tests;
 mod remote_call;
 mod remote_schema;
 #[cfg(test)]

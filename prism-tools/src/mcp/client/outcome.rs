@@ -10,13 +10,15 @@ use crate::error::ToolError;
 
 use super::catalog::bounded;
 use super::error::codes;
+use super::output_contract::OutputContract;
 use crate::redact::SecretRedactor;
 
 /// What one remote call ended with.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RemoteOutcome {
-    /// The tool finished; its output is bounded, with the server's content blocks in order.
+    /// The tool finished; its output is bounded, with the server's content blocks in order, and
+    /// its value matches the tool's declared output schema, if it declared one.
     /// The remote tool may still have reported an error: see [`RemoteOutcome::Failed`].
     Complete(ToolOutput),
     /// The remote tool reported an error (`isError: true`); the message is its text, or its
@@ -155,6 +157,7 @@ impl InputRequired {
 /// on whole (within `max_bytes`): the dispatcher redacts it, then cuts it to its bound.
 pub(crate) fn complete(
     result: CallToolResult,
+    output: Option<&OutputContract>,
     max_bytes: usize,
     scrubber: &SecretRedactor,
 ) -> Result<RemoteOutcome, ToolError> {
@@ -167,6 +170,7 @@ pub(crate) fn complete(
         content,
         result.structured_content,
         result.is_error,
+        output,
         max_bytes,
         scrubber,
     )
@@ -179,6 +183,7 @@ pub(crate) fn complete(
 /// answer is not a tool result at all.
 pub(crate) fn lenient(
     result: Value,
+    output: Option<&OutputContract>,
     max_bytes: usize,
     scrubber: &SecretRedactor,
 ) -> Option<Result<RemoteOutcome, ToolError>> {
@@ -199,14 +204,19 @@ pub(crate) fn lenient(
         Some(Value::Array(blocks)) => blocks,
         Some(_) => return None,
     };
-    Some(finish(content, structured, is_error, max_bytes, scrubber))
+    Some(finish(
+        content, structured, is_error, output, max_bytes, scrubber,
+    ))
 }
 
-/// The outcome of a result's parts, as the server wrote them.
-fn finish(
+/// The outcome of a result's parts, as the server wrote them. A successful result of a tool
+/// that declares an output schema (`output`) must keep it: one that breaks it, or has no
+/// structured value, ends the call with `mcp_protocol_error` naming where it fails.
+pub(crate) fn finish(
     content: Vec<Value>,
     structured: Option<Value>,
     is_error: Option<bool>,
+    output: Option<&OutputContract>,
     max_bytes: usize,
     scrubber: &SecretRedactor,
 ) -> Result<RemoteOutcome, ToolError> {
@@ -237,6 +247,15 @@ fn finish(
         };
         return Ok(RemoteOutcome::Failed(
             scrubber.redact_str(&message).into_owned(),
+        ));
+    }
+    // Checked as the server wrote it: a value the scrubber changed is no longer the server's.
+    if let Some(breach) = output.and_then(|output| output.breach(structured.as_ref())) {
+        // The server broke the tool's contract, which no retry by the model fixes: a protocol
+        // error, as an answer that is not a tool result is, not the tool's own `tool_error`.
+        return Err(ToolError::with_code(
+            codes::PROTOCOL_ERROR,
+            scrubber.redact_str(&breach).into_owned(),
         ));
     }
     let mut value = structured.unwrap_or(Value::Null);
@@ -284,7 +303,7 @@ mod tests {
             "structuredContent": {"n": 1}
         }));
         let RemoteOutcome::Complete(output) =
-            complete(result, 10_000, &SecretRedactor::default()).unwrap()
+            complete(result, None, 10_000, &SecretRedactor::default()).unwrap()
         else {
             panic!("a complete result");
         };
@@ -298,7 +317,7 @@ mod tests {
         let failed = wire_result(
             json!({"content": [{"type": "text", "text": "no such zone"}], "isError": true}),
         );
-        match complete(failed, 10_000, &SecretRedactor::default()).unwrap() {
+        match complete(failed, None, 10_000, &SecretRedactor::default()).unwrap() {
             RemoteOutcome::Failed(message) => assert_eq!(message, "no such zone"),
             other => panic!("expected a failure, got {other:?}"),
         }
@@ -314,7 +333,7 @@ mod tests {
             "isError": true
         }));
         let scrubber = SecretRedactor::new(["sk-endpoint-1"]);
-        match complete(failed, 10_000, &scrubber).unwrap() {
+        match complete(failed, None, 10_000, &scrubber).unwrap() {
             RemoteOutcome::Failed(message) => {
                 assert!(message.contains("quota exceeded"), "{message}");
                 assert!(!message.contains("sk-endpoint-1"), "{message}");
@@ -326,7 +345,7 @@ mod tests {
     #[test]
     fn a_result_over_the_bound_is_refused_with_its_size() {
         let result = wire_result(json!({"content": [{"type": "text", "text": "x".repeat(500)}]}));
-        let error = complete(result, 100, &SecretRedactor::default()).unwrap_err();
+        let error = complete(result, None, 100, &SecretRedactor::default()).unwrap_err();
         assert_eq!(error.code().as_str(), "output_too_large");
         assert!(
             error.message().contains("over the bound of 100"),
@@ -432,8 +451,13 @@ mod tests {
     fn media_types_never_carry_the_endpoints_credentials() {
         let token = "sk-endpoint-1";
         let scrubber = SecretRedactor::new([token]);
-        let read = complete(wire_result(quoting_media_types(token)), 10_000, &scrubber);
-        let unread = lenient(quoting_media_types(token), 10_000, &scrubber).unwrap();
+        let read = complete(
+            wire_result(quoting_media_types(token)),
+            None,
+            10_000,
+            &scrubber,
+        );
+        let unread = lenient(quoting_media_types(token), None, 10_000, &scrubber).unwrap();
         for outcome in [read, unread] {
             let Ok(RemoteOutcome::Complete(output)) = outcome else {
                 panic!("a complete result: {outcome:?}");

@@ -23,6 +23,7 @@ use super::bounded_lines::LineOverflow;
 use super::error::codes;
 use super::notifications::ProgressRoutes;
 use super::outcome::{self, InputRequired, RemoteOutcome};
+use super::output_contract::OutputContract;
 use super::server::RemoteServer;
 
 /// How long past a call's deadline the bridge still waits for the SDK to give up by itself (its
@@ -42,6 +43,8 @@ pub(crate) struct CallSite<'a> {
     pub(crate) progress: &'a ProgressRoutes,
     /// Set when the session ended at a message over the transport's bound.
     pub(crate) overflow: &'a LineOverflow,
+    /// The output schema the tool declared, which a successful result must keep.
+    pub(crate) output: Option<&'a OutputContract>,
 }
 
 impl CallSite<'_> {
@@ -147,15 +150,30 @@ pub(crate) async fn call(
     match response {
         Ok(ServerResult::CallToolResult(result)) => {
             // A result may echo the endpoint's credentials, so it is scrubbed whenever there
-            // are some; an error's text is also quoted in messages, so it always is.
-            let scrubber = if result.is_error == Some(true) || !site.scrubber.is_empty() {
+            // are some; an error's text is also quoted in messages, so it always is, and so is
+            // a result held to a schema, whose breach quotes the server's keys.
+            let scrubber = if result.is_error == Some(true)
+                || !site.scrubber.is_empty()
+                || site.output.is_some()
+            {
                 site.scrubber()
             } else {
                 SecretRedactor::default()
             };
-            outcome::complete(result, bounds.max_result_bytes, &scrubber)
+            outcome::complete(result, site.output, bounds.max_result_bytes, &scrubber)
         }
-        Ok(ServerResult::EmptyResult(_)) => Ok(RemoteOutcome::Complete(Value::Null.into())),
+        // An empty answer has no structured value: a tool that declares a schema breaks it.
+        Ok(ServerResult::EmptyResult(_)) => match site.output {
+            Some(output) => outcome::finish(
+                Vec::new(),
+                None,
+                None,
+                Some(output),
+                bounds.max_result_bytes,
+                &site.scrubber(),
+            ),
+            None => Ok(RemoteOutcome::Complete(Value::Null.into())),
+        },
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
             InputRequired::from_wire(&site.server.name, tool, result),
         )),
@@ -166,8 +184,13 @@ pub(crate) async fn call(
             if let Some(request) = InputRequired::from_value(&site.server.name, tool, &value) {
                 return Ok(RemoteOutcome::InputRequired(request));
             }
-            outcome::lenient(value, bounds.max_result_bytes, &site.scrubber())
-                .unwrap_or_else(|| Err(not_a_tool_result(site.server, tool)))
+            outcome::lenient(
+                value,
+                site.output,
+                bounds.max_result_bytes,
+                &site.scrubber(),
+            )
+            .unwrap_or_else(|| Err(not_a_tool_result(site.server, tool)))
         }
         Ok(ServerResult::CreateTaskResult(_)) => Err(ToolError::with_code(
             codes::PROTOCOL_ERROR,

@@ -959,3 +959,80 @@ async fn a_failed_connection_never_quotes_a_token_in_the_urls_path() {
         );
     }
 }
+
+/// A forecast, the structured result of [`ForecastServer`]'s tools.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Forecast {
+    celsius: f64,
+    sky: String,
+}
+
+/// Declares its output schema as the SDK's servers do, from a Rust type: `forecast` answers a
+/// forecast, `garbled` a value of another shape.
+struct ForecastServer;
+
+impl ServerHandler for ForecastServer {
+    fn get_info(&self) -> ServerConfig {
+        current_era_tools()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object"});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!("an object")
+        };
+        let tool = |name: &'static str| {
+            Tool::new(name, "Tomorrow's weather.", schema.clone()).with_output_schema::<Forecast>()
+        };
+        Ok(ListToolsResult::with_all_items(vec![
+            tool("forecast"),
+            tool("garbled"),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let value = match request.name.as_ref() {
+            "forecast" => json!(Forecast {
+                celsius: 21.5,
+                sky: "clear".into()
+            }),
+            _ => json!({"celsius": "warm"}),
+        };
+        Ok(CallToolResult::structured(value).into())
+    }
+}
+
+/// An output schema made by the SDK from a Rust type compiles, a result of that type passes
+/// with its value, and one of another shape fails the call naming where it breaks the schema.
+#[tokio::test]
+async fn results_are_held_to_the_output_schema_the_sdk_made_from_a_type() {
+    let client = connected(ForecastServer, RemoteServer::command("weather", "unused")).await;
+    let tools = client.tools().await.unwrap();
+    assert!(tools.skipped().is_empty(), "{:?}", tools.skipped());
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter(tools.into_definitions())).build();
+    let ctx = ToolExecutionContext::new();
+    let forecast = dispatcher
+        .dispatch(ToolCall::new("c1", "forecast", json!({})), &ctx)
+        .await
+        .unwrap();
+    assert!(forecast.error_info().is_none(), "{forecast:?}");
+    assert_eq!(forecast.as_value().unwrap()["sky"], "clear");
+
+    let garbled = dispatcher
+        .dispatch(ToolCall::new("c2", "garbled", json!({})), &ctx)
+        .await
+        .unwrap();
+    let error = garbled.error_info().expect("a failed call");
+    assert_eq!(error.code.as_str(), codes::PROTOCOL_ERROR);
+    assert!(error.message.contains("at /celsius:"), "{}", error.message);
+    assert!(error.message.contains("\"sky\""), "{}", error.message);
+    client.close().await;
+}

@@ -533,7 +533,8 @@ impl RemoteServer {
     }
 
     /// The most a remote tool's input or output schema may weigh, as compact JSON; a tool with
-    /// a larger one is skipped.
+    /// a larger one is skipped (so is one whose output schema is over 4 MiB, the most the
+    /// validator that checks results compiles).
     pub fn max_schema_bytes(mut self, bytes: usize) -> Self {
         self.bounds.max_schema_bytes = bytes;
         self
