@@ -316,6 +316,41 @@ mod tests {
         assert_eq!(matched, [long_term.as_str()]);
     }
 
+    fn matched_terms<'i>(index: &'i ToolIndex, query: &Query) -> Vec<(&'i str, f32)> {
+        query.terms()[0]
+            .matches()
+            .iter()
+            .filter_map(|found| Some((index.term_text(found.term)?, found.weight)))
+            .collect()
+    }
+
+    #[test]
+    fn a_word_past_the_stemming_bound_is_its_own_term_on_both_sides() {
+        // 83 bytes, so read whole: "-ing" stays on the indexed word and "-s" on the query's.
+        let long = format!("{}ing", "ab".repeat(40));
+        let tools = [ToolDefinition::builder("tokens")
+            .description(format!("Reads {long} tokens."))
+            .run_sync(|_, _| Ok(Value::Null))];
+        let index = ToolIndex::build(&tools).unwrap();
+        assert_eq!(
+            matched_terms(&index, &index.query(&long)),
+            [(long.as_str(), 1.0)]
+        );
+        // Another form of the word is not stemmed to the same term, but still meets it as a
+        // prefix.
+        let query = index.query(&format!("{long}s"));
+        assert_eq!(query.terms()[0].term(), None);
+        assert_eq!(
+            matched_terms(&index, &query),
+            [(long.as_str(), RELATED_TERM_WEIGHT)]
+        );
+        // A short word is stemmed as before.
+        assert_eq!(
+            matched_terms(&index, &index.query("reading")),
+            [("read", 1.0)]
+        );
+    }
+
     #[test]
     fn a_very_long_query_word_still_meets_the_term_it_begins_with() {
         let tools = [ToolDefinition::builder("weather_report")

@@ -1,12 +1,16 @@
 //! [`Stemming`]: a Snowball stemmer with a bounded memory of the stems it computed.
 //!
+//! Only words of at most [`MAX_STEMMED_WORD_BYTES`] bytes are stemmed; a longer word is its own
+//! stem. The bound applies wherever a word is stemmed, so a tool's words and a query's words
+//! always become the same terms.
+//!
 //! Stemming a word costs far more than looking it up, and an agent re-indexes the same
 //! vocabulary again and again: every run takes a new snapshot, and snapshots of one host share
 //! most of their words. So the stems are remembered by the [`Tokenizer`](super::Tokenizer) (all
 //! its clones share one memory, hence every index built from one
 //! [`SearchConfig`](super::SearchConfig)), up to [`MAX_MEMO_WORDS`] words of at most
-//! [`MAX_MEMO_WORD_BYTES`] bytes; past that, and for longer words, words are stemmed without
-//! being remembered, so the memory stays small whatever the tools say.
+//! [`MAX_STEMMED_WORD_BYTES`] bytes; past that, words are stemmed without being remembered, so
+//! the memory stays small whatever the tools say.
 //! Words that the stemmer would return unchanged and that can be recognised without running it
 //! (see [`is_own_stem`]) are neither stemmed nor remembered.
 //!
@@ -23,10 +27,14 @@ use super::interner::{Interner, StringList};
 /// The most words whose stems are remembered.
 pub const MAX_MEMO_WORDS: usize = 65_536;
 
-/// The longest word, in bytes, whose stem is remembered. A word may be as long as a whole field
-/// (a token of base64, a URL), and [`MAX_MEMO_WORDS`] of those would keep a gigabyte alive for
-/// the tokenizer's lifetime; real words are far shorter, so longer ones are simply stemmed again.
-const MAX_MEMO_WORD_BYTES: usize = 64;
+/// The longest word, in bytes, that is stemmed (and so remembered); a longer word is its own
+/// stem. The Snowball stemmer's cost grows faster than a word's length (a 30,000-byte word of
+/// "ay" repeated takes about 100 ms), and a word may be as long as a whole query or field (a
+/// token of base64, a URL, a crafted message): with the bound, the stemming cost of a text grows
+/// only with its length, and the memory never keeps such a word. The longest English words are
+/// under 50 bytes, and an identifier long enough to pass the bound (`get_customer_billing_history`
+/// is 28 bytes) is still matched by its parts, which are stemmed as usual.
+const MAX_STEMMED_WORD_BYTES: usize = 64;
 
 /// Remembered words, and their stems in the same order: a hit costs one hash lookup.
 #[derive(Default)]
@@ -52,7 +60,7 @@ impl Stemming {
 
     /// Stems `word` without touching the memory.
     pub(crate) fn stem<'w>(&self, word: &'w str) -> Cow<'w, str> {
-        if is_own_stem(word) {
+        if is_own_stem(word) || word.len() > MAX_STEMMED_WORD_BYTES {
             return Cow::Borrowed(word);
         }
         self.stemmer.stem(word)
@@ -97,7 +105,7 @@ impl RememberedStems<'_> {
 
     /// The stem of `word`, from the memory when it is there.
     pub(crate) fn stem<'a>(&'a mut self, word: &'a str) -> Cow<'a, str> {
-        if is_own_stem(word) {
+        if is_own_stem(word) || word.len() > MAX_STEMMED_WORD_BYTES {
             return Cow::Borrowed(word);
         }
         let memo = &mut *self.memo;
@@ -105,7 +113,7 @@ impl RememberedStems<'_> {
             return Cow::Borrowed(memo.stems.get(known));
         }
         let stem = self.stemmer.stem(word);
-        if memo.words.len() >= MAX_MEMO_WORDS || word.len() > MAX_MEMO_WORD_BYTES {
+        if memo.words.len() >= MAX_MEMO_WORDS {
             return stem;
         }
         // Both lists grow together, after the stemmer ran: a panic in it changes neither.
@@ -175,7 +183,28 @@ mod tests {
             }
         }
         let kept = stemming.remembering().memo.words.bytes();
-        assert!(kept <= 64 * 2 * MAX_MEMO_WORD_BYTES, "{kept} bytes kept");
+        assert!(kept <= 64 * 2 * MAX_STEMMED_WORD_BYTES, "{kept} bytes kept");
+    }
+
+    #[test]
+    fn words_past_the_bound_are_not_stemmed() {
+        let stemming = Stemming::english();
+        // 64 bytes: stemmed, "-ing" goes.
+        let at_bound = format!("{}aing", "ab".repeat(30));
+        assert_eq!(at_bound.len(), MAX_STEMMED_WORD_BYTES);
+        assert_eq!(stemming.stem(&at_bound), &at_bound[..61]);
+        // One more byte and the word is its own term, with or without the memory, which keeps
+        // nothing of it.
+        let past = format!("{at_bound}s");
+        assert_eq!(stemming.stem(&past), past);
+        {
+            let mut stems = stemming.remembering();
+            assert_eq!(stems.stem(&past), past);
+            assert_eq!(stems.stem(&at_bound), &at_bound[..61]);
+        }
+        assert_eq!(stemming.remembered(), 1);
+        let crafted = "ay".repeat(15_000);
+        assert_eq!(stemming.stem(&crafted), crafted);
     }
 
     /// Every word of up to three syllables from a few dozen, and common English words, each

@@ -13,6 +13,8 @@
 //! - Everything is lowercased, then common English function words ("the", "can", "you"…) are
 //!   dropped: they appear in every query and say nothing about which tool is wanted.
 //! - Words are reduced to their Snowball stem, so "forecasts", "forecasting" and "forecast" meet.
+//!   A word longer than 64 bytes (a token, a URL, no natural word) is kept whole instead: the
+//!   stemmer's cost grows faster than a word's length.
 //!   Clones of a tokenizer share a bounded memory of the stems they computed (see
 //!   [`MAX_MEMO_WORDS`](super::MAX_MEMO_WORDS)), so re-indexing known words costs no stemming.
 //! - A query word whose stem no tool uses may still match by a long shared prefix ("crypto" and
@@ -170,7 +172,8 @@ impl Tokenizer {
         });
     }
 
-    /// The stem of a lowercase word (the word itself when stemming is off).
+    /// The stem of a lowercase word (the word itself when stemming is off or when the word is
+    /// longer than 64 bytes).
     pub fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
         match &self.stemmer {
             Some(stemmer) => stemmer.stem(word),
