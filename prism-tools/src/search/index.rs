@@ -24,6 +24,7 @@ use super::index_builder::{FieldWeights, SnapshotWords, read_snapshot};
 #[cfg(test)]
 use super::limits::MAX_FIELD_BYTES;
 use super::limits::MAX_INDEXED_TOOLS;
+use super::long_terms::LongTerms;
 use super::posting::{Posting, TermId};
 use super::query::{Query, QueryTerm, TermMatch};
 use super::tokenizer::Tokenizer;
@@ -68,6 +69,8 @@ pub struct ToolIndex {
     average_length: f32,
     /// The length in bytes of the longest term: no longer prefix of a query word can be one.
     longest_term: usize,
+    /// The terms longer than [`MAX_PREFIX_LOOKUP_BYTES`], found as prefixes in one pass.
+    long_terms: LongTerms,
     tokenizer: Tokenizer,
 }
 
@@ -104,12 +107,14 @@ impl ToolIndex {
             .map(|term| words.terms.resolve(term).len())
             .max()
             .unwrap_or(0);
+        let long_terms = LongTerms::new(&words.terms, MAX_PREFIX_LOOKUP_BYTES);
         Ok(Self {
             tools: tools.to_vec(),
             positions,
             words,
             average_length,
             longest_term,
+            long_terms,
             tokenizer,
         })
     }
@@ -121,8 +126,8 @@ impl ToolIndex {
     /// ("crypto" → "cryptocurr") and those that are a prefix of its stem ("rental" → "rent"),
     /// when the shared part is at least [`MIN_RELATED_PREFIX`] characters long: people and tool
     /// authors shorten and derive words differently more often than a stemmer can undo. Terms
-    /// that are a prefix of the stem are looked for up to 128 bytes only, so that one very long
-    /// word cannot make a query slow.
+    /// of any length are found as a prefix of the stem, and the cost of a word grows only with
+    /// its length: one very long word cannot make a query slow.
     pub fn query(&self, text: &str) -> Query {
         let mut terms = Vec::new();
         self.tokenizer.for_each_word(text, |word| {
@@ -174,14 +179,21 @@ impl ToolIndex {
             }
             related.push(TermMatch { term, weight });
         }
-        // Terms that are a prefix of the stem.
+        // Terms that are a prefix of the stem: short ones looked up, long ones in one pass.
         for end in prefix_lookups(stem, self.longest_term) {
             if related.len() == MAX_RELATED_TERMS {
-                break;
+                return related;
             }
             if let Some(term) = self.term_id(&stem[..end]) {
                 related.push(TermMatch { term, weight });
             }
+        }
+        if related.len() < MAX_RELATED_TERMS {
+            self.long_terms
+                .for_each_prefix_of(stem, &self.words.terms, |term| {
+                    related.push(TermMatch { term, weight });
+                    related.len() < MAX_RELATED_TERMS
+                });
         }
         related
     }
@@ -258,7 +270,7 @@ impl ToolIndex {
 /// The ends of the prefixes of `stem` looked up as terms: from [`MIN_RELATED_PREFIX`]
 /// characters on, no longer than some term (`longest_term` bytes) and than
 /// [`MAX_PREFIX_LOOKUP_BYTES`]. Each lookup hashes its prefix, so the cost grows with the square
-/// of the longest prefix tried.
+/// of the longest prefix tried; longer terms are left to [`LongTerms`].
 fn prefix_lookups(stem: &str, longest_term: usize) -> impl Iterator<Item = usize> {
     let longest = longest_term.min(MAX_PREFIX_LOOKUP_BYTES);
     stem.char_indices()
@@ -276,6 +288,7 @@ pub const MAX_RELATED_TERMS: usize = 8;
 /// The longest prefix of a query word, in bytes, looked up as a term of its own. Without a
 /// bound, one word of a few thousand characters (a run of combining marks, a token) against an
 /// index holding a term as long costs millions of bytes hashed; real words are far shorter.
+/// Longer terms are found by [`LongTerms`] instead.
 const MAX_PREFIX_LOOKUP_BYTES: usize = 128;
 
 #[cfg(test)]
@@ -349,6 +362,43 @@ mod tests {
             matched_terms(&index, &index.query("reading")),
             [("read", 1.0)]
         );
+    }
+
+    #[test]
+    fn a_term_past_the_prefix_lookup_bound_is_found_as_a_prefix_of_a_longer_word() {
+        let long = format!("c{}", "ab".repeat(100));
+        let accented = "é".repeat(100);
+        assert!(long.len() > MAX_PREFIX_LOOKUP_BYTES && accented.len() > MAX_PREFIX_LOOKUP_BYTES);
+        // Forty long terms, each a prefix of the next.
+        let nested: Vec<String> = (129..169).map(|n| "a".repeat(n)).collect();
+        let tools = [
+            ToolDefinition::builder("decode")
+                .description(format!("Decodes {long} and {accented}."))
+                .run_sync(|_, _| Ok(Value::Null)),
+            ToolDefinition::builder("nested")
+                .description(nested.join(" "))
+                .run_sync(|_, _| Ok(Value::Null)),
+        ];
+        let index = ToolIndex::build(&tools).unwrap();
+        for (term, word) in [
+            (&long, format!("{long}zzz")),
+            (&accented, format!("{accented}é")),
+        ] {
+            assert_eq!(
+                matched_terms(&index, &index.query(&word)),
+                [(term.as_str(), RELATED_TERM_WEIGHT)]
+            );
+        }
+        // The shortest ones, up to the cap, shortest first.
+        let query = index.query(&"a".repeat(500));
+        let expected: Vec<_> = nested[..MAX_RELATED_TERMS]
+            .iter()
+            .map(|term| (term.as_str(), RELATED_TERM_WEIGHT))
+            .collect();
+        assert_eq!(matched_terms(&index, &query), expected);
+        // A word that only shares part of a long term does not meet it.
+        let query = index.query(&format!("c{}x", "ab".repeat(99)));
+        assert!(query.is_unmatched());
     }
 
     #[test]

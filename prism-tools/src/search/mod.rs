@@ -28,6 +28,7 @@
 //! | (stem memory) | `stem_memo.rs` | stems remembered across index builds, bounded by [`MAX_MEMO_WORDS`] |
 //! | (interning) | `interner.rs` | distinct words and stems numbered once, stored end to end in one buffer |
 //! | [`ToolIndex`] | `index.rs` | one snapshot's weighted fields as flat postings; query analysis |
+//! | (long terms) | `long_terms.rs` | terms too long to look up prefix by prefix, found as a word's prefixes in one pass |
 //! | [`Posting`], [`TermId`] | `posting.rs` | the entries of the inverted lists, shared by the index and its builder |
 //! | [`FieldWeights`] | `index_builder.rs` | reading a snapshot: name x3, description, parameter names and descriptions |
 //! | [`Query`] | `query.rs` | a query analysed by the index, surface words kept for `[matched: …]` |
@@ -73,6 +74,7 @@ mod index;
 mod index_builder;
 mod interner;
 mod limits;
+mod long_terms;
 mod posting;
 mod query;
 mod reserved_name;
