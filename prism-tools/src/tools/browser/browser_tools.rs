@@ -179,3 +179,75 @@ impl fmt::Debug for BrowserTools {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::tools::browser::test_chromium::own_browser;
+
+    /// The browser contexts Chromium holds, besides its default one.
+    async fn contexts_in(browser: &Browser) -> Vec<Value> {
+        let answer = browser
+            .call("Target.getBrowserContexts", json!({}))
+            .await
+            .expect("Chromium lists its contexts");
+        answer["browserContextIds"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The contexts still there once disposals under way have had a minute to finish.
+    async fn contexts_left(browser: &Browser) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = contexts_in(browser).await;
+            if left.is_empty() || Instant::now() > deadline {
+                return left;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// A run's first call given up on part way (its timeout, its run cancelled), at points
+    /// spread over the whole open: once the run ends, Chromium holds none of the contexts.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_open_given_up_part_way_leaves_no_browser_context() {
+        let Some(browser) = own_browser().await else {
+            return;
+        };
+        let limits = BrowserLimits {
+            action_timeout: Duration::from_secs(60),
+            ..BrowserLimits::default()
+        };
+        let tools = BrowserTools::new(browser.clone(), UrlPolicy::new(), limits);
+        let ctx = ToolExecutionContext::new().with_run_id("cut");
+        let mut given_up = 0;
+        // Each wait a tenth longer than the last, until the open completes.
+        let mut wait = Duration::from_micros(200);
+        loop {
+            match tokio::time::timeout(wait, tools.context_for(&ctx)).await {
+                Ok(opened) => {
+                    opened.expect("the open succeeds");
+                    break;
+                }
+                Err(_) => given_up += 1,
+            }
+            tools.close_run("cut").await;
+            wait = wait.mul_f64(1.1);
+            assert!(wait < Duration::from_secs(120), "the open never completes");
+        }
+        assert!(given_up > 0);
+        assert!(tools.close_run("cut").await);
+        let left = contexts_left(&browser).await;
+        assert!(
+            left.is_empty(),
+            "{} of {given_up} opens given up on left their context",
+            left.len()
+        );
+    }
+}

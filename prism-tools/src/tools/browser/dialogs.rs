@@ -6,19 +6,19 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening};
 use futures_util::StreamExt;
 use serde_json::json;
-use tokio::task::JoinHandle;
 
 use super::cdp::{RawCommand, cdp_error};
 use super::error::BrowserError;
+use super::page_task::PageTask;
 
-/// Starts answering `page`'s dialogs. Returns the task doing it (abort it to stop).
-pub(crate) async fn answer_dialogs(page: &Page) -> Result<JoinHandle<()>, BrowserError> {
+/// Starts answering `page`'s dialogs. Returns the task doing it (drop it to stop).
+pub(crate) async fn answer_dialogs(page: &Page) -> Result<PageTask, BrowserError> {
     let mut opening = page
         .event_listener::<EventJavascriptDialogOpening>()
         .await
         .map_err(|error| cdp_error("Page.javascriptDialogOpening", error))?;
     let page = page.clone();
-    Ok(tokio::spawn(async move {
+    Ok(PageTask::spawn(async move {
         while let Some(dialog) = opening.next().await {
             // A navigation the tools asked for goes ahead; anything else is declined, as a
             // user who does not know the page would.

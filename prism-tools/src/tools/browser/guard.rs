@@ -15,28 +15,28 @@ use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
 use chromiumoxide::cdp::browser_protocol::network::ResourceType;
 use futures_util::StreamExt;
 use serde_json::json;
-use tokio::task::JoinHandle;
 use url::{Host, Url};
 
 use super::cdp::{RawCommand, cdp_error};
 use super::error::BrowserError;
 use super::navigation::NavigationState;
+use super::page_task::PageTask;
 use crate::tools::web::UrlPolicy;
 
 /// Starts checking every request of `page` against `policy`; main-frame document requests and
-/// refusals are counted in `navigation`. Returns the task doing it (abort it to stop).
+/// refusals are counted in `navigation`. Returns the task doing it (drop it to stop).
 pub(crate) async fn guard_requests(
     page: &Page,
     policy: UrlPolicy,
     main_frame: String,
     navigation: Arc<NavigationState>,
-) -> Result<JoinHandle<()>, BrowserError> {
+) -> Result<PageTask, BrowserError> {
     let mut paused = page
         .event_listener::<EventRequestPaused>()
         .await
         .map_err(|error| cdp_error("Fetch.requestPaused", error))?;
     let listener_page = page.clone();
-    let task = tokio::spawn(async move {
+    let task = PageTask::spawn(async move {
         while let Some(event) = paused.next().await {
             let page = listener_page.clone();
             let policy = policy.clone();
@@ -93,10 +93,7 @@ pub(crate) async fn guard_requests(
         json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),
     ))
     .await
-    .map_err(|error| {
-        task.abort();
-        cdp_error("Fetch.enable", error)
-    })?;
+    .map_err(|error| cdp_error("Fetch.enable", error))?;
     Ok(task)
 }
 

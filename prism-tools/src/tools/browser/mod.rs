@@ -51,13 +51,17 @@ mod launch;
 mod limits;
 mod navigate_tool;
 mod navigation;
+mod owned_context;
 mod page_info;
+mod page_task;
 mod proxy;
 mod refs;
 mod run_context;
 mod screenshot_tool;
 mod snapshot;
 mod snapshot_tool;
+#[cfg(test)]
+mod test_chromium;
 mod tool_base;
 
 pub use act_tool::browser_act;

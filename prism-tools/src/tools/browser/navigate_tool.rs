@@ -143,34 +143,14 @@ fn refused_by_proxy(run: &RunContext, mark: Option<u64>) -> Option<Refusal> {
 #[cfg(test)]
 mod tests {
     use std::net::IpAddr;
-    use std::path::PathBuf;
-    use std::time::Duration;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
     use super::*;
-    use crate::tools::browser::{Browser, BrowserLimits, ChromiumLaunch};
+    use crate::tools::browser::BrowserLimits;
+    use crate::tools::browser::test_chromium::own_browser;
     use crate::tools::web::UrlPolicy;
-
-    /// Chromium at `PRISM_CHROMIUM` or `/usr/bin/chromium`; without it the test skips, unless
-    /// `PRISM_REQUIRE_BROWSER=1`.
-    fn chromium() -> Option<PathBuf> {
-        let path = std::env::var_os("PRISM_CHROMIUM")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-        if path.exists() {
-            return Some(path);
-        }
-        assert_ne!(
-            std::env::var("PRISM_REQUIRE_BROWSER").as_deref(),
-            Ok("1"),
-            "PRISM_REQUIRE_BROWSER=1 but no Chromium at {}",
-            path.display()
-        );
-        println!("SKIPPED: no Chromium at {}", path.display());
-        None
-    }
 
     /// A server on 127.0.0.2 answering every request with a small page.
     async fn serve_page() -> u16 {
@@ -206,11 +186,9 @@ mod tests {
     /// tunnel) alike, while the server itself is reached by its address.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_navigation_the_proxy_refuses_is_url_refused() {
-        let Some(path) = chromium() else { return };
-        let launch = ChromiumLaunch::new(path)
-            .no_sandbox()
-            .startup_timeout(Duration::from_secs(120));
-        let browser = Browser::launch(&launch).await.unwrap();
+        let Some(browser) = own_browser().await else {
+            return;
+        };
         let port = serve_page().await;
         let server: IpAddr = "127.0.0.2".parse().unwrap();
         let loopback: IpAddr = "127.0.0.1".parse().unwrap();

@@ -10,7 +10,6 @@ use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
-use tokio::task::JoinHandle;
 
 use super::cdp::{RawCommand, cdp_error};
 use super::connection::Browser;
@@ -19,6 +18,8 @@ use super::error::BrowserError;
 use super::guard::guard_requests;
 use super::limits::BrowserLimits;
 use super::navigation::NavigationState;
+use super::owned_context::OwnedContext;
+use super::page_task::PageTask;
 use super::proxy::{PolicyProxy, ProxyRefusals};
 use super::refs::RefTable;
 use crate::tools::web::UrlPolicy;
@@ -27,17 +28,15 @@ use crate::tools::web::UrlPolicy;
 /// one context never interleave.
 pub(crate) struct RunContext {
     pub(crate) browser: Browser,
-    context_id: String,
     pub(crate) page: Page,
     pub(crate) navigation: Arc<NavigationState>,
     pub(crate) limits: BrowserLimits,
     /// What the run's proxy refused lately (none without a proxy).
     pub(crate) proxy_refusals: Option<Arc<ProxyRefusals>>,
     refs: Mutex<PageRefs>,
-    tasks: Vec<JoinHandle<()>>,
-    /// Every connection of the context goes through it (a browser on this machine); it stops
-    /// when the context is dropped.
-    _proxy: Option<PolicyProxy>,
+    tasks: Vec<PageTask>,
+    /// Declared last: dropped after the tasks serving its page have stopped.
+    context: OwnedContext,
 }
 
 /// The refs and the document they belong to.
@@ -68,7 +67,8 @@ impl RunContext {
         limits: &BrowserLimits,
     ) -> Result<RunContext, BrowserError> {
         let mut params = json!({"disposeOnDetach": true});
-        // A browser elsewhere could not reach a proxy on this machine's loopback.
+        // A browser elsewhere could not reach a proxy on this machine's loopback. Every
+        // connection of the context goes through it; it stops with the context.
         let proxy = if browser.is_on_this_machine() {
             let proxy = PolicyProxy::start(proxy_policy).await?;
             params["proxyServer"] = json!(proxy.server());
@@ -78,32 +78,22 @@ impl RunContext {
         } else {
             None
         };
-        let created = browser.call("Target.createBrowserContext", params).await?;
-        let context_id = created
-            .get("browserContextId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| BrowserError::protocol("Target.createBrowserContext", "no context id"))?
-            .to_string();
         let proxy_refusals = proxy.as_ref().map(PolicyProxy::refusals);
-        match RunContext::open_page(browser, &context_id, policy, limits).await {
+        // Owned from here on: given up on at any later await, the context is still disposed of.
+        let context = OwnedContext::create(browser, params, proxy, limits.action_timeout).await?;
+        match RunContext::open_page(browser, context.id(), policy, limits).await {
             Ok((page, navigation, tasks)) => Ok(RunContext {
                 browser: browser.clone(),
-                context_id,
                 page,
                 navigation,
                 limits: limits.clone(),
                 proxy_refusals,
                 refs: Mutex::new(PageRefs::default()),
                 tasks,
-                _proxy: proxy,
+                context,
             }),
             Err(error) => {
-                let _ = browser
-                    .call(
-                        "Target.disposeBrowserContext",
-                        json!({"browserContextId": context_id}),
-                    )
-                    .await;
+                context.dispose().await;
                 Err(error)
             }
         }
@@ -114,7 +104,7 @@ impl RunContext {
         context_id: &str,
         policy: UrlPolicy,
         limits: &BrowserLimits,
-    ) -> Result<(Page, Arc<NavigationState>, Vec<JoinHandle<()>>), BrowserError> {
+    ) -> Result<(Page, Arc<NavigationState>, Vec<PageTask>), BrowserError> {
         let params = CreateTargetParams::builder()
             .url("about:blank")
             .browser_context_id(context_id.to_string())
@@ -140,22 +130,9 @@ impl RunContext {
             .to_string();
         let navigation = Arc::new(NavigationState::new());
         let dialogs = answer_dialogs(&page).await?;
-        let lifecycle = match watch_lifecycle(&page, main_frame.clone(), navigation.clone()).await {
-            Ok(lifecycle) => lifecycle,
-            Err(error) => {
-                dialogs.abort();
-                return Err(error);
-            }
-        };
-        let guard = guard_requests(&page, policy, main_frame, navigation.clone()).await;
-        match guard {
-            Ok(guard) => Ok((page, navigation, vec![dialogs, lifecycle, guard])),
-            Err(error) => {
-                dialogs.abort();
-                lifecycle.abort();
-                Err(error)
-            }
-        }
+        let lifecycle = watch_lifecycle(&page, main_frame.clone(), navigation.clone()).await?;
+        let guard = guard_requests(&page, policy, main_frame, navigation.clone()).await?;
+        Ok((page, navigation, vec![dialogs, lifecycle, guard]))
     }
 
     /// The refs, held for the length of one action.
@@ -190,27 +167,7 @@ impl RunContext {
         for task in &self.tasks {
             task.abort();
         }
-        if !self.browser.is_closed() {
-            let _ = self
-                .browser
-                .bounded(
-                    "closing the browser context",
-                    self.limits.action_timeout,
-                    self.browser.call(
-                        "Target.disposeBrowserContext",
-                        json!({"browserContextId": self.context_id}),
-                    ),
-                )
-                .await;
-        }
-    }
-}
-
-impl Drop for RunContext {
-    fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
-        }
+        self.context.dispose().await;
     }
 }
 
@@ -230,7 +187,7 @@ async fn watch_lifecycle(
     page: &Page,
     main_frame: String,
     navigation: Arc<NavigationState>,
-) -> Result<JoinHandle<()>, BrowserError> {
+) -> Result<PageTask, BrowserError> {
     let mut navigated = page
         .event_listener::<EventFrameNavigated>()
         .await
@@ -239,7 +196,7 @@ async fn watch_lifecycle(
         .event_listener::<EventLoadEventFired>()
         .await
         .map_err(|error| cdp_error("Page.loadEventFired", error))?;
-    Ok(tokio::spawn(async move {
+    Ok(PageTask::spawn(async move {
         loop {
             tokio::select! {
                 event = navigated.next() => match event {
