@@ -112,7 +112,7 @@ impl BrowserTools {
                 "browser tools keep one browser context per run, and this call has no run id",
             )
         })?;
-        let cell = {
+        let opening = {
             let mut runs =
                 self.inner.runs.lock().map_err(|_| {
                     BrowserError::protocol("browser contexts", "a lock was poisoned")
@@ -126,10 +126,15 @@ impl BrowserTools {
                     ),
                 ));
             }
-            runs.entry(Arc::from(run_id)).or_default().clone()
+            Opening {
+                runs: &self.inner.runs,
+                run_id,
+                cell: runs.entry(Arc::from(run_id)).or_default().clone(),
+            }
         };
         let limits = &self.inner.limits;
-        let context = cell
+        let context = opening
+            .cell
             .get_or_try_init(|| async {
                 let open = RunContext::open(&self.inner.browser, self.inner.policy.clone(), limits);
                 self.inner
@@ -139,17 +144,31 @@ impl BrowserTools {
                     .map(Arc::new)
             })
             .await;
-        match context {
-            Ok(context) => Ok(context.clone()),
-            Err(error) => {
-                // A context that could not be opened holds no place under the limit.
-                if let Ok(mut runs) = self.inner.runs.lock()
-                    && runs.get(run_id).is_some_and(|slot| slot.get().is_none())
-                {
-                    runs.remove(run_id);
-                }
-                Err(error)
-            }
+        context.cloned()
+    }
+}
+
+/// A call waiting for its run's context. Dropped while the context is not open (its open
+/// failed, or the call was given up on) and no other call waits for it, it gives up the run's
+/// place: a context that could not be opened holds no place under the limit.
+struct Opening<'a> {
+    runs: &'a Mutex<HashMap<Arc<str>, RunSlot>>,
+    run_id: &'a str,
+    cell: RunSlot,
+}
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        if self.cell.get().is_some() {
+            return;
+        }
+        if let Ok(mut runs) = self.runs.lock()
+            // Held by the map and this call alone: no other call waits to take the open over.
+            && runs.get(self.run_id).is_some_and(|slot| {
+                Arc::ptr_eq(slot, &self.cell) && Arc::strong_count(slot) == 2
+            })
+        {
+            runs.remove(self.run_id);
         }
     }
 }
@@ -249,5 +268,29 @@ mod tests {
             "{} of {given_up} opens given up on left their context",
             left.len()
         );
+    }
+
+    /// A run whose first call was given up on holds no place under the limit: with room for
+    /// one context, another run still gets one.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_open_given_up_on_holds_no_place_under_the_limit() {
+        let Some(browser) = own_browser().await else {
+            return;
+        };
+        let limits = BrowserLimits {
+            action_timeout: Duration::from_secs(60),
+            max_contexts: 1,
+            ..BrowserLimits::default()
+        };
+        let tools = BrowserTools::new(browser.clone(), UrlPolicy::new(), limits);
+        let given_up = ToolExecutionContext::new().with_run_id("given-up");
+        let opening = tools.context_for(&given_up);
+        assert!(tokio::time::timeout(Duration::ZERO, opening).await.is_err());
+        assert_eq!(tools.open_contexts(), 0);
+        let other = ToolExecutionContext::new().with_run_id("other");
+        tools.context_for(&other).await.expect("a place is free");
+        assert_eq!(tools.open_contexts(), 1);
+        assert!(tools.close_run("other").await);
+        assert!(contexts_left(&browser).await.is_empty());
     }
 }
