@@ -7,18 +7,19 @@ use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDial
 use futures_util::StreamExt;
 use serde_json::json;
 
+use tokio_util::task::AbortOnDropHandle;
+
 use super::cdp::{RawCommand, cdp_error};
 use super::error::BrowserError;
-use super::page_task::PageTask;
 
 /// Starts answering `page`'s dialogs. Returns the task doing it (drop it to stop).
-pub(crate) async fn answer_dialogs(page: &Page) -> Result<PageTask, BrowserError> {
+pub(crate) async fn answer_dialogs(page: &Page) -> Result<AbortOnDropHandle<()>, BrowserError> {
     let mut opening = page
         .event_listener::<EventJavascriptDialogOpening>()
         .await
         .map_err(|error| cdp_error("Page.javascriptDialogOpening", error))?;
     let page = page.clone();
-    Ok(PageTask::spawn(async move {
+    Ok(AbortOnDropHandle::new(tokio::spawn(async move {
         while let Some(dialog) = opening.next().await {
             // A navigation the tools asked for goes ahead; anything else is declined, as a
             // user who does not know the page would.
@@ -27,5 +28,5 @@ pub(crate) async fn answer_dialogs(page: &Page) -> Result<PageTask, BrowserError
             // A page closed meanwhile has no dialog left to answer.
             let _ = page.execute(answer).await;
         }
-    }))
+    })))
 }

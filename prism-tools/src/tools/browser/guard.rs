@@ -17,10 +17,11 @@ use futures_util::StreamExt;
 use serde_json::json;
 use url::{Host, Url};
 
+use tokio_util::task::AbortOnDropHandle;
+
 use super::cdp::{RawCommand, cdp_error};
 use super::error::BrowserError;
 use super::navigation::NavigationState;
-use super::page_task::PageTask;
 use crate::tools::web::UrlPolicy;
 
 /// Starts checking every request of `page` against `policy`; main-frame document requests and
@@ -30,13 +31,13 @@ pub(crate) async fn guard_requests(
     policy: UrlPolicy,
     main_frame: String,
     navigation: Arc<NavigationState>,
-) -> Result<PageTask, BrowserError> {
+) -> Result<AbortOnDropHandle<()>, BrowserError> {
     let mut paused = page
         .event_listener::<EventRequestPaused>()
         .await
         .map_err(|error| cdp_error("Fetch.requestPaused", error))?;
     let listener_page = page.clone();
-    let task = PageTask::spawn(async move {
+    let task = AbortOnDropHandle::new(tokio::spawn(async move {
         while let Some(event) = paused.next().await {
             let page = listener_page.clone();
             let policy = policy.clone();
@@ -87,7 +88,7 @@ pub(crate) async fn guard_requests(
                 let _ = page.execute(command).await;
             });
         }
-    });
+    }));
     page.execute(RawCommand::new(
         "Fetch.enable",
         json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),

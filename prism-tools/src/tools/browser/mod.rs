@@ -53,7 +53,6 @@ mod navigate_tool;
 mod navigation;
 mod owned_context;
 mod page_info;
-mod page_task;
 mod proxy;
 mod refs;
 mod run_context;

@@ -11,6 +11,8 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
+use tokio_util::task::AbortOnDropHandle;
+
 use super::cdp::{RawCommand, cdp_error};
 use super::connection::Browser;
 use super::dialogs::answer_dialogs;
@@ -19,7 +21,6 @@ use super::guard::guard_requests;
 use super::limits::BrowserLimits;
 use super::navigation::NavigationState;
 use super::owned_context::OwnedContext;
-use super::page_task::PageTask;
 use super::proxy::{PolicyProxy, ProxyRefusals};
 use super::refs::RefTable;
 use crate::tools::web::UrlPolicy;
@@ -34,7 +35,7 @@ pub(crate) struct RunContext {
     /// What the run's proxy refused lately (none without a proxy).
     pub(crate) proxy_refusals: Option<Arc<ProxyRefusals>>,
     refs: Mutex<PageRefs>,
-    tasks: Vec<PageTask>,
+    tasks: Vec<AbortOnDropHandle<()>>,
     /// Declared last: dropped after the tasks serving its page have stopped.
     context: OwnedContext,
 }
@@ -104,7 +105,7 @@ impl RunContext {
         context_id: &str,
         policy: UrlPolicy,
         limits: &BrowserLimits,
-    ) -> Result<(Page, Arc<NavigationState>, Vec<PageTask>), BrowserError> {
+    ) -> Result<(Page, Arc<NavigationState>, Vec<AbortOnDropHandle<()>>), BrowserError> {
         let params = CreateTargetParams::builder()
             .url("about:blank")
             .browser_context_id(context_id.to_string())
@@ -187,7 +188,7 @@ async fn watch_lifecycle(
     page: &Page,
     main_frame: String,
     navigation: Arc<NavigationState>,
-) -> Result<PageTask, BrowserError> {
+) -> Result<AbortOnDropHandle<()>, BrowserError> {
     let mut navigated = page
         .event_listener::<EventFrameNavigated>()
         .await
@@ -196,7 +197,7 @@ async fn watch_lifecycle(
         .event_listener::<EventLoadEventFired>()
         .await
         .map_err(|error| cdp_error("Page.loadEventFired", error))?;
-    Ok(PageTask::spawn(async move {
+    Ok(AbortOnDropHandle::new(tokio::spawn(async move {
         loop {
             tokio::select! {
                 event = navigated.next() => match event {
@@ -212,5 +213,5 @@ async fn watch_lifecycle(
                 },
             }
         }
-    }))
+    })))
 }
