@@ -133,6 +133,186 @@ async fn tools_list_pages_follow_the_cursor_and_refuse_a_forged_one() {
     }
 }
 
+/// One `tools/list` page from `cursor` (the first page without one).
+async fn list_page(
+    client: &Client,
+    cursor: Option<String>,
+) -> Result<rmcp::model::ListToolsResult, ServiceError> {
+    client
+        .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+        .await
+}
+
+/// The names on `page`.
+fn names(page: &rmcp::model::ListToolsResult) -> Vec<String> {
+    page.tools
+        .iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+/// The message of the `-32602` error a refused cursor gets.
+fn refused_cursor(result: Result<rmcp::model::ListToolsResult, ServiceError>) -> String {
+    match result {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{}", error.message);
+            error.message.into_owned()
+        }
+        other => panic!("the cursor must be refused, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn tools_list_pages_show_every_tool_once() {
+    let fixture = fixture_with(|builder| builder.page_size(3));
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = list_page(&client, cursor).await.unwrap();
+        pages.push(names(&page));
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(
+        pages,
+        [
+            vec!["add", "stats", "wipe"],
+            vec!["slow", "pay", "multiply"],
+            vec!["cancellations"],
+        ]
+    );
+    // Deterministic: the same cursor gives the same page again.
+    let first = list_page(&client, None).await.unwrap();
+    let again = list_page(&client, None).await.unwrap();
+    assert_eq!(first.next_cursor, again.next_cursor);
+    let second = list_page(&client, first.next_cursor).await.unwrap();
+    assert_eq!(names(&second), ["slow", "pay", "multiply"]);
+}
+
+#[tokio::test]
+async fn tools_list_refuses_a_plain_offset_as_a_cursor() {
+    let fixture = fixture_with(|builder| builder.page_size(2));
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    for offset in ["1", "2", "0", "6"] {
+        let message = refused_cursor(list_page(&client, Some(offset.into())).await);
+        assert!(message.contains("not one this server wrote"), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn tools_list_refuses_a_very_long_cursor_without_repeating_it() {
+    let fixture = fixture_with(|builder| builder.page_size(2));
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let written = list_page(&client, None).await.unwrap().next_cursor.unwrap();
+    for long in [
+        "7".repeat(100_000),
+        format!("{written}{}", "sk-live-0123456789".repeat(1_000)),
+    ] {
+        let message = refused_cursor(list_page(&client, Some(long)).await);
+        assert!(message.contains("not one this server wrote"), "{message}");
+        assert!(message.len() < 200, "{message}");
+        assert!(
+            !message.contains("777") && !message.contains("0123456789"),
+            "{message}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_cursor_from_before_the_tool_list_changed_is_refused() {
+    let fixture = fixture_with(|builder| builder.page_size(2));
+    let client = connect(&fixture.server, TestClient::handshake_era()).await;
+    let first = list_page(&client, None).await.unwrap();
+    assert_eq!(names(&first), ["add", "stats"]);
+    let stale = first.next_cursor.unwrap();
+
+    // `add` removed: the old cursor would now skip `wipe`.
+    assert!(fixture.registry.remove("add").is_some());
+    let message = refused_cursor(list_page(&client, Some(stale.clone())).await);
+    assert!(
+        message.contains("the tool list changed") && message.contains("from the start"),
+        "{message}"
+    );
+    // Listing again from the start pages through the new list.
+    let first = list_page(&client, None).await.unwrap();
+    assert_eq!(names(&first), ["stats", "wipe"]);
+    let fresh = first.next_cursor.unwrap();
+    assert_eq!(
+        names(&list_page(&client, Some(fresh.clone())).await.unwrap()),
+        ["slow", "pay"]
+    );
+
+    // A tool added at the end changes the list too, although the offset still points right.
+    fixture
+        .registry
+        .register(
+            prism::ToolDefinition::builder("late")
+                .parameters(json!({"type": "object"}))
+                .run_sync(|_, _| Ok(json!("late"))),
+        )
+        .unwrap();
+    let message = refused_cursor(list_page(&client, Some(fresh)).await);
+    assert!(message.contains("the tool list changed"), "{message}");
+    assert!(!message.contains(&stale), "{message}");
+}
+
+#[tokio::test]
+async fn a_cursor_written_for_one_scope_is_refused_under_another() {
+    use prism::ToolExecutionContext;
+    use prism::registry::{ToolGrant, ToolScope};
+    let everything = fixture_with(|builder| builder.page_size(2));
+    let narrowed = fixture_with(|builder| {
+        builder
+            .page_size(2)
+            .context(
+                ToolExecutionContext::new().with_scope(ToolScope::new(ToolGrant::only([
+                    "add", "stats", "slow", "pay",
+                ]))),
+            )
+    });
+    let wide = connect(&everything.server, TestClient::handshake_era()).await;
+    let narrow = connect(&narrowed.server, TestClient::handshake_era()).await;
+    let cursor = list_page(&wide, None).await.unwrap().next_cursor.unwrap();
+    let message = refused_cursor(list_page(&narrow, Some(cursor)).await);
+    assert!(message.contains("the tool list changed"), "{message}");
+    let narrow_first = list_page(&narrow, None).await.unwrap();
+    assert_eq!(names(&narrow_first), ["add", "stats"]);
+    let page = list_page(&narrow, narrow_first.next_cursor).await.unwrap();
+    assert_eq!(names(&page), ["slow", "pay"]);
+}
+
+#[tokio::test]
+async fn a_cursor_works_on_another_server_over_the_same_tools() {
+    // Two servers built apart over equal registries, as two processes behind one address are.
+    let one = fixture_with(|builder| builder.page_size(2));
+    let other = fixture_with(|builder| builder.page_size(2));
+    let first = connect(&one.server, TestClient::current()).await;
+    let second = connect(&other.server, TestClient::current()).await;
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    for client in [&first, &second, &first, &second] {
+        let page = list_page(client, cursor).await.unwrap();
+        pages.extend(names(&page));
+        cursor = page.next_cursor;
+    }
+    assert_eq!(cursor, None);
+    assert_eq!(
+        pages,
+        [
+            "add",
+            "stats",
+            "wipe",
+            "slow",
+            "pay",
+            "multiply",
+            "cancellations"
+        ]
+    );
+}
+
 #[tokio::test]
 async fn calls_run_through_the_pipeline_and_report_each_outcome() {
     let fixture = fixture();

@@ -9,10 +9,14 @@
 //! A tool whose name MCP does not accept (1 to 128 of `A-Z a-z 0-9 _ - .`; the tool macros refuse
 //! such names, [`ToolDefinition::builder`] does not) is left out too: a client may refuse a
 //! whole list for one such name. The first page of a listing logs how many were left out and
-//! the first one's name, redacted and cut. A cursor is an offset among the tools listed, so
-//! pages are the same from one request to the next while the registry does not change. The list
-//! is no gate: a `tools/call` naming such a tool goes through the dispatcher like any call, and
-//! its filters and scope decide.
+//! the first one's name, redacted and cut. The list is no gate: a `tools/call` naming such a tool
+//! goes through the dispatcher like any call, and its filters and scope decide.
+//!
+//! Pages are the same from one request to the next while the list does not change. A cursor is
+//! opaque text this server wrote, tied to the list it was written for (see `list_cursor.rs`):
+//! once a tool is registered or removed, or for a request whose scope lists another set, it is
+//! refused, and the client lists again from the start instead of skipping a tool or seeing one
+//! twice.
 
 use rmcp::model::{JsonObject, ListToolsResult, Tool};
 use serde_json::{Value, json};
@@ -23,12 +27,15 @@ use crate::mcp::tool_name::is_tool_name;
 use crate::schema::{Dialect, LoweringCache};
 use crate::scope::ToolScope;
 
+use super::list_cursor::{self, ListDigest};
+
 /// The `_meta` key saying a tool's calls wait for a person's approval.
 pub(crate) const META_REQUIRES_APPROVAL: &str = "dev.prism/requiresApproval";
 /// The `_meta` key saying a tool's output comes from outside the host's trust.
 pub(crate) const META_UNTRUSTED_OUTPUT: &str = "dev.prism/untrustedOutput";
 
-/// One page of the tools `scope` may call, starting at `cursor` (an offset this server wrote).
+/// One page of the tools `scope` may call, starting where `cursor` (one this server wrote for
+/// this list) says.
 pub(crate) fn list_page(
     dispatcher: &Dispatcher,
     lowering: &LoweringCache,
@@ -36,37 +43,40 @@ pub(crate) fn list_page(
     cursor: Option<&str>,
     page_size: usize,
 ) -> Result<ListToolsResult, String> {
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => cursor
-            .parse::<usize>()
-            // The cursor is the client's text, never repeated: it may carry anything.
-            .map_err(|_| "Invalid cursor: it is not one this server wrote".to_owned())?,
-    };
     let snapshot = dispatcher.registry().snapshot();
-    let allowed = |tool: &&ToolDefinition| {
-        let name = tool.name();
-        dispatcher.filters_allow(name)
-            && scope.is_none_or(|scope| {
-                scope.allows(name)
-                    && scope
-                        .pinned_tools()
-                        .is_none_or(|pinned| pinned.get(name).is_some())
-            })
-    };
-    // Once per listing, not once per page.
-    if start == 0 {
-        warn_unlisted_names(dispatcher, snapshot.iter().filter(&allowed));
-    }
-    let listed = snapshot
+    let allowed: Vec<&ToolDefinition> = snapshot
         .iter()
-        .filter(&allowed)
-        .filter(|tool| is_tool_name(tool.name()));
+        .filter(|tool| {
+            let name = tool.name();
+            dispatcher.filters_allow(name)
+                && scope.is_none_or(|scope| {
+                    scope.allows(name)
+                        && scope
+                            .pinned_tools()
+                            .is_none_or(|pinned| pinned.get(name).is_some())
+                })
+        })
+        .collect();
+    let listed: Vec<&ToolDefinition> = allowed
+        .iter()
+        .copied()
+        .filter(|tool| is_tool_name(tool.name()))
+        .collect();
+    let list = ListDigest::of(listed.iter().map(|tool| tool.name()));
+    let start = match cursor {
+        None => {
+            // Once per listing, not once per page.
+            warn_unlisted_names(dispatcher, allowed.iter().copied());
+            0
+        }
+        Some(cursor) => list_cursor::read(cursor, list, listed.len())
+            .map_err(|refused| refused.message().to_owned())?,
+    };
     let mut tools = Vec::new();
     let mut next = None;
-    for (index, tool) in listed.enumerate().skip(start) {
+    for (index, tool) in listed.iter().enumerate().skip(start) {
         if tools.len() == page_size {
-            next = Some(index.to_string());
+            next = Some(list_cursor::write(index, list));
             break;
         }
         if let Some(tool) = describe(tool, lowering) {

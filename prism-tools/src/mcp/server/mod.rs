@@ -7,10 +7,12 @@
 //!   registry's order, a page at a time, with the parameters in the MCP schema dialect, the
 //!   output schema when the output is an object, title, icons, annotations, and `_meta` marks
 //!   for tools that need approval or return untrusted output. What a request sees may depend on
-//!   its authorisation ([`McpServerBuilder::authorize`]), never on its connection. A tool whose
-//!   name MCP does not accept (1 to 128 of `A-Z a-z 0-9 _ - .`) is left out of the list, and
-//!   logged, as a client may refuse a whole list for one such name; a `tools/call` naming it
-//!   still goes through the dispatcher like any call.
+//!   its authorisation ([`McpServerBuilder::authorize`]), never on its connection. A cursor is
+//!   tied to the list it was written for, not to the process, and refused once that list
+//!   changed (`-32602`, list again from the start). A tool whose name MCP does not accept (1 to
+//!   128 of `A-Z a-z 0-9 _ - .`) is left out of the list, and logged, as a client may refuse a
+//!   whole list for one such name; a `tools/call` naming it still goes through the dispatcher
+//!   like any call.
 //! - `tools/call` is one [`Dispatcher`] call: guards, events, ledger, redaction, effects. An
 //!   unknown tool is a JSON-RPC `-32602` error; blocked, invalid and failed calls are results with
 //!   `isError: true` and the reason; a value also goes out as text, and an object value as
@@ -43,6 +45,7 @@ mod calling;
 mod detached;
 mod http;
 mod line_transport;
+mod list_cursor;
 mod listing;
 mod progress;
 mod rate_limit;
