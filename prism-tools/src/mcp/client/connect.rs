@@ -159,7 +159,11 @@ async fn open_child(
         }),
         Err(error) => {
             let _ = child.start_kill();
-            Err(handshake_error(server, &error))
+            // The SDK only sees the stream end; the overflow says why it did.
+            match overflow.cause() {
+                Some(cause) => Err(handshake_error(server, &cause)),
+                None => Err(handshake_error(server, &error)),
+            }
         }
     }
 }
@@ -312,5 +316,36 @@ mod tests {
         let lines = lines_of(stderr.as_bytes(), &[secret]).await;
         assert_eq!(lines, [LEFT_OUT, "after", LEFT_OUT]);
         assert!(LEFT_OUT.contains(&MAX_STDERR_LINE.to_string()));
+    }
+
+    /// An `initialize` answer of one line of 200,000 bytes, quoting the server's token.
+    const OVER_LONG_HANDSHAKE: &str = r#"    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"%s ' "$id" "$API_TOKEN"; head -c 200000 /dev/zero | tr '\0' x; printf '","version":"1"}}}\n' ;;"#;
+
+    /// A handshake answered over the bound fails at once, saying why, without quoting the
+    /// server's secret.
+    #[tokio::test]
+    async fn a_handshake_answer_over_the_bound_fails_saying_why() {
+        let token = "tok-7d2a9e4c1b8f3605";
+        let server = super::super::scripted_server::scripted_server("wordy", OVER_LONG_HANDSHAKE)
+            .secret_env("API_TOKEN", token)
+            .max_result_bytes(1000)
+            .max_schema_bytes(1000)
+            .connect_timeout(Duration::from_secs(30));
+        let bound = server.bounds.max_message_bytes();
+        assert!(bound < 200_000, "{bound}");
+        // Against a hang only.
+        let connected = tokio::time::timeout(
+            Duration::from_secs(20),
+            super::super::mcp_client::McpClient::connect_with(server, ProtocolEra::Handshake),
+        )
+        .await
+        .expect("the handshake ended before its timeout");
+        let message = connected.expect_err("the handshake failed").to_string();
+        assert!(message.contains("the handshake failed"), "{message}");
+        assert!(
+            message.contains(&format!("sent a message over {bound} bytes")),
+            "{message}"
+        );
+        assert!(!message.contains(token), "{message}");
     }
 }

@@ -10,17 +10,18 @@ use super::server::RemoteServer;
 use crate::call::ToolOutput;
 use crate::context::ToolExecutionContext;
 
-/// A server named `name` over stdio that answers `initialize` in the 2025-11-25 era, ignores
-/// notifications, runs `cases` (more `case` arms of `sh`, matching on `$line`, with the
-/// request's id in `$id`) and answers any other request with `-32601`.
+/// A server named `name` over stdio that runs `cases` (`case` arms of `sh`, matching on
+/// `$line`, with the request's id in `$id`), answers `initialize` in the 2025-11-25 era,
+/// ignores notifications and answers any other request with `-32601`. The cases come first, so
+/// one may answer `initialize` its own way.
 pub(super) fn scripted_server(name: &str, cases: &str) -> RemoteServer {
     let script = format!(
         r#"
 while IFS= read -r line; do
   id=${{line#*\"id\":}}; id=${{id%%[,\}}]*}}
   case "$line" in
-    *'"method":"initialize"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"{name}","version":"1"}}}}}}\n' "$id" ;;
 {cases}
+    *'"method":"initialize"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"{name}","version":"1"}}}}}}\n' "$id" ;;
     *'"method":"notifications/'*) ;;
     *'"id":'*) printf '{{"jsonrpc":"2.0","id":%s,"error":{{"code":-32601,"message":"unknown"}}}}\n' "$id" ;;
   esac

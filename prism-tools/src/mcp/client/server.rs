@@ -525,8 +525,8 @@ impl RemoteServer {
     /// over HTTP, the call such a message answers fails with `output_too_large`; a child
     /// process's such message ends the session (which request it answers cannot be told before
     /// the end of it), so the calls waiting on it and the later ones fail at once with
-    /// `mcp_connection_lost`, saying that the server sent a message over the bound. Connect
-    /// again to go on.
+    /// `mcp_connection_lost`, saying that the server sent a message over the bound (an answer
+    /// to the handshake over it fails the connect, saying the same). Connect again to go on.
     pub fn max_result_bytes(mut self, bytes: usize) -> Self {
         self.bounds.max_result_bytes = bytes;
         self
