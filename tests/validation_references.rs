@@ -136,3 +136,41 @@ fn the_same_bad_schema_gets_the_same_error_every_time() {
         "one schema, several answers: {pointers:?}"
     );
 }
+
+/// A subschema may refer to the meta-schema of another draft than its document's: the engine
+/// bundles both, so the reference resolves offline and validates as that draft's meta-schema.
+#[test]
+fn a_reference_to_another_drafts_meta_schema_resolves_offline() {
+    let engine = JsonSchemaEngine::new();
+    for (draft, other) in [
+        (
+            "https://json-schema.org/draft/2020-12/schema",
+            "https://json-schema.org/draft/2019-09/schema",
+        ),
+        (
+            "https://json-schema.org/draft/2019-09/schema",
+            "https://json-schema.org/draft/2020-12/schema",
+        ),
+    ] {
+        let schema = json!({
+            "$schema": draft,
+            "type": "object",
+            "properties": {"schema": {"$ref": other}}
+        });
+        let compiled = engine
+            .compile(&schema)
+            .unwrap_or_else(|error| panic!("{draft} -> {other}: {error:?}"));
+        assert!(
+            engine
+                .check(&compiled, &json!({"schema": {"type": "string"}}))
+                .is_ok(),
+            "{draft} -> {other}"
+        );
+        assert!(
+            engine
+                .check(&compiled, &json!({"schema": {"type": 5}}))
+                .is_err(),
+            "{draft} -> {other}"
+        );
+    }
+}

@@ -169,8 +169,11 @@ impl JsonSchemaEngine {
             .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
             .size_limit(PATTERN_SIZE_LIMIT)
             .dfa_size_limit(PATTERN_SIZE_LIMIT);
+        // Every draft's meta-schema is at hand: the crate only loads those of the schema's own
+        // draft, so a reference to another draft's would be refused as unresolvable.
         let validator = jsonschema::options()
             .offline()
+            .with_registry(&referencing::SPECIFICATIONS)
             .should_validate_formats(self.assert_formats)
             .with_pattern_options(patterns)
             .build(schema)
