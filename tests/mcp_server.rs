@@ -57,6 +57,17 @@ async fn listed(client: &Client) -> Vec<String> {
         .collect()
 }
 
+/// The fixture's tools a client may list, in registry order (`hidden` is filtered out).
+const LISTED: [&str; 7] = [
+    "add",
+    "stats",
+    "wipe",
+    "slow",
+    "pay",
+    "multiply",
+    "cancellations",
+];
+
 fn call(name: &str, arguments: Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
     params.arguments = arguments.as_object().cloned();
@@ -70,19 +81,7 @@ async fn tools_list_shows_the_allowed_tools_in_registry_order_with_their_descrip
         let client = connect(&fixture.server, client).await;
         let tools = client.list_all_tools().await.unwrap();
         let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
-        assert_eq!(
-            names,
-            [
-                "add",
-                "stats",
-                "wipe",
-                "slow",
-                "pay",
-                "multiply",
-                "cancellations"
-            ],
-            "`hidden` is filtered out"
-        );
+        assert_eq!(names, LISTED, "`hidden` is filtered out");
         let add = serde_json::to_value(&tools[0]).unwrap();
         assert_eq!(add["title"], "Add");
         assert_eq!(add["icons"][0]["src"], "https://example.com/add.svg");
@@ -299,18 +298,7 @@ async fn a_cursor_works_on_another_server_over_the_same_tools() {
         cursor = page.next_cursor;
     }
     assert_eq!(cursor, None);
-    assert_eq!(
-        pages,
-        [
-            "add",
-            "stats",
-            "wipe",
-            "slow",
-            "pay",
-            "multiply",
-            "cancellations"
-        ]
-    );
+    assert_eq!(pages, LISTED);
 }
 
 #[tokio::test]
