@@ -15,6 +15,7 @@ use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, ready};
 
+use rmcp::service::ServiceError;
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// Whether a session ended at a message over the bound, and that bound; one per session,
@@ -33,6 +34,15 @@ impl LineOverflow {
                  the session was closed"
             )
         })
+    }
+
+    /// Why a request failed with `error`, when the session ended at a message over the bound:
+    /// the SDK itself only sees the stream end (closed, or a write that found it closed).
+    pub(crate) fn cause_of(&self, error: &ServiceError) -> Option<String> {
+        match error {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => self.cause(),
+            _ => None,
+        }
     }
 
     fn error(bound: usize) -> io::Error {

@@ -149,11 +149,10 @@ async fn page(
     overflow: &LineOverflow,
 ) -> Result<Page, String> {
     // A session ended at a message over the bound says so, not just that it is closed.
-    let failed = |error: ServiceError| match error {
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-            overflow.cause().unwrap_or_else(|| error.to_string())
-        }
-        _ => error.to_string(),
+    let failed = |error: ServiceError| {
+        overflow
+            .cause_of(&error)
+            .unwrap_or_else(|| error.to_string())
     };
     let request = ClientRequest::ListToolsRequest(ListToolsRequest {
         method: Default::default(),

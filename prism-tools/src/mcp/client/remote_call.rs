@@ -163,17 +163,14 @@ pub(crate) async fn call(
             outcome::complete(result, site.output, bounds.max_result_bytes, &scrubber)
         }
         // An empty answer has no structured value: a tool that declares a schema breaks it.
-        Ok(ServerResult::EmptyResult(_)) => match site.output {
-            Some(output) => outcome::finish(
-                Vec::new(),
-                None,
-                None,
-                Some(output),
-                bounds.max_result_bytes,
-                &site.scrubber(),
-            ),
-            None => Ok(RemoteOutcome::Complete(Value::Null.into())),
-        },
+        Ok(ServerResult::EmptyResult(_)) => outcome::finish(
+            Vec::new(),
+            None,
+            None,
+            site.output,
+            bounds.max_result_bytes,
+            &SecretRedactor::default(),
+        ),
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
             InputRequired::from_wire(&site.server.name, tool, result),
         )),
@@ -232,9 +229,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
     let server = site.server;
     // A session ended at a message over the bound fails its calls saying so: which call the
     // message answered cannot be told (see `bounded_lines`).
-    if let ServiceError::TransportClosed | ServiceError::TransportSend(_) = error
-        && let Some(cause) = site.overflow.cause()
-    {
+    if let Some(cause) = site.overflow.cause_of(&error) {
         return ToolError::with_code(
             codes::CONNECTION_LOST,
             format!(
