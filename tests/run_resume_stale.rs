@@ -257,3 +257,118 @@ async fn a_repeated_long_call_id_is_refused_with_the_id_cut() {
         refusal.message
     );
 }
+
+/// An approval store that lets every `get` through only once two have arrived: two workers
+/// resuming one stored state both read their approval as decided before either acts on it.
+struct BothRead {
+    inner: InMemoryApprovalStore,
+    barrier: tokio::sync::Barrier,
+}
+
+impl ApprovalStore for BothRead {
+    fn request<'a>(
+        &'a self,
+        pending: &'a prism::run::PendingApproval,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), prism::run::ApprovalStoreError>> {
+        self.inner.request(pending)
+    }
+
+    fn decide<'a>(
+        &'a self,
+        decision: &'a ApprovalDecision,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), prism::run::ApprovalStoreError>> {
+        self.inner.decide(decision)
+    }
+
+    fn get<'a>(
+        &'a self,
+        key: &'a prism::run::ApprovalKey,
+    ) -> futures_util::future::BoxFuture<
+        'a,
+        Result<Option<prism::run::ApprovalRecord>, prism::run::ApprovalStoreError>,
+    > {
+        Box::pin(async move {
+            let record = self.inner.get(key).await;
+            self.barrier.wait().await;
+            record
+        })
+    }
+
+    fn pending<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> futures_util::future::BoxFuture<
+        'a,
+        Result<Vec<prism::run::PendingApproval>, prism::run::ApprovalStoreError>,
+    > {
+        self.inner.pending(session_id)
+    }
+
+    fn consume<'a>(
+        &'a self,
+        key: &'a prism::run::ApprovalKey,
+    ) -> futures_util::future::BoxFuture<
+        'a,
+        Result<prism::run::ApprovalVerdict, prism::run::ApprovalStoreError>,
+    > {
+        self.inner.consume(key)
+    }
+}
+
+#[tokio::test]
+async fn of_two_workers_resuming_one_state_at_once_one_goes_on_and_nothing_runs_twice() {
+    let s = suspended().await;
+    // A review UI decided; then two workers restore the same saved state and resume it.
+    s.store
+        .decide(&ApprovalDecision::approve(&s.key))
+        .await
+        .unwrap();
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&reads);
+    let read = prism::ToolDefinition::builder("read")
+        .description("Reads.")
+        .parameters(json!({"type": "object"}))
+        .run_sync(move |_, _| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(json!("read"))
+        });
+    let registry = ToolRegistry::from_iter([wipe(&s.wipes), read]);
+    let store = Arc::new(BothRead {
+        inner: s.store.clone(),
+        barrier: tokio::sync::Barrier::new(2),
+    });
+    let agent = || {
+        Agent::new(
+            prism::Dispatcher::builder(registry.clone()).build(),
+            s.provider.clone(),
+        )
+        .with_approvals(Arc::clone(&store))
+        .with_approval_policy(prism::run::approval_fn(|tool, _| tool.name() == "wipe"))
+    };
+    let mut first = restore(&agent(), &s.stored);
+    let mut second = restore(&agent(), &s.stored);
+    let (a, b) = tokio::join!(first.resume([]), second.resume([]));
+
+    let stale: Vec<String> = [&a, &b]
+        .into_iter()
+        .filter_map(|outcome| outcome.as_ref().err())
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(stale.len(), 1, "exactly one worker goes on: {a:?} {b:?}");
+    assert!(stale[0].contains("was resumed before"), "{}", stale[0]);
+    let loser = if a.is_err() { &first } else { &second };
+    assert!(
+        loser.suspended().is_some(),
+        "the stopped worker's state is as it was"
+    );
+    assert_eq!(
+        s.wipes.load(Ordering::SeqCst),
+        1,
+        "the approved call ran once"
+    );
+    assert_eq!(
+        reads.load(Ordering::SeqCst),
+        1,
+        "the call held behind it ran once"
+    );
+}

@@ -2,7 +2,8 @@
 //!
 //! A stale session state is refused with [`RunError::StaleSession`], which says what is stale
 //! and what the host can do, and nothing of the batch runs: a stored copy resumed before (the
-//! store holds its approvals as acted on), a copy a later run of the session overtook (the store
+//! store holds its approvals as acted on) or being resumed by another worker at the same time
+//! (the first approval a resume acts on is its claim on the batch), a copy a later run of the session overtook (the store
 //! holds the call id for that run; checked before any decision is recorded, so none decides the
 //! later run's call), or a decision for a call the agent's store has no record of (another store
 //! than the run suspended with, or one that lost the request).
@@ -143,8 +144,6 @@ impl Session {
         if !waiting.is_empty() {
             return Ok(driver.outcome(RunEnd::Suspended { pending: waiting }, None));
         }
-        driver.session.suspended = None;
-        driver.session.recorded.clear();
         let dispatcher = driver.session.agent.dispatcher.clone();
         let visible = suspended.visible_grant();
         let searched = suspended.searched_grant();
@@ -155,6 +154,7 @@ impl Session {
         let mut keys = Vec::new();
         let mut approved = Vec::new();
         let mut refused = Vec::new();
+        let mut claimed = false;
         for held in suspended.calls {
             batch.push(match held {
                 HeldCall::Settled { result } => Answer::Done(result),
@@ -175,6 +175,15 @@ impl Session {
                         guarded_store(|| store.consume(&approval.key)),
                     )
                     .await;
+                    // The first approval acted on is this resume's claim on the batch: a worker
+                    // that finds it taken (another worker resuming the same state, past the
+                    // checks above at the same time) stops here, before anything ran or changed.
+                    if !claimed
+                        && matches!(consumed, Some(Err(ApprovalStoreError::AlreadyConsumed)))
+                    {
+                        return Err(stale(&call.id, Stale::ResumedBefore(&suspended.run_id)));
+                    }
+                    claimed = true;
                     let refusal = match consumed {
                         // The approval is spent either way: it covered that tool, now gone.
                         Some(Ok(ApprovalVerdict::Approved))
@@ -216,6 +225,8 @@ impl Session {
                 }
             });
         }
+        driver.session.suspended = None;
+        driver.session.recorded.clear();
         driver.emit(RunEventKind::RunResumed { approved, refused });
 
         let agent = driver.session.agent.clone();
@@ -239,7 +250,7 @@ impl Session {
 /// What makes a stored session state stale.
 enum Stale<'a> {
     /// The store holds the call's approval as acted on: this copy of the state, of run `.0`, was
-    /// resumed before.
+    /// resumed before (or another worker is resuming it now).
     ResumedBefore(&'a str),
     /// The store holds the call id for a later run of the session, `.0`.
     Overtaken(&'a str),
@@ -254,8 +265,8 @@ fn stale(id: &CallId, why: Stale<'_>) -> RunError {
     let message = match why {
         Stale::ResumedBefore(run) => format!(
             "the approval of call {id} was already acted on, so this copy of the session state \
-             (run {run}) was resumed before; restore the state saved after that resume, or \
-             start a new run"
+             (run {run}) was resumed before, or is being resumed by another worker; restore the \
+             state saved after that resume, or start a new run"
         ),
         Stale::Overtaken(run) => format!(
             "the approval store holds call {id} of this session for another run ({run}), started \
