@@ -396,3 +396,29 @@ async fn a_nested_scope_cannot_replace_the_tools_its_run_pinned() {
         "{result:?}"
     );
 }
+
+#[tokio::test]
+async fn a_nested_scope_adds_its_validators_to_its_parents() {
+    use prism::guard::{ArgumentValidator, validator_fn};
+    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter([echo("a")])).build();
+    let refuses = |word: &'static str| -> Arc<dyn ArgumentValidator> {
+        Arc::new(validator_fn(move |_, args| {
+            match args.get("path").and_then(|path| path.as_str()) {
+                Some(path) if path.contains(word) => Err(format!("no {word}").into()),
+                _ => Ok(()),
+            }
+        }))
+    };
+    let parent = ctx().with_scope(ToolScope::new(ToolGrant::All).with_validator(refuses("etc")));
+    // The nested scope brings its own validator: the parent's still runs, and so does its own.
+    let child = parent
+        .clone()
+        .with_scope(ToolScope::new(ToolGrant::All).with_validator(refuses("home")));
+    for (path, refused) in [("/etc/passwd", true), ("/home/x", true), ("/tmp/x", false)] {
+        let call = ToolCall::new("1", "a", json!({ "path": path }));
+        let result = run_in(&dispatcher, call, &child).await;
+        let expected = refused.then_some(BlockReason::ValidationFailed);
+        assert_eq!(result.block_reason(), expected, "{path}");
+    }
+    assert_eq!(child.scope().unwrap().validators().len(), 2);
+}

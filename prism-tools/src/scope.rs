@@ -1,6 +1,6 @@
 //! [`ToolScope`]: what one run or turn narrows the dispatcher down to.
 //!
-//! The dispatcher is built once; a run's grant, a turn's visible set and a run's own validator
+//! The dispatcher is built once; a run's grant, a turn's visible set and a run's own validators
 //! reach it per call through the scope carried by the [`ToolExecutionContext`]. A scope can only
 //! narrow what the builder configured: the builder's filters and validators always run as well.
 //! Because the scope travels in the context a tool receives, a tool that makes nested calls with
@@ -30,13 +30,14 @@ use crate::registry::RegistrySnapshot;
 /// calls dispatched where nobody can be asked: a tool's nested calls.
 pub(crate) type ApprovalCheck = Arc<dyn Fn(&ToolDefinition, &Value) -> bool + Send + Sync>;
 
-/// Per-call narrowing: a grant, this turn's visible tools, the run's validator, and optionally the
+/// Per-call narrowing: a grant, this turn's visible tools, the run's validators, and optionally the
 /// definitions the run pinned when it started.
 #[derive(Clone, Default)]
 pub struct ToolScope {
     grant: ToolGrant,
     visible: ToolGrant,
-    validator: Option<Arc<dyn ArgumentValidator>>,
+    /// Outermost first: a nested scope adds to its parent's, never replaces them.
+    validators: Vec<Arc<dyn ArgumentValidator>>,
     pinned: Option<Arc<RegistrySnapshot>>,
     /// A tool the run itself provides for one turn (search mode's `search_tools`).
     run_tool: Option<ToolDefinition>,
@@ -50,7 +51,7 @@ impl ToolScope {
         Self {
             grant,
             visible: ToolGrant::All,
-            validator: None,
+            validators: Vec::new(),
             pinned: None,
             run_tool: None,
             approval: None,
@@ -108,9 +109,10 @@ impl ToolScope {
         self
     }
 
-    /// Adds the run's validator; it runs after the dispatcher's own validators.
+    /// Adds a validator of the run's; the scope's validators run after the dispatcher's own, in
+    /// the order they were added, and every one must let the call through.
     pub fn with_validator(mut self, validator: Arc<dyn ArgumentValidator>) -> Self {
-        self.validator = Some(validator);
+        self.validators.push(validator);
         self
     }
 
@@ -119,7 +121,7 @@ impl ToolScope {
         Self {
             grant: self.grant.intersect(grant),
             visible: self.visible.clone(),
-            validator: self.validator.clone(),
+            validators: self.validators.clone(),
             pinned: self.pinned.clone(),
             run_tool: self
                 .run_tool
@@ -129,8 +131,8 @@ impl ToolScope {
         }
     }
 
-    /// This scope nested inside `parent`: grants and visible sets intersect, and when this scope
-    /// has no validator of its own the parent's still applies. The parent's pinned tools, when it
+    /// This scope nested inside `parent`: grants and visible sets intersect, and the parent's
+    /// validators run before this scope's own (a nested scope cannot drop them). The parent's pinned tools, when it
     /// has some, stay the ones calls resolve to: a nested scope cannot reach a tool registered
     /// after its run started by pinning a later snapshot. A run-provided tool survives only when
     /// both scopes carry the same one: a nested scope cannot bring its own.
@@ -142,7 +144,12 @@ impl ToolScope {
         Self {
             grant: self.grant.intersect(&parent.grant),
             visible: self.visible.intersect(&parent.visible),
-            validator: self.validator.or_else(|| parent.validator.clone()),
+            validators: parent
+                .validators
+                .iter()
+                .chain(&self.validators)
+                .cloned()
+                .collect(),
             pinned: parent.pinned.clone().or(self.pinned),
             run_tool,
             // A nested scope cannot drop the approval policy of the run it runs in.
@@ -166,9 +173,9 @@ impl ToolScope {
         &self.visible
     }
 
-    /// The run's validator, if any.
-    pub fn validator(&self) -> Option<&Arc<dyn ArgumentValidator>> {
-        self.validator.as_ref()
+    /// The run's validators, outermost first.
+    pub fn validators(&self) -> &[Arc<dyn ArgumentValidator>] {
+        &self.validators
     }
 }
 
@@ -200,7 +207,7 @@ impl fmt::Debug for ToolScope {
         f.debug_struct("ToolScope")
             .field("grant", &self.grant)
             .field("visible", &self.visible)
-            .field("validator", &self.validator.is_some())
+            .field("validators", &self.validators.len())
             .field("approval", &self.approval.is_some())
             .field("pinned", &self.pinned)
             .field(

@@ -408,8 +408,8 @@ impl Dispatcher {
                 let message = MissingParameterSchema(name.to_string()).to_string();
                 return Ok(observe.blocked(name, BlockReason::ValidationFailed, message.into()));
             }
-            let run_validator = ctx.scope().and_then(|scope| scope.validator());
-            for validator in p.validators.iter().chain(run_validator) {
+            let run_validators = ctx.scope().map_or(&[][..], ToolScope::validators);
+            for validator in p.validators.iter().chain(run_validators) {
                 let answer = decide!(p, ctx, "validator", validator.validate(tool, arguments));
                 if let Err(stop) = answer {
                     return Ok(stop.end(observe, name, BlockReason::ValidationFailed));
