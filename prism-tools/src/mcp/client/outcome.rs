@@ -153,8 +153,9 @@ impl InputRequired {
 }
 
 /// The outcome of a completed call, checked against `max_bytes`, with the endpoint's
-/// credentials (`scrubber`) taken out of its content (media types included) and value. A remote error's text is passed
-/// on whole (within `max_bytes`): the dispatcher redacts it, then cuts it to its bound.
+/// credentials (`scrubber`) taken out of its content (media types included) and value. A remote
+/// error's text is passed on whole within `max_bytes`, and cut to it beyond: the dispatcher
+/// redacts it, then cuts it to its own bound.
 pub(crate) fn complete(
     result: CallToolResult,
     output: Option<&OutputContract>,
@@ -220,6 +221,11 @@ pub(crate) fn finish(
     max_bytes: usize,
     scrubber: &SecretRedactor,
 ) -> Result<RemoteOutcome, ToolError> {
+    if is_error == Some(true) {
+        return Ok(RemoteOutcome::Failed(error_message(
+            &content, structured, max_bytes, scrubber,
+        )));
+    }
     let content_bytes = serde_json::to_vec(&content).map_or(usize::MAX, |json| json.len());
     let value_bytes = structured.as_ref().map_or(0, |value| {
         serde_json::to_vec(value).map_or(usize::MAX, |json| json.len())
@@ -237,18 +243,6 @@ pub(crate) fn finish(
     // A server may echo what it was sent: the endpoint's credentials come out of the result
     // too (media types included), which the host's redactor may not know.
     scrubber.redact_content(&mut blocks);
-    if is_error == Some(true) {
-        let text: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
-        // An error told only in the structured value is told by it: nothing is dropped.
-        let message = match structured.filter(|value| !value.is_null()) {
-            _ if !text.is_empty() => text.join("\n"),
-            Some(value) => value.to_string(),
-            None => "the remote tool reported an error without a message".to_owned(),
-        };
-        return Ok(RemoteOutcome::Failed(
-            scrubber.redact_str(&message).into_owned(),
-        ));
-    }
     // Checked as the server wrote it: a value the scrubber changed is no longer the server's.
     if let Some(breach) = output.and_then(|output| output.breach(structured.as_ref())) {
         // The server broke the tool's contract, which no retry by the model fixes: a protocol
@@ -263,6 +257,28 @@ pub(crate) fn finish(
     Ok(RemoteOutcome::Complete(
         ToolOutput::new(value).with_content(blocks),
     ))
+}
+
+/// A remote error's message: its text blocks, or its structured value when it has no text
+/// (nothing is dropped), with the endpoint's credentials taken out and then cut to `max_bytes`,
+/// so that an error longer than the bound is still the tool's error and no secret is left half.
+fn error_message(
+    content: &[Value],
+    structured: Option<Value>,
+    max_bytes: usize,
+    scrubber: &SecretRedactor,
+) -> String {
+    let text: Vec<&str> = content
+        .iter()
+        .filter(|wire| wire.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|wire| wire.get("text").and_then(Value::as_str))
+        .collect();
+    let message = match structured.filter(|value| !value.is_null()) {
+        _ if !text.is_empty() => text.join("\n"),
+        Some(value) => value.to_string(),
+        None => "the remote tool reported an error without a message".to_owned(),
+    };
+    bounded(&scrubber.redact_str(&message), max_bytes)
 }
 
 /// One of the server's content blocks (as the server wrote it) as the host's: MCP's wire shape
@@ -352,6 +368,25 @@ mod tests {
             "{}",
             error.message()
         );
+    }
+
+    /// A remote error longer than the bound is still the tool's error, told by its text cut to
+    /// the bound; the endpoint's credentials come out before the cut, so none is left half.
+    #[test]
+    fn a_remote_error_over_the_bound_is_its_message_cut() {
+        let text = format!("{}sk-endpoint-1{}", "x".repeat(80), "y".repeat(500));
+        let failed =
+            wire_result(json!({"content": [{"type": "text", "text": text}], "isError": true}));
+        let scrubber = SecretRedactor::new(["sk-endpoint-1"]);
+        match complete(failed, None, 100, &scrubber).unwrap() {
+            RemoteOutcome::Failed(message) => {
+                assert!(message.len() <= 100, "{message}");
+                assert!(message.starts_with("xxxx"), "{message}");
+                assert!(message.contains("bytes in all"), "{message}");
+                assert!(!message.contains("sk-e"), "{message}");
+            }
+            other => panic!("expected a failure, got {other:?}"),
+        }
     }
 
     /// The `tools/call` answer of a server that asks for input the SDK cannot read: a form with
