@@ -223,6 +223,34 @@ async fn a_stale_state_quotes_a_long_call_id_cut() {
 }
 
 #[tokio::test]
+async fn a_stale_state_quotes_a_long_run_id_cut() {
+    // A run's id is made from its session's, which the host chooses.
+    let session_id = "s".repeat(100_000);
+    let wipes = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::from_iter([wipe(&wipes)]);
+    let store = InMemoryApprovalStore::new();
+    let provider = ScriptedProvider::new([
+        ProviderResponse::calls([ToolCall::new("c1", "wipe", json!({"path": "/tmp"}))]),
+        ProviderResponse::text("done"),
+    ]);
+    let agent = wipe_asking_agent(&registry, &store, &provider);
+    let mut session = agent.session(session_id.as_str());
+    let outcome = session.run("clean up", RunOptions::new()).await.unwrap();
+    let key = outcome.pending_approvals()[0].key.clone();
+    let stored = serde_json::to_string(&session.state()).unwrap();
+    session
+        .resume([ApprovalDecision::approve(&key)])
+        .await
+        .unwrap();
+
+    let mut again = restore(&agent, &stored);
+    let error = again.resume([]).await.unwrap_err().to_string();
+    assert!(error.len() < MESSAGE_BOUND, "{} bytes", error.len());
+    assert!(error.contains("(run sss"), "{error}");
+    assert!(error.contains("… [cut]"), "the run id is marked as cut");
+}
+
+#[tokio::test]
 async fn a_repeated_long_call_id_is_refused_with_the_id_cut() {
     let id = long_id();
     let wipes = Arc::new(AtomicUsize::new(0));

@@ -26,7 +26,7 @@
 
 use std::sync::Arc;
 
-use crate::call::CallId;
+use crate::call::{CallId, shown_call_id};
 use crate::definition::ToolDefinition;
 use crate::dispatch::PlannedCall;
 use crate::run::approval_gate::{Approved, RunApprovals};
@@ -263,14 +263,17 @@ enum Stale<'a> {
 fn stale(id: &CallId, why: Stale<'_>) -> RunError {
     let id = id.shown();
     let message = match why {
+        // A run's id is made from its session's, which the host chooses: cut as a call id is.
         Stale::ResumedBefore(run) => format!(
             "the approval of call {id} was already acted on, so this copy of the session state \
-             (run {run}) was resumed before, or is being resumed by another worker; restore the \
-             state saved after that resume, or start a new run"
+             (run {}) was resumed before, or is being resumed by another worker; restore the \
+             state saved after that resume, or start a new run",
+            shown_call_id(run)
         ),
         Stale::Overtaken(run) => format!(
-            "the approval store holds call {id} of this session for another run ({run}), started \
-             after this state was saved; restore the session's latest state instead"
+            "the approval store holds call {id} of this session for another run ({}), started \
+             after this state was saved; restore the session's latest state instead",
+            shown_call_id(run)
         ),
         Stale::Lost => format!(
             "the approval store has no record of call {id}, which this run waits for: it is not \
