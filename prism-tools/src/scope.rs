@@ -30,8 +30,8 @@ use crate::registry::RegistrySnapshot;
 /// calls dispatched where nobody can be asked: a tool's nested calls.
 pub(crate) type ApprovalCheck = Arc<dyn Fn(&ToolDefinition, &Value) -> bool + Send + Sync>;
 
-/// Per-call narrowing: a grant, this turn's visible tools, the run's validators, and optionally the
-/// definitions the run pinned when it started.
+/// Per-call narrowing: a grant, this turn's visible tools, the run's validators, and optionally
+/// the definitions the run pinned when it started.
 #[derive(Clone, Default)]
 pub struct ToolScope {
     grant: ToolGrant,
@@ -132,10 +132,11 @@ impl ToolScope {
     }
 
     /// This scope nested inside `parent`: grants and visible sets intersect, and the parent's
-    /// validators run before this scope's own (a nested scope cannot drop them). The parent's pinned tools, when it
-    /// has some, stay the ones calls resolve to: a nested scope cannot reach a tool registered
-    /// after its run started by pinning a later snapshot. A run-provided tool survives only when
-    /// both scopes carry the same one: a nested scope cannot bring its own.
+    /// validators run before this scope's own (a nested scope cannot drop them). The parent's
+    /// pinned tools, when it has some, stay the ones calls resolve to: a nested scope cannot
+    /// reach a tool registered after its run started by pinning a later snapshot. A
+    /// run-provided tool survives only when both scopes carry the same one: a nested scope
+    /// cannot bring its own.
     pub fn within(self, parent: &ToolScope) -> Self {
         let run_tool = match (self.run_tool, &parent.run_tool) {
             (Some(own), Some(outer)) if own.ptr_eq(outer) => Some(own),

@@ -3,10 +3,10 @@
 //! A stale session state is refused with [`RunError::StaleSession`], which says what is stale
 //! and what the host can do, and nothing of the batch runs: a stored copy resumed before (the
 //! store holds its approvals as acted on) or being resumed by another worker at the same time
-//! (the first approval a resume acts on is its claim on the batch), a copy a later run of the session overtook (the store
-//! holds the call id for that run; checked before any decision is recorded, so none decides the
-//! later run's call), or a decision for a call the agent's store has no record of (another store
-//! than the run suspended with, or one that lost the request).
+//! (the first approval a resume acts on is its claim on the batch), a copy a later run of the
+//! session overtook (the store holds the call id for that run; checked before any decision is
+//! recorded, so none decides the later run's call), or a decision for a call the agent's store
+//! has no record of (another store than the run suspended with, or one that lost the request).
 //!
 //! Decisions are recorded in the agent's [`ApprovalStore`](crate::run::ApprovalStore) first; a
 //! decision whose key does not match a pending call exactly (another tool, other arguments, an
