@@ -1,6 +1,6 @@
-//! The client bridge when a server fails: killed mid-call, too slow, cancelled, gone before the
-//! handshake, silent; and the same over streamable HTTP. Every case ends in an error, never a
-//! hang (the tests' own timeouts only guard against one).
+//! The client bridge when a server fails: killed mid-call (and started again for the next call),
+//! too slow, cancelled, gone before the handshake, silent; and the same over streamable HTTP.
+//! Every case ends in an error, never a hang (the tests' own timeouts only guard against one).
 
 mod mcp_support;
 
@@ -55,16 +55,52 @@ async fn a_server_killed_mid_call_fails_the_call_instead_of_hanging() {
     let error = result.error_info().expect("an error");
     assert_eq!(error.code.as_str(), codes::CONNECTION_LOST, "{error:?}");
 
-    // Later calls fail at once, too.
-    let again = client
-        .call(
+    // The next call starts the server again and runs there (the call in flight is not sent
+    // again: what it did is unknown).
+    let again = tokio::time::timeout(
+        Duration::from_secs(120),
+        client.call(
             "echo",
-            json!({"message": "x"}),
+            json!({"message": "back again"}),
             &ToolExecutionContext::new(),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(again.code().as_str(), codes::CONNECTION_LOST);
+        ),
+    )
+    .await
+    .expect("the call ended")
+    .unwrap();
+    let prism::mcp::RemoteOutcome::Complete(output) = again else {
+        panic!("{again:?}");
+    };
+    assert!(text_of(output.content()).contains("back again"));
+    let restarted = client.process_id().expect("a child process");
+    assert_ne!(restarted, pid);
+
+    // Progress of the new session reaches its calls.
+    let events = CollectingSink::new();
+    let dispatcher = Dispatcher::builder(remote_registry(&client).await)
+        .events(events.clone())
+        .build();
+    let long = ToolCall::new(
+        "k2",
+        "everything__trigger-long-running-operation",
+        json!({"duration": 1, "steps": 2}),
+    );
+    let result = tokio::time::timeout(
+        Duration::from_secs(120),
+        dispatcher.dispatch(long, &ToolExecutionContext::new()),
+    )
+    .await
+    .expect("the call ended")
+    .unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    assert!(
+        events
+            .events()
+            .iter()
+            .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. })),
+        "no progress in the new session"
+    );
+    client.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@
 //! and leave the right one waiting: so the stream ends there instead. The SDK then fails every
 //! waiting call at once, as for a server that died, and each one's error says why; a call
 //! beside the over-long one loses an answer that may still have come, but is told so at once
-//! rather than left to wait. The bridge does not reconnect: later calls fail the same way.
+//! rather than left to wait. The next call opens a new session (see `sessions`).
 //! Nothing past the bound is kept.
 
 use std::io;

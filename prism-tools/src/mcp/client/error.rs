@@ -13,7 +13,10 @@ pub mod codes {
     pub const TIMEOUT: &str = "mcp_timeout";
     /// The connection is gone (the server exited, was killed, or closed the stream, or the
     /// bridge ended it when a child process sent a message over the transport's bound), or over
-    /// HTTP the call's request failed (the message says why, e.g. its status).
+    /// HTTP the call's request failed (the message says why, e.g. its status). A call in flight
+    /// then is not sent again; the next call opens a new session. Also the code of a call that
+    /// found the session ended and no new one could be opened (the message says when the next
+    /// attempt will be made), or found the client closed.
     pub const CONNECTION_LOST: &str = "mcp_connection_lost";
     /// The server answered with a protocol error (an unknown tool, bad parameters…), with
     /// something that is not a tool result, or with a successful result whose

@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
 use crate::call::{CallId, ToolOutput};
@@ -15,7 +14,6 @@ use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
 use crate::error::ToolError;
 use crate::validation::JsonSchemaEngine;
 
-use super::bounded_lines::LineOverflow;
 use super::catalog::{self, RemoteTools};
 use super::connect::{self, ProtocolEra, Session};
 use super::error::McpClientError;
@@ -25,6 +23,7 @@ use super::outcome::{InputRequired, RemoteOutcome};
 use super::output_contract::{self, OutputContract};
 use super::remote_call::{self, CallSite, Resume};
 use super::server::RemoteServer;
+use super::sessions::Sessions;
 
 /// How many `input_required` outcomes of dispatched calls are kept for the host to read.
 const KEPT_INPUT_REQUESTS: usize = 64;
@@ -37,6 +36,15 @@ const KEPT_INPUT_REQUESTS: usize = 64;
 /// approvals, effects), and its result comes back through the same observers, marked untrusted.
 /// A definition holds the connection: the server lives while its tools are registered, or until
 /// [`close`](Self::close).
+///
+/// When the session ends (the child process exits or is killed, a message over the bound closes
+/// the stream, the HTTP transport stops), the next call or listing opens a new one to the
+/// same server, asking for the same protocol era, and the registered definitions go on working:
+/// a long-running host need not rebuild anything when a server restarts. A call that was in flight
+/// when the session ended fails with `mcp_connection_lost` and is never sent again, since what
+/// it did on the server is unknown. A server that cannot be reached again is tried once per
+/// delay (1 s, doubling up to 30 s); calls in between fail at once with `mcp_connection_lost`,
+/// saying when the next attempt will be made. See the [module docs](super) for more.
 ///
 /// ```no_run
 /// use prism::mcp::{McpClient, RemoteServer};
@@ -63,17 +71,14 @@ pub struct McpClient {
     listed: Arc<tokio::sync::Mutex<Option<KeptList>>>,
 }
 
-/// The last list, and until when the server said it holds.
-type KeptList = (RemoteTools, Option<Instant>);
+/// The last list, until when the server said it holds, and the session it was listed in.
+type KeptList = (RemoteTools, Option<Instant>, u64);
 
 struct Connection {
     server: RemoteServer,
-    peer: Peer<RoleClient>,
-    progress: ProgressRoutes,
-    tools_changed: Arc<AtomicBool>,
-    process_id: Option<u32>,
-    overflow: LineOverflow,
-    session: tokio::sync::Mutex<Option<Session>>,
+    /// The live session, replaced when it ended (the definitions hold this connection, so what
+    /// is replaced lives inside it).
+    sessions: Sessions,
     input_required: Mutex<VecDeque<(CallId, InputRequired)>>,
     /// Compiles the tools' output schemas; its cache spares a relisting the same work.
     output_engine: JsonSchemaEngine,
@@ -105,7 +110,13 @@ impl McpClient {
         server.check_prefix()?;
         let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
         let session = connect::open(&server, era, handler).await?;
-        Ok(Self::assemble(server, progress, tools_changed, session))
+        Ok(Self::assemble(
+            server,
+            progress,
+            tools_changed,
+            session,
+            Some(era),
+        ))
     }
 
     /// Connects over a transport made by the caller (an in-memory pipe, in tests).
@@ -115,13 +126,20 @@ impl McpClient {
         transport: T,
     ) -> Result<Self, McpClientError>
     where
-        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        T: rmcp::transport::IntoTransport<rmcp::service::RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
         server.check_prefix()?;
         let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
         let session = connect::open_over(&server, handler, transport).await?;
-        Ok(Self::assemble(server, progress, tools_changed, session))
+        // The caller's transport cannot be made again: nothing reconnects.
+        Ok(Self::assemble(
+            server,
+            progress,
+            tools_changed,
+            session,
+            None,
+        ))
     }
 
     fn assemble(
@@ -129,18 +147,11 @@ impl McpClient {
         progress: ProgressRoutes,
         tools_changed: Arc<AtomicBool>,
         session: Session,
+        era: Option<ProtocolEra>,
     ) -> Self {
-        let peer = session.service.peer().clone();
-        let process_id = session.child.as_ref().and_then(tokio::process::Child::id);
-        let overflow = session.overflow.clone();
         Self {
             connection: Arc::new(Connection {
-                peer,
-                progress,
-                tools_changed,
-                process_id,
-                overflow,
-                session: tokio::sync::Mutex::new(Some(session)),
+                sessions: Sessions::new(session, progress, tools_changed, era),
                 input_required: Mutex::new(VecDeque::new()),
                 output_engine: output_contract::engine(&server.bounds),
                 outputs: Mutex::default(),
@@ -155,49 +166,79 @@ impl McpClient {
         &self.connection.server.name
     }
 
-    /// The protocol version the session speaks, e.g. `2026-07-28` or `2025-11-25`.
+    /// The protocol version the current session speaks, e.g. `2026-07-28` or `2025-11-25`.
     pub fn protocol_version(&self) -> Option<String> {
         self.connection
+            .sessions
+            .current()
             .peer
             .peer_info()
             .map(|info| info.protocol_version.to_string())
     }
 
-    /// The server's own name and version, as it reported them (untrusted).
+    /// The server's own name and version, as it reported them in the current session
+    /// (untrusted).
     pub fn server_info(&self) -> Option<(String, String)> {
-        let info = self.connection.peer.peer_info()?;
+        let live = self.connection.sessions.current();
+        let info = live.peer.peer_info()?;
         let implementation = info.server_info.as_ref()?;
         Some((implementation.name.clone(), implementation.version.clone()))
     }
 
-    /// The child process's id, for a server started as one (while it runs).
+    /// The child process's id, for a server started as one (while it runs): after a new
+    /// session was opened, the new process's.
     pub fn process_id(&self) -> Option<u32> {
-        self.connection.process_id
+        self.connection.sessions.current().process_id
+    }
+
+    /// Sets the delays between attempts to open a new session.
+    #[cfg(test)]
+    pub(crate) fn set_backoff(&self, backoff: super::sessions::Backoff) {
+        self.connection.sessions.set_backoff(backoff);
+    }
+
+    /// Lets the next attempt to open a session be made now, whatever the delay.
+    #[cfg(test)]
+    pub(crate) fn skip_reconnect_delay(&self) {
+        self.connection.sessions.skip_delay();
+    }
+
+    /// Whether the current session ended (the next call opens a new one).
+    #[cfg(test)]
+    pub(crate) fn session_ended(&self) -> bool {
+        self.connection.sessions.current().ended()
     }
 
     /// The server's tools as the host takes them. The list is asked for once and kept until
-    /// the server's cache hint expires or the server says the list changed; every page is
-    /// followed, within the list timeout.
+    /// the server's cache hint expires, the server says the list changed, or a new session is
+    /// opened (a restarted server may offer other tools); every page is followed, within the
+    /// list timeout. A session that ended is replaced first, as for a call.
     ///
     /// # Errors
     ///
-    /// [`McpClientError`] when the server does not answer in time, the connection is gone, or
-    /// the pages do not end.
+    /// [`McpClientError`] when the server does not answer in time, the connection is gone and
+    /// no new session could be opened (or the client was closed), or the pages do not end.
     pub async fn tools(&self) -> Result<RemoteTools, McpClientError> {
         let connection = &self.connection;
         let mut listed = self.listed.lock().await;
-        let changed = connection.tools_changed.swap(false, Ordering::AcqRel);
-        if let Some((tools, expires_at)) = listed.as_ref()
+        let live = connection
+            .sessions
+            .live(&connection.server)
+            .await
+            .map_err(|unavailable| unavailable.list_error(&connection.server))?;
+        let changed = live.tools_changed.swap(false, Ordering::AcqRel);
+        if let Some((tools, expires_at, generation)) = listed.as_ref()
             && !changed
+            && *generation == live.generation
             && expires_at.is_none_or(|at| Instant::now() < at)
         {
             return Ok(tools.clone());
         }
-        let remote = listing::list(&connection.server, &connection.peer, &connection.overflow)
+        let remote = listing::list(&connection.server, &live.peer, &live.overflow)
             .await
             // A change not taken stays to be taken: the next call asks again.
             .inspect_err(|_| {
-                connection.tools_changed.fetch_or(changed, Ordering::AcqRel);
+                live.tools_changed.fetch_or(changed, Ordering::AcqRel);
             })?;
         let mut outputs = HashMap::new();
         let (definitions, built_skipped) = catalog::build(
@@ -237,7 +278,7 @@ impl McpClient {
                 .expires_at
                 .map(|at| at.saturating_duration_since(Instant::now())),
         };
-        *listed = Some((tools.clone(), remote.expires_at));
+        *listed = Some((tools.clone(), remote.expires_at, live.generation));
         Ok(tools)
     }
 
@@ -252,7 +293,8 @@ impl McpClient {
     /// such as answering an `input_required` ([`resume`](Self::resume)); everything else goes
     /// through the definitions. Bounded, timed out and cancelled as a dispatched call is, and
     /// held to the output schema the tool declared in the last [`tools`](Self::tools) listing
-    /// (a tool not listed yet is not checked).
+    /// (a tool not listed yet is not checked). A session that ended is replaced first, as for a
+    /// dispatched call; a call in flight when its session ends is never sent again.
     ///
     /// # Errors
     ///
@@ -310,18 +352,11 @@ impl McpClient {
     }
 
     /// Ends the session and, for a child process, stops it (closing its input first, then
-    /// killing it if it does not exit). Calls still running fail with `mcp_connection_lost`.
+    /// killing it if it does not exit). Calls still running fail with `mcp_connection_lost`,
+    /// and so does every later call or listing, saying the client was closed: nothing opens a
+    /// new session after this.
     pub async fn close(&self) {
-        let session = self.connection.session.lock().await.take();
-        if let Some(mut session) = session {
-            let _ = session
-                .service
-                .close_with_timeout(std::time::Duration::from_secs(5))
-                .await;
-            if let Some(child) = session.child.as_mut() {
-                let _ = child.kill().await;
-            }
-        }
+        self.connection.sessions.close().await;
     }
 }
 
@@ -329,7 +364,7 @@ impl fmt::Debug for McpClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpClient")
             .field("server", &self.connection.server.name)
-            .field("process_id", &self.connection.process_id)
+            .field("process_id", &self.process_id())
             .finish_non_exhaustive()
     }
 }
@@ -370,13 +405,23 @@ impl Connection {
                 ));
             }
         };
+        // Only a call that starts after the session ended gets a new one; one in flight when
+        // it ended fails with the old one. Opening one waits at most the connect timeout, and
+        // the caller may give up sooner.
+        let live = tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => return Err(ToolError::cancelled()),
+            live = self.sessions.live(&self.server) => {
+                live.map_err(|unavailable| unavailable.call_error(&self.server, tool))?
+            }
+        };
         let site = CallSite {
             server: &self.server,
-            scrubber: self.progress.scrubber(),
+            scrubber: live.progress.scrubber(),
             host: ctx.redactor(),
-            peer: &self.peer,
-            progress: &self.progress,
-            overflow: &self.overflow,
+            peer: &live.peer,
+            progress: &live.progress,
+            overflow: &live.overflow,
             output,
         };
         remote_call::call(site, tool, arguments, resume, ctx).await
@@ -398,7 +443,12 @@ impl Connection {
             RemoteOutcome::Failed(message) => Err(ToolError::new(message)),
             RemoteOutcome::InputRequired(request) => {
                 // One pass with the host's secrets (see `CallSite::scrubber`).
-                let scrubber = self.progress.scrubber().union(ctx.redactor());
+                let scrubber = self
+                    .sessions
+                    .current()
+                    .progress
+                    .scrubber()
+                    .union(ctx.redactor());
                 let error = request.to_tool_error(&scrubber);
                 if let Some(id) = ctx.tool_call_id() {
                     let mut kept = self.kept_input();

@@ -24,8 +24,8 @@
 //! - **Results are bounded** (the transport refuses oversized messages before decoding them:
 //!   over HTTP the call such a message answers fails at once with `output_too_large`; from a
 //!   child process, whose messages share one stream, the message ends the session, so every
-//!   call waiting on it and every later one fails at once with `mcp_connection_lost` saying
-//!   why; a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their
+//!   call waiting on it fails at once with `mcp_connection_lost` saying why, and the next call
+//!   opens a new session (see below); a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their
 //!   content blocks (text, image, audio, resource links, embedded resources) and are marked
 //!   untrusted, so wire formats fence them as data for the model. A remote `isError` is the
 //!   call's `tool_error`, with the remote text as the message: passed on whole, so that the
@@ -65,6 +65,28 @@
 //!   time, with the values given by `secret_env` taken out (a line over 4 KiB is left out, never
 //!   cut); it is killed when the connection ends.
 //!
+//! **A session that ends is replaced.** A long-running host keeps its definitions while the
+//! server behind them restarts: a child process exits or is killed, a message over the bound
+//! closes a child's stream, an HTTP transport stops. (An HTTP server that restarted and forgot
+//! the session answers the next request with 404; the SDK's transport then opens a new session
+//! itself and sends that request again, which the server never ran.) The next call (through a
+//! registered definition, [`McpClient::call`] or [`McpClient::resume`]) or [`McpClient::tools`]
+//! that finds the session ended opens a new one to the same server in the same protocol era (a
+//! new child process, a new HTTP session) and goes on with it; the definitions already
+//! registered keep working, the kept tool list is dropped (the restarted server may offer other
+//! tools) and [`McpClient::process_id`] names the new child.
+//!
+//! - **Nothing in flight is sent again.** A call waiting for its answer when the session ended
+//!   fails with `mcp_connection_lost`: what it did on the server is unknown, so only calls that
+//!   start after the end use the new session.
+//! - **One attempt at a time.** Calls that find the session ended together wait for the same
+//!   attempt, bounded by the connect timeout; they do not open a session each.
+//! - **A server that stays down is not hammered.** After a failed attempt the next waits 1 s,
+//!   doubling up to 30 s (back to 1 s once a session opens); a call in the delay fails at once
+//!   with `mcp_connection_lost` saying when the next attempt will be made, and never hangs.
+//! - **A closed client stays closed.** After [`McpClient::close`] every call fails with
+//!   `mcp_connection_lost` saying so.
+//!
 //! Progress notifications reach the call's [`ToolExecutionContext`](crate::ToolExecutionContext)
 //! as `{"progress", "total", "message"}` (a message over 4 KiB is left out whole, never cut
 //! where a secret could be split), so the dispatcher's events
@@ -84,6 +106,8 @@ mod outcome;
 mod output_contract;
 #[cfg(test)]
 mod output_schema_tests;
+#[cfg(test)]
+mod reconnect_tests;
 mod remote_call;
 mod remote_schema;
 #[cfg(test)]
@@ -91,6 +115,7 @@ mod scripted_server;
 #[cfg(test)]
 mod sdk_server_tests;
 mod server;
+mod sessions;
 
 pub use catalog::{RemoteTools, SkippedTool};
 pub use connect::ProtocolEra;

@@ -233,7 +233,7 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
         return ToolError::with_code(
             codes::CONNECTION_LOST,
             format!(
-                "MCP server `{}`: {cause}; `{tool}` did not finish (connect again to go on)",
+                "MCP server `{}`: {cause}; `{tool}` did not finish and is not sent again (the next call opens a new session)",
                 server.name
             ),
         );
@@ -504,8 +504,9 @@ mod tests {
     *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"small"}]}}\n' "$id" ;;"#;
 
     /// Over stdio, an answer over the transport's bound ends the session at once: the call it
-    /// answered, a call still waiting beside it and the calls after it fail with an error saying
-    /// so, long before their timeout, and without quoting the server's secret.
+    /// answered and a call still waiting beside it fail with an error saying so, long before
+    /// their timeout, and without quoting the server's secret; the next call opens a new
+    /// session, with a new process.
     #[tokio::test]
     async fn a_stdio_answer_over_the_bound_ends_the_session_at_once_saying_why() {
         let token = "tok-3b8e1f6a9c2d47";
@@ -517,6 +518,7 @@ mod tests {
         let bound = server.bounds.max_message_bytes();
         assert!(bound < 200_000, "{bound}");
         let client = connected(server).await;
+        let first = client.process_id();
         let ctx = ToolExecutionContext::new();
         // Against a hang only: the error comes as soon as the line passes the bound.
         let guard = Duration::from_secs(20);
@@ -529,11 +531,8 @@ mod tests {
         })
         .await
         .expect("the calls ended before their timeout");
-        let after = tokio::time::timeout(guard, client.call("small", json!({}), &ctx))
-            .await
-            .expect("the next call ended at once");
         let said = format!("sent a message over {bound} bytes");
-        for (tool, result) in [("big", big), ("slow", slow), ("small", after)] {
+        for (tool, result) in [("big", big), ("slow", slow)] {
             let error = result.unwrap_err();
             let message = error.message();
             assert_eq!(error.code().as_str(), codes::CONNECTION_LOST, "{message}");
@@ -541,6 +540,19 @@ mod tests {
             assert!(message.contains(&format!("`{tool}`")), "{message}");
             assert!(!message.contains(token), "{message}");
         }
+        // The SDK ends the session just after it fails the calls waiting on it.
+        tokio::time::timeout(guard, async {
+            while !client.session_ended() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the session ended");
+        let after = tokio::time::timeout(guard, client.call("small", json!({}), &ctx))
+            .await
+            .expect("the next call ended");
+        assert!(matches!(after, Ok(RemoteOutcome::Complete(_))), "{after:?}");
+        assert_ne!(client.process_id(), first);
         client.close().await;
     }
 }
