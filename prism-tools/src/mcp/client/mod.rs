@@ -25,12 +25,14 @@
 //!   over HTTP the call such a message answers fails at once with `output_too_large`; from a
 //!   child process, whose messages share one stream, the message ends the session, so every
 //!   call waiting on it fails at once with `mcp_connection_lost` saying why, and the next call
-//!   opens a new session (see below); a result over [`RemoteServer::max_result_bytes`] is `output_too_large`), keep their
-//!   content blocks (text, image, audio, resource links, embedded resources) and are marked
-//!   untrusted, so wire formats fence them as data for the model. A remote `isError` is the
-//!   call's `tool_error`, with the remote text as the message: passed on whole, so that the
-//!   dispatcher's redactor sees every secret in it before the dispatcher cuts the message to
-//!   its bound.
+//!   opens a new session (see below); a result over [`RemoteServer::max_result_bytes`] is
+//!   `output_too_large`), keep their content blocks (text, image, audio, resource links,
+//!   embedded resources) and are marked untrusted, so wire formats fence them as data for the
+//!   model. A remote `isError` is the call's `tool_error`, with the remote text as the message:
+//!   passed on whole, so that the dispatcher's redactor sees every secret in it before the
+//!   dispatcher cuts the message to its bound (an error over
+//!   [`RemoteServer::max_result_bytes`] is still a `tool_error`, its text cut to that bound
+//!   after the endpoint's credentials are taken out).
 //! - **Results keep the tool's declared output schema.** A tool's `outputSchema` is compiled
 //!   once, when the tool is listed, with the crate's JSON Schema validator (a tool whose schema
 //!   it cannot compile is skipped with the reason). A successful result whose

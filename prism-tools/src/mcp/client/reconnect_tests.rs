@@ -20,8 +20,9 @@ use super::sessions::Backoff;
 const GUARD: Duration = Duration::from_secs(60);
 
 /// The server: it writes `start` to `$STARTS` when it starts and, unless `$MARKER` exists,
-/// refuses the handshake quoting its token (`$API_TOKEN`) and exits; it lists `pid` and `slow`; `pid` answers with the process's id, `slow` never answers;
-/// each call and listing is written to `$CALLS` first.
+/// refuses the handshake quoting its token (`$API_TOKEN`) and exits; it lists `pid` and `slow`;
+/// `pid` answers with the process's id, `slow` never answers; each call and listing is written
+/// to `$CALLS` first.
 const SCRIPT: &str = r#"
 echo start >> "$STARTS"
 if [ ! -e "$MARKER" ]; then

@@ -233,7 +233,8 @@ fn service_error(site: &CallSite<'_>, tool: &str, error: ServiceError) -> ToolEr
         return ToolError::with_code(
             codes::CONNECTION_LOST,
             format!(
-                "MCP server `{}`: {cause}; `{tool}` did not finish and is not sent again (the next call opens a new session)",
+                "MCP server `{}`: {cause}; `{tool}` did not finish and is not sent again (the next \
+                 call opens a new session)",
                 server.name
             ),
         );

@@ -3,15 +3,16 @@
 //! A long-running host keeps its definitions registered while the server behind them restarts
 //! (a child process exits or is killed, a message over the bound ends the stream, an HTTP
 //! transport stops; an HTTP server that only forgot the session is handled by the SDK's
-//! transport, which opens a new session on the 404). So a call or a listing that finds the session ended opens a new one
-//! to the same server, in the same protocol era, and goes on with it. What was in flight when
-//! the session ended is never sent again: its effect on the server is unknown, so it fails with
-//! `mcp_connection_lost` as before. Only one attempt runs at a time, and every caller that finds
-//! the session ended waits for that one attempt. After a failed attempt the next one waits a
-//! delay that doubles from [`Backoff::first`] up to [`Backoff::cap`] (back to the first after a
-//! success): a server that stays down is not hammered, and a call in the delay fails at once,
-//! saying when the next attempt will be made, rather than wait. Each attempt is bounded by the
-//! connect timeout. A closed client opens nothing.
+//! transport, which opens a new session on the 404). So a call or a listing that finds the
+//! session ended opens a new one to the same server, in the same protocol era, and goes on with
+//! it. What was in flight when the session ended is never sent again: its effect on the server
+//! is unknown, so it fails with `mcp_connection_lost` as before. Only one attempt runs at a
+//! time, and every caller that finds the session ended waits for that one attempt. After a
+//! failed attempt the next one waits a delay that doubles from [`Backoff::first`] up to
+//! [`Backoff::cap`] (back to the first after a success): a server that stays down is not
+//! hammered, and a call in the delay fails at once, saying when the next attempt will be made,
+//! rather than wait. Each attempt is bounded by the connect timeout. A closed client opens
+//! nothing.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
