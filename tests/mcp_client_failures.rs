@@ -220,3 +220,53 @@ async fn everything_over_streamable_http_lists_calls_and_reports_progress() {
     assert_eq!(error.code.as_str(), codes::CONNECTION_LOST, "{error:?}");
     client.close().await;
 }
+
+/// What a test's tracing subscriber wrote.
+#[derive(Clone, Default)]
+struct Logged(std::sync::Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logged {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The HTTP stack quotes a failed request's URL, query included, and the SDK logs such errors:
+/// a token in the endpoint's query string must reach no log line, the SDK's included.
+#[tokio::test]
+async fn a_token_in_the_urls_query_reaches_no_log_line() {
+    const TOKEN: &str = "sk-query-0123456789";
+    let logged = Logged::default();
+    let writer = logged.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+
+    // A server that takes each connection and closes it at once, without an answer.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let closing = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+        }
+    });
+    let url = format!("http://{address}/mcp?key={TOKEN}");
+    let server = RemoteServer::http("closing", url).connect_timeout(Duration::from_secs(20));
+    let error = McpClient::connect(server).await.unwrap_err();
+    closing.abort();
+
+    let text = String::from_utf8_lossy(&logged.0.lock().unwrap()).into_owned();
+    assert!(!error.to_string().contains(TOKEN), "{error}");
+    assert!(
+        text.contains(&address.to_string()),
+        "the failure was logged: {text}"
+    );
+    assert!(!text.contains(TOKEN), "a log line quotes the token: {text}");
+}

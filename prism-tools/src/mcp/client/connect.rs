@@ -18,6 +18,7 @@ use super::bounded_lines::{BoundedLines, LineOverflow};
 use super::error::McpClientError;
 use super::notifications::BridgeHandler;
 use super::server::{Endpoint, RemoteServer};
+use super::url_free_http::UrlFreeClient;
 use crate::redact::SecretRedactor;
 
 /// Environment variables a child process keeps from the host's: what a program needs to find
@@ -194,7 +195,7 @@ fn http_transport(
     server: &RemoteServer,
     url: &str,
     headers: &[(String, String)],
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpClientError> {
+) -> Result<StreamableHttpClientTransport<UrlFreeClient>, McpClientError> {
     let http_error = |message: String| McpClientError::Http {
         server: server.name.clone(),
         message,
@@ -220,13 +221,25 @@ fn http_transport(
         .max_sse_event_size(limit)
         .max_json_response_size(limit)
         .control_request_timeout(Duration::from_secs(5));
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok(StreamableHttpClientTransport::with_client(
+        UrlFreeClient(client),
+        config,
+    ))
 }
 
+/// The HTTP stack's errors carry no URL (see `url_free_http`): the message names the endpoint by
+/// its origin, so it still says which server failed.
 fn handshake_error(server: &RemoteServer, error: &dyn std::fmt::Display) -> McpClientError {
+    let message = server.scrub(&error.to_string());
     McpClientError::Handshake {
         server: server.name.clone(),
-        message: server.scrub(&error.to_string()),
+        message: match server.origin() {
+            // Scrubbed again: a host may hold what the host named a secret.
+            Some(origin) if !message.contains(&origin) => {
+                server.scrub(&format!("{message} (at {origin})"))
+            }
+            _ => message,
+        },
     }
 }
 

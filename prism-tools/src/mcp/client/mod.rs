@@ -48,8 +48,9 @@
 //!   `mcp_timeout`, even one that stopped reading what it is sent (at most a second past the
 //!   call's timeout). Connecting and listing have timeouts too, and no wait is longer than a day.
 //! - **Credentials stay out of what the server sends back.** The HTTP stack quotes the
-//!   endpoint's URL whole in its errors, and a server may quote back what it was sent; the
-//!   bridge takes the URL's user and password (as written, decoded, and as the basic
+//!   endpoint's URL whole in its errors, which rmcp logs as they are: the bridge hands rmcp an
+//!   HTTP client whose errors carry no URL, and names the endpoint by its scheme, host and port
+//!   where a message needs it. A server may quote back what it was sent; the bridge takes the URL's user and password (as written, decoded, and as the basic
 //!   authorization header sent for them), its query and each query value, and the values of the
 //!   headers given for the server (an authorization header's credentials also without their
 //!   scheme, a basic one's also decoded), or a child's [`RemoteServer::secret_env`] values, out
@@ -118,6 +119,7 @@ mod scripted_server;
 mod sdk_server_tests;
 mod server;
 mod sessions;
+mod url_free_http;
 
 pub use catalog::{RemoteTools, SkippedTool};
 pub use connect::ProtocolEra;

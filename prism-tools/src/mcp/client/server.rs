@@ -397,23 +397,30 @@ impl RemoteServer {
         scrubber.redact_str(&self.origin_quoted(text)).into_owned()
     }
 
+    /// An HTTP endpoint's scheme, host and port (`http://127.0.0.1:8080`): what the bridge's
+    /// messages quote of its URL, enough to say which server failed.
+    pub(crate) fn origin(&self) -> Option<String> {
+        let Endpoint::Http { url, .. } = &self.endpoint else {
+            return None;
+        };
+        let parsed = url::Url::parse(url).ok()?;
+        let host = parsed.host_str()?;
+        Some(match parsed.port() {
+            Some(port) => format!("{}://{host}:{port}", parsed.scheme()),
+            None => format!("{}://{host}", parsed.scheme()),
+        })
+    }
+
     /// `text` with every quote of the endpoint's URL (as given, as the HTTP stack writes it,
     /// with or without its user and password) cut to its scheme, host and port: enough to say
     /// which server failed, and nothing of a path or query that may hold a credential no one
     /// named.
     fn origin_quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let Endpoint::Http { url, .. } = &self.endpoint else {
+        let (Endpoint::Http { url, .. }, Some(origin)) = (&self.endpoint, self.origin()) else {
             return Cow::Borrowed(text);
         };
         let Ok(parsed) = url::Url::parse(url) else {
             return Cow::Borrowed(text);
-        };
-        let Some(host) = parsed.host_str() else {
-            return Cow::Borrowed(text);
-        };
-        let origin = match parsed.port() {
-            Some(port) => format!("{}://{host}:{port}", parsed.scheme()),
-            None => format!("{}://{host}", parsed.scheme()),
         };
         let mut bare = parsed.clone();
         let _ = bare.set_username("");
