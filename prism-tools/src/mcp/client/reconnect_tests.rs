@@ -140,6 +140,15 @@ async fn pid_of(client: &McpClient) -> Result<u32, crate::ToolError> {
     }
 }
 
+/// Asserts that `error` is `mcp_connection_lost` and its message says each of `saying`.
+fn assert_lost(error: &crate::ToolError, saying: &[&str]) {
+    let message = error.message();
+    assert_eq!(error.code().as_str(), codes::CONNECTION_LOST, "{message}");
+    for words in saying {
+        assert!(message.contains(words), "{message}");
+    }
+}
+
 /// A server killed between two calls: the second call, through the same registered
 /// definition, runs on a new process, and the tool list is asked for again.
 #[tokio::test]
@@ -192,14 +201,7 @@ async fn a_call_in_flight_when_the_server_dies_is_never_sent_again() {
         until(|| files.calls("slow") == 1).await;
         kill(&client).await;
     });
-    let error = slow.unwrap_err();
-    assert_eq!(
-        error.code().as_str(),
-        codes::CONNECTION_LOST,
-        "{}",
-        error.message()
-    );
-    assert!(error.message().contains("`slow`"), "{}", error.message());
+    assert_lost(&slow.unwrap_err(), &["`slow`"]);
 
     let pid = pid_of(&client).await.unwrap();
     assert_eq!(client.process_id(), Some(pid));
@@ -226,38 +228,18 @@ async fn a_server_that_stays_down_is_tried_once_per_delay() {
     kill(&client).await;
 
     let failed = pid_of(&client).await.unwrap_err();
-    assert_eq!(
-        failed.code().as_str(),
-        codes::CONNECTION_LOST,
-        "{}",
-        failed.message()
-    );
-    assert!(
-        failed.message().contains("could not be opened"),
-        "{}",
-        failed.message()
-    );
-    assert!(
-        failed.message().contains("next attempt will be made in"),
-        "{}",
-        failed.message()
-    );
     // The server's refusal is quoted, its token taken out.
-    assert!(
-        failed.message().contains("token [REDACTED] refused"),
-        "{}",
-        failed.message()
-    );
+    let saying = [
+        "could not be opened",
+        "next attempt will be made in",
+        "token [REDACTED] refused",
+    ];
+    assert_lost(&failed, &saying);
     assert!(!failed.message().contains(TOKEN), "{}", failed.message());
     assert_eq!(files.starts(), 2);
 
     let waiting = pid_of(&client).await.unwrap_err();
-    assert_eq!(waiting.code().as_str(), codes::CONNECTION_LOST);
-    assert!(
-        waiting.message().contains("next attempt will be made in"),
-        "{}",
-        waiting.message()
-    );
+    assert_lost(&waiting, &["next attempt will be made in"]);
     let listing = tokio::time::timeout(GUARD, client.tools())
         .await
         .expect("the listing ended")
@@ -301,18 +283,7 @@ async fn a_closed_client_does_not_reconnect() {
     let registry = ToolRegistry::from_iter(client.tools().await.unwrap().into_definitions());
     let dispatcher = Dispatcher::builder(registry).build();
     client.close().await;
-    let error = pid_of(&client).await.unwrap_err();
-    assert_eq!(
-        error.code().as_str(),
-        codes::CONNECTION_LOST,
-        "{}",
-        error.message()
-    );
-    assert!(
-        error.message().contains("was closed"),
-        "{}",
-        error.message()
-    );
+    assert_lost(&pid_of(&client).await.unwrap_err(), &["was closed"]);
     let listing = client.tools().await.unwrap_err().to_string();
     assert!(listing.contains("was closed"), "{listing}");
     // Through a definition registered before the close, too.
