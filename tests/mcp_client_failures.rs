@@ -2,6 +2,7 @@
 //! too slow, cancelled, gone before the handshake, silent; and the same over streamable HTTP.
 //! Every case ends in an error, never a hang (the tests' own timeouts only guard against one).
 
+mod log_capture;
 mod mcp_support;
 
 use std::sync::Mutex;
@@ -221,33 +222,12 @@ async fn everything_over_streamable_http_lists_calls_and_reports_progress() {
     client.close().await;
 }
 
-/// What a test's tracing subscriber wrote.
-#[derive(Clone, Default)]
-struct Logged(std::sync::Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Logged {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The HTTP stack quotes a failed request's URL, query included, and the SDK logs such errors:
 /// a token in the endpoint's query string must reach no log line, the SDK's included.
 #[tokio::test]
 async fn a_token_in_the_urls_query_reaches_no_log_line() {
     const TOKEN: &str = "sk-query-0123456789";
-    let logged = Logged::default();
-    let writer = logged.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _logging = tracing::subscriber::set_default(subscriber);
+    let (logged, _logging) = log_capture::capture(tracing::Level::TRACE);
 
     // A server that takes each connection and closes it at once, without an answer.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -262,7 +242,7 @@ async fn a_token_in_the_urls_query_reaches_no_log_line() {
     let error = McpClient::connect(server).await.unwrap_err();
     closing.abort();
 
-    let text = String::from_utf8_lossy(&logged.0.lock().unwrap()).into_owned();
+    let text = logged.text();
     assert!(!error.to_string().contains(TOKEN), "{error}");
     assert!(
         text.contains(&address.to_string()),

@@ -2,6 +2,7 @@
 //! stdio transport's framing): both protocol eras, listing, calls through the pipeline, progress,
 //! cancellation and approvals.
 
+mod log_capture;
 mod mcp_server_support;
 
 use std::sync::atomic::Ordering;
@@ -919,27 +920,6 @@ async fn a_secret_returned_as_a_number_is_redacted_in_the_answer() {
     );
 }
 
-/// What a test's tracing subscriber wrote.
-#[derive(Clone, Default)]
-struct Logged(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Logged {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Logged {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
 /// Tools whose names MCP does not accept (a client may refuse a whole list for one) are left
 /// out of every page, which stay the same from one listing to the next; a call naming one still
 /// goes through the dispatcher.
@@ -948,12 +928,7 @@ async fn tools_whose_names_mcp_does_not_accept_are_left_out_of_every_page() {
     use prism::dispatch::SecretRedactor;
     use prism::{Dispatcher, ToolDefinition, ToolRegistry};
     const KEY: &str = "sk-live-0123456789";
-    let logged = Logged::default();
-    let writer = logged.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .finish();
-    let _logging = tracing::subscriber::set_default(subscriber);
+    let (logged, _logging) = log_capture::capture(tracing::Level::INFO);
 
     let tool = |name: &str| {
         ToolDefinition::builder(name)
