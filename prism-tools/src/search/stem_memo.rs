@@ -60,7 +60,7 @@ impl Stemming {
 
     /// Stems `word` without touching the memory.
     pub(crate) fn stem<'w>(&self, word: &'w str) -> Cow<'w, str> {
-        if is_own_stem(word) || word.len() > MAX_STEMMED_WORD_BYTES {
+        if is_kept_whole(word) {
             return Cow::Borrowed(word);
         }
         self.stemmer.stem(word)
@@ -105,7 +105,7 @@ impl RememberedStems<'_> {
 
     /// The stem of `word`, from the memory when it is there.
     pub(crate) fn stem<'a>(&'a mut self, word: &'a str) -> Cow<'a, str> {
-        if is_own_stem(word) || word.len() > MAX_STEMMED_WORD_BYTES {
+        if is_kept_whole(word) {
             return Cow::Borrowed(word);
         }
         let memo = &mut *self.memo;
@@ -129,6 +129,13 @@ impl RememberedStems<'_> {
 const STEMMED_ENDINGS: [char; 13] = [
     '\'', 'c', 'd', 'e', 'g', 'i', 'l', 'm', 'n', 'r', 's', 't', 'y',
 ];
+
+/// True for a word that is its own stem here: one past [`MAX_STEMMED_WORD_BYTES`], or one the
+/// stemmer would return unchanged anyway. Both ways of stemming ask this, so a tool's words and
+/// a query's become the same terms.
+fn is_kept_whole(word: &str) -> bool {
+    word.len() > MAX_STEMMED_WORD_BYTES || is_own_stem(word)
+}
 
 /// True for a word the English stemmer returns unchanged, known without running it. The
 /// algorithm leaves words of fewer than three characters alone, and each of its rules rewrites
