@@ -14,7 +14,7 @@
 //! rather than wait. Each attempt is bounded by the connect timeout. A closed client opens
 //! nothing.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -116,12 +116,13 @@ impl Backoff {
     }
 }
 
-/// The failed attempts since the last session opened.
+/// The failed attempts since the last session opened, and the delays between them.
 #[derive(Default)]
 struct Attempts {
     failed: u32,
     /// When the next attempt may be made, after a failed one.
     next_at: Option<Instant>,
+    backoff: Backoff,
 }
 
 /// The live session of a connection, and how a new one is opened.
@@ -133,8 +134,6 @@ pub(crate) struct Sessions {
     /// Held by the one attempt under way; callers that find the session ended wait here.
     attempts: tokio::sync::Mutex<Attempts>,
     closed: AtomicBool,
-    generations: AtomicU64,
-    backoff: Mutex<Backoff>,
 }
 
 /// Why no session could be had for a call or a listing.
@@ -165,8 +164,6 @@ impl Sessions {
             era,
             attempts: tokio::sync::Mutex::default(),
             closed: AtomicBool::new(false),
-            generations: AtomicU64::new(0),
-            backoff: Mutex::new(Backoff::default()),
         }
     }
 
@@ -178,7 +175,10 @@ impl Sessions {
     /// Sets the delays between failed attempts (tests shorten or lengthen them).
     #[cfg(test)]
     pub(crate) fn set_backoff(&self, backoff: Backoff) {
-        *self.backoff.lock().unwrap_or_else(PoisonError::into_inner) = backoff;
+        self.attempts
+            .try_lock()
+            .expect("no attempt is under way")
+            .backoff = backoff;
     }
 
     /// Lets the next attempt be made now, whatever the delay after the last failed one.
@@ -221,10 +221,12 @@ impl Sessions {
         let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
         match connect::open(server, era, handler).await {
             Ok(session) => {
-                let generation = self.generations.fetch_add(1, Ordering::AcqRel) + 1;
+                // Sessions are replaced one at a time, under `attempts`.
+                let generation = current.generation + 1;
                 let live = Arc::new(Live::new(session, progress, tools_changed, generation));
                 let old = self.current.swap(Arc::clone(&live));
-                *attempts = Attempts::default();
+                attempts.failed = 0;
+                attempts.next_at = None;
                 drop(attempts);
                 // The ended session's process may still run (a message over the bound ends
                 // the session, not the process).
@@ -238,8 +240,7 @@ impl Sessions {
             }
             Err(error) => {
                 attempts.failed = attempts.failed.saturating_add(1);
-                let backoff = *self.backoff.lock().unwrap_or_else(PoisonError::into_inner);
-                let retry_in = backoff.after(attempts.failed);
+                let retry_in = attempts.backoff.after(attempts.failed);
                 attempts.next_at = Some(Instant::now() + retry_in);
                 tracing::warn!(
                     target: "prism::mcp",
