@@ -161,10 +161,8 @@ async fn open_child(
         Err(error) => {
             let _ = child.start_kill();
             // The SDK only sees the stream end; the overflow says why it did.
-            match overflow.cause() {
-                Some(cause) => Err(handshake_error(server, &cause)),
-                None => Err(handshake_error(server, &error)),
-            }
+            let why = overflow.cause().unwrap_or_else(|| error.to_string());
+            Err(handshake_error(server, &why))
         }
     }
 }
@@ -230,16 +228,16 @@ fn http_transport(
 /// The HTTP stack's errors carry no URL (see `url_free_http`): the message names the endpoint by
 /// its origin, so it still says which server failed.
 fn handshake_error(server: &RemoteServer, error: &dyn std::fmt::Display) -> McpClientError {
-    let message = server.scrub(&error.to_string());
+    let mut message = error.to_string();
+    // A quote of the whole URL starts with its origin, and is cut to it by the scrub.
+    if let Some(origin) = server.origin()
+        && !message.contains(&origin)
+    {
+        message = format!("{message} (at {origin})");
+    }
     McpClientError::Handshake {
         server: server.name.clone(),
-        message: match server.origin() {
-            // Scrubbed again: a host may hold what the host named a secret.
-            Some(origin) if !message.contains(&origin) => {
-                server.scrub(&format!("{message} (at {origin})"))
-            }
-            _ => message,
-        },
+        message: server.scrub(&message),
     }
 }
 

@@ -403,12 +403,7 @@ impl RemoteServer {
         let Endpoint::Http { url, .. } = &self.endpoint else {
             return None;
         };
-        let parsed = url::Url::parse(url).ok()?;
-        let host = parsed.host_str()?;
-        Some(match parsed.port() {
-            Some(port) => format!("{}://{host}:{port}", parsed.scheme()),
-            None => format!("{}://{host}", parsed.scheme()),
-        })
+        origin_of(&url::Url::parse(url).ok()?)
     }
 
     /// `text` with every quote of the endpoint's URL (as given, as the HTTP stack writes it,
@@ -416,10 +411,13 @@ impl RemoteServer {
     /// which server failed, and nothing of a path or query that may hold a credential no one
     /// named.
     fn origin_quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let (Endpoint::Http { url, .. }, Some(origin)) = (&self.endpoint, self.origin()) else {
+        let Endpoint::Http { url, .. } = &self.endpoint else {
             return Cow::Borrowed(text);
         };
         let Ok(parsed) = url::Url::parse(url) else {
+            return Cow::Borrowed(text);
+        };
+        let Some(origin) = origin_of(&parsed) else {
             return Cow::Borrowed(text);
         };
         let mut bare = parsed.clone();
@@ -565,6 +563,15 @@ impl RemoteServer {
     pub(crate) fn effective_call_timeout(&self) -> Duration {
         self.bounds.call_timeout.min(self.bounds.max_call_timeout)
     }
+}
+
+/// `url`'s scheme, host and port, when it has a host.
+fn origin_of(url: &url::Url) -> Option<String> {
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{}://{host}:{port}", url.scheme()),
+        None => format!("{}://{host}", url.scheme()),
+    })
 }
 
 /// The credentials of an authorization header's `value` as a server may quote them on their
