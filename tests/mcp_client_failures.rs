@@ -94,13 +94,7 @@ async fn a_server_killed_mid_call_fails_the_call_instead_of_hanging() {
     .expect("the call ended")
     .unwrap();
     assert!(result.error_info().is_none(), "{result:?}");
-    assert!(
-        events
-            .events()
-            .iter()
-            .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. })),
-        "no progress in the new session"
-    );
+    assert!(saw_progress(&events), "no progress in the new session");
     client.close().await;
 }
 
@@ -202,13 +196,7 @@ async fn everything_over_streamable_http_lists_calls_and_reports_progress() {
     );
     let result = dispatcher.dispatch(long, &ctx).await.unwrap();
     assert!(result.error_info().is_none(), "{result:?}");
-    assert!(
-        events
-            .events()
-            .iter()
-            .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. })),
-        "no progress over HTTP"
-    );
+    assert!(saw_progress(&events), "no progress over HTTP");
 
     // The server goes away mid-session: calls fail, they do not hang.
     server.child.kill().await.unwrap();
@@ -249,4 +237,12 @@ async fn a_token_in_the_urls_query_reaches_no_log_line() {
         "the failure was logged: {text}"
     );
     assert!(!text.contains(TOKEN), "a log line quotes the token: {text}");
+}
+
+/// Whether `events` hold a progress report of a tool.
+fn saw_progress(events: &CollectingSink) -> bool {
+    events
+        .events()
+        .iter()
+        .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. }))
 }
