@@ -412,3 +412,121 @@ fn raw_pay(server: &McpHttpServer, cents: u64) -> String {
         body.len()
     )
 }
+
+/// A whole HTTP request of a stateless 2026-07-28 call of `name` with `arguments`.
+fn raw_stateless_call(server: &McpHttpServer, name: &str, arguments: &str) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"raw","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
+        server.local_addr(),
+        body.len()
+    )
+}
+
+/// The first row of the call that ended in `ledger`: it must have ended cancelled.
+async fn ended_cancelled(ledger: &prism::dispatch::InMemoryLedger) {
+    let ended =
+        mcp_server_support::wait_for_row(ledger, prism::dispatch::RecordStatus::Error).await;
+    match ended.outcome {
+        Some(prism::call::ToolOutcome::Error(error)) => {
+            assert_eq!(error.code.as_str(), "cancelled")
+        }
+        other => panic!("expected a cancelled error, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_call_whose_stream_closes_is_cancelled() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let mut calling = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    calling
+        .write_all(raw_stateless_call(&server, "slow", "{}").as_bytes())
+        .await
+        .unwrap();
+    mcp_server_support::wait_for_row(&fixture.ledger, prism::dispatch::RecordStatus::Started).await;
+    drop(calling);
+    ended_cancelled(&fixture.ledger).await;
+    server.shutdown().await;
+}
+
+/// Sends one POST of `body` with `headers` on a new connection, and returns the connection and
+/// the response's head.
+async fn post_raw(
+    server: &McpHttpServer,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (tokio::net::TcpStream, String) {
+    let mut stream = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        server.local_addr(),
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let read = tokio::time::timeout(Duration::from_secs(30), stream.read(&mut byte))
+            .await
+            .expect("the server answers")
+            .unwrap();
+        assert_eq!(read, 1, "the connection closed mid-head: {head:?}");
+        head.push(byte[0]);
+    }
+    (stream, String::from_utf8_lossy(&head).into_owned())
+}
+
+/// In a session, the client's stream for one call closing (its connection dropped, no
+/// `notifications/cancelled`) cancels that call of a tool without an effect, as in a stateless
+/// request: the session lives on, and would otherwise keep the call running with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_in_a_session_whose_stream_closes_is_cancelled() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let (_open, head) = post_raw(&server, &[], INITIALIZE).await;
+    let session = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id");
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let (_done, head) = post_raw(
+        &server,
+        &in_session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+    let (calling, head) = post_raw(
+        &server,
+        &in_session,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#,
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    mcp_server_support::wait_for_row(&fixture.ledger, prism::dispatch::RecordStatus::Started).await;
+    drop(calling);
+    ended_cancelled(&fixture.ledger).await;
+    server.shutdown().await;
+}

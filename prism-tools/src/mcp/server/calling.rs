@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::McpServer;
 use super::approval::{Gate, Held, Interrupted, approves, question};
+use super::http::StreamClosed;
 use super::progress::ProgressRelay;
 use super::result::to_call_tool_result;
 use super::served::ServedRequest;
@@ -150,7 +151,8 @@ impl McpServer {
             ));
             let served = &running.served;
             let work = served.clone().scope(pipeline);
-            let cancelled = Some(&served.context().ct);
+            let context = served.context();
+            let cancelled = [Some(&context.ct), stream_closed(context)];
             drive(
                 work,
                 running.relay,
@@ -180,7 +182,7 @@ impl McpServer {
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await
         });
-        let joined = drive(task, running.relay, served, None, &token).await;
+        let joined = drive(task, running.relay, served, [None, None], &token).await;
         self.session.finish(request_id, &token);
         joined.unwrap_or_else(|error| {
             // Not the join error's text: a panic's message could quote anything, a secret
@@ -333,12 +335,26 @@ fn answer(result: ToolResult) -> Result<CallToolResponse, McpError> {
     }
 }
 
-/// Awaits `work`, sending its progress as it comes, and firing `token` when `cancelled` does.
+/// The token that fires when the client closes the HTTP stream `context`'s answer was to come on
+/// (see `http.rs`); `None` off HTTP, or on a transport other than [`serve_http`](super::serve_http).
+fn stream_closed(
+    context: &RequestContext<RoleServer>,
+) -> Option<&tokio_util::sync::CancellationToken> {
+    let parts = context.extensions.get::<::http::request::Parts>()?;
+    Some(&parts.extensions.get::<StreamClosed>()?.0)
+}
+
+/// What stops a call early: the client's cancellation of the request, and the closing of its
+/// HTTP stream. Either may be missing.
+type Watched<'a> = [Option<&'a tokio_util::sync::CancellationToken>; 2];
+
+/// Awaits `work`, sending its progress as it comes, and firing `token` when any of `cancelled`
+/// does.
 async fn drive<F: Future>(
     work: F,
     relay: Option<ProgressRelay>,
     served: &ServedRequest,
-    cancelled: Option<&tokio_util::sync::CancellationToken>,
+    cancelled: Watched<'_>,
     token: &CancellationToken,
 ) -> F::Output {
     let work = pin!(work);
@@ -356,27 +372,39 @@ async fn drive<F: Future>(
     }
 }
 
-/// Awaits `work`, firing `token` if `cancelled` fires first (the work then ends as cancelled).
+/// Awaits `work`, firing `token` if one of `cancelled` fires first (the work then ends as
+/// cancelled).
 async fn until_cancelled<F: Future>(
     work: F,
-    cancelled: Option<&tokio_util::sync::CancellationToken>,
+    cancelled: Watched<'_>,
     token: &CancellationToken,
 ) -> F::Output {
     let mut work = pin!(work);
-    if let Some(cancelled) = cancelled {
-        // A request cancelled before its call was first polled: the work's first poll could run
-        // a synchronous tool to its end, for a client that gets no answer once it cancelled.
-        if cancelled.is_cancelled() {
-            token.cancel();
-            return work.await;
-        }
-        tokio::select! {
-            biased;
-            output = &mut work => return output,
-            () = cancelled.cancelled() => token.cancel(),
-        }
+    let [first, second] = cancelled;
+    if first.is_none() && second.is_none() {
+        return work.await;
+    }
+    // A request cancelled before its call was first polled: the work's first poll could run
+    // a synchronous tool to its end, for a client that gets no answer once it cancelled.
+    if cancelled.iter().flatten().any(|fired| fired.is_cancelled()) {
+        token.cancel();
+        return work.await;
+    }
+    tokio::select! {
+        biased;
+        output = &mut work => return output,
+        () = fired(first) => token.cancel(),
+        () = fired(second) => token.cancel(),
     }
     work.await
+}
+
+/// Returns once `token` fires; never without one.
+async fn fired(token: Option<&tokio_util::sync::CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Awaits `work`, sending each progress notification as it comes and what is left at the end.

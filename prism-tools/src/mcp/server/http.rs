@@ -10,6 +10,10 @@
 //!   [`HttpOptions::body_timeout`].
 //! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit), and the
 //!   sessions open at once are bounded ([`HttpOptions::max_sessions`]; `503` past the bound).
+//! - A client that closes the stream its answer was to come on (drops the connection) cancels
+//!   that call, in a session as in a stateless request (rmcp keeps a session's call running
+//!   once its stream is gone); a call of a tool with an effect still runs to its end (see
+//!   `calling.rs`).
 //! - [`McpHttpServer::shutdown`] refuses new requests (`503`), gives the open connections a
 //!   moment to finish, and returns once every one is closed and (for [`McpServer::serve_http`])
 //!   every call of a tool with an effect that started has recorded its outcome.
@@ -28,6 +32,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
+use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -271,11 +276,27 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
             return Box::pin(std::future::ready(Ok(status_only(status))));
         }
         request.extensions_mut().insert(ClientAddress(client));
+        // Fired once the answer is dropped: sent whole, or its connection closed first.
+        let closed = CancellationToken::new();
+        request
+            .extensions_mut()
+            .insert(StreamClosed(closed.clone()));
         let request = request.map(|body| DeadlineBody::new(body, self.body_timeout));
-        match &self.limited {
+        let answering = match &self.limited {
             Some(limited) => limited.clone().call(request),
             None => self.mcp.clone().call(request),
-        }
+        };
+        let closes = closed.drop_guard();
+        Box::pin(async move {
+            let response = answering.await?;
+            Ok(response.map(|body| {
+                body.map_frame(move |frame| {
+                    let _open = &closes;
+                    frame
+                })
+                .boxed()
+            }))
+        })
     }
 
     /// Whether `request`, outside any session (only such a request may open one), comes when the
@@ -291,6 +312,13 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
                 .is_ok_and(|sessions| sessions.len() >= self.max_sessions)
     }
 }
+
+/// Fires when the answer to the HTTP request carrying it is dropped: sent to its end, or its
+/// connection closed before (the client stopped reading its stream). Every request
+/// [`serve_http`] passes on carries one, which rmcp hands to the handler with the request's
+/// [`Parts`](http::request::Parts).
+#[derive(Clone, Debug)]
+pub(super) struct StreamClosed(pub(super) CancellationToken);
 
 fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::default());
