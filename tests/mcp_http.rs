@@ -530,3 +530,15 @@ async fn a_call_in_a_session_whose_stream_closes_is_cancelled() {
     ended_cancelled(&fixture.ledger).await;
     server.shutdown().await;
 }
+
+/// A header timeout too long to add to the current instant (`Duration::MAX` for "never") is
+/// taken as one that never ends, as the body timeout is: it must not fail every connection.
+#[tokio::test]
+async fn a_header_timeout_that_never_ends_still_serves() {
+    let fixture = fixture();
+    let mut options = local();
+    options.header_timeout = Duration::MAX;
+    let server = serve(&fixture.server, options).await;
+    assert_eq!(initialize(&server).await, 200);
+    server.shutdown().await;
+}

@@ -77,7 +77,7 @@ pub struct HttpOptions {
     /// bursts of up to 100.
     pub rate_limit: Option<RateLimitLayer>,
     /// How long a request's head may take to arrive; a slower connection is closed. Default
-    /// 30 seconds.
+    /// 30 seconds; `Duration::MAX` for no bound.
     pub header_timeout: Duration,
     /// How long a request's body may take to arrive once its head has; a slower request is
     /// answered with an error and its connection freed. Default 30 seconds.
@@ -329,6 +329,11 @@ fn status_only(status: StatusCode) -> Response<Body> {
 /// How long open connections get to finish once the server shuts down.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
+/// The longest header timeout hyper is given: it adds the timeout to the current instant, and
+/// a sum past what an instant holds panics, failing every connection. A longer one
+/// (`Duration::MAX` for "never") is taken as this century.
+const LONGEST_HEADER_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
 /// How long the accept loop pauses after a failed accept (out of file descriptors, say), which
 /// would otherwise fail again at once and spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
@@ -361,7 +366,7 @@ async fn accept<S: ServerHandler + Send + 'static>(
                 hyper::service::service_fn(move |request| endpoint.answer(request, client));
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
+                .header_read_timeout(header_timeout.min(LONGEST_HEADER_TIMEOUT))
                 .serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
