@@ -491,14 +491,10 @@ async fn post_raw(
     (stream, String::from_utf8_lossy(&head).into_owned())
 }
 
-/// In a session, the client's stream for one call closing (its connection dropped, no
-/// `notifications/cancelled`) cancels that call of a tool without an effect, as in a stateless
-/// request: the session lives on, and would otherwise keep the call running with it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_in_a_session_whose_stream_closes_is_cancelled() {
-    let fixture = fixture();
-    let server = serve(&fixture.server, local()).await;
-    let (_open, head) = post_raw(&server, &[], INITIALIZE).await;
+/// Opens a handshake-era session with `initialize`, says the client is initialized, and returns
+/// the session's id.
+async fn open_session(server: &McpHttpServer, initialize: &str) -> String {
+    let (_open, head) = post_raw(server, &[], initialize).await;
     let session = head
         .lines()
         .find_map(|line| {
@@ -512,12 +508,27 @@ async fn a_call_in_a_session_whose_stream_closes_is_cancelled() {
         ("MCP-Protocol-Version", "2025-11-25"),
     ];
     let (_done, head) = post_raw(
-        &server,
+        server,
         &in_session,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     )
     .await;
     assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+    session
+}
+
+/// In a session, the client's stream for one call closing (its connection dropped, no
+/// `notifications/cancelled`) cancels that call of a tool without an effect, as in a stateless
+/// request: the session lives on, and would otherwise keep the call running with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_in_a_session_whose_stream_closes_is_cancelled() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let session = open_session(&server, INITIALIZE).await;
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
     let (calling, head) = post_raw(
         &server,
         &in_session,
@@ -540,5 +551,59 @@ async fn a_header_timeout_that_never_ends_still_serves() {
     options.header_timeout = Duration::MAX;
     let server = serve(&fixture.server, options).await;
     assert_eq!(initialize(&server).await, 200);
+    server.shutdown().await;
+}
+
+/// Reads `stream` until what it sent contains `text` (thirty seconds at most, then a panic).
+async fn read_until(stream: &mut tokio::net::TcpStream, text: &str) -> String {
+    let mut seen = Vec::new();
+    let mut chunk = vec![0; 4096];
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while !String::from_utf8_lossy(&seen).contains(text) {
+            let read = stream.read(&mut chunk).await.unwrap();
+            assert!(
+                read > 0,
+                "closed before {text:?}: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&chunk[..read]);
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no {text:?} in {}", String::from_utf8_lossy(&seen)));
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// A session's call waiting for a person's approval ends once its client closed the call's
+/// stream, as it ends when the client cancels it: nobody is left to hear the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_asked_in_a_session_ends_when_the_calls_stream_closes() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let session = open_session(&server, initialize).await;
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let (mut calling, head) = post_raw(
+        &server,
+        &in_session,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wipe","arguments":{"path":"/tmp/w"}}}"#,
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    read_until(&mut calling, "elicitation/create").await;
+    drop(calling);
+    let refused =
+        mcp_server_support::wait_for_row(&fixture.ledger, prism::dispatch::RecordStatus::Blocked)
+            .await;
+    match &refused.outcome {
+        Some(prism::call::ToolOutcome::Blocked(error)) => {
+            assert!(error.message.contains("cancelled"), "{}", error.message)
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(fixture.wiped.load(Ordering::SeqCst), 0);
     server.shutdown().await;
 }

@@ -235,16 +235,20 @@ impl McpServer {
         }) {
             let ttl = shared.approvals.ttl();
             // The person has as long as a sealed question lives; a client that cancels the call
-            // meanwhile (or goes away) stops it from running.
+            // meanwhile (or goes away, or closes the call's HTTP stream) stops it from running.
+            let closed = stream_closed(context);
+            let ended =
+                || context.ct.is_cancelled() || closed.is_some_and(|closed| closed.is_cancelled());
             let asked = tokio::select! {
                 biased;
                 () = context.ct.cancelled() => None,
+                () = fired(closed) => None,
                 asked = tokio::time::timeout(
                     ttl,
                     context.peer.create_elicitation(question(&held, redactor)),
                 ) => Some(asked),
             };
-            let refusal = match asked.filter(|_| !context.ct.is_cancelled()) {
+            let refusal = match asked.filter(|_| !ended()) {
                 None => format!(
                     "The call of {} was cancelled while a person was asked to approve it",
                     held.name
