@@ -1003,3 +1003,58 @@ async fn tools_whose_names_mcp_does_not_accept_are_left_out_of_every_page() {
         .unwrap();
     assert_eq!(first_text(&answer), "ran");
 }
+
+/// A `tools/call` whose arguments are no object (a model that wrote them as a JSON string, say)
+/// is an invalid call: an `isError` result with the reason, through the pipeline, in both eras.
+/// Not "method not found", which rmcp answers for a call it cannot read; parameters naming no
+/// tool are invalid parameters, and other methods stay unknown.
+#[tokio::test]
+async fn a_call_whose_arguments_are_not_an_object_is_refused_with_the_reason() {
+    let fixture = fixture();
+    for client in [TestClient::current(), TestClient::handshake_era()] {
+        let client = connect(&fixture.server, client).await;
+        let send = |method: &str, params: Value| {
+            let request =
+                ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(method, Some(params)));
+            client.send_request(request)
+        };
+        for (arguments, kind) in [
+            (json!("{\"a\": 1, \"b\": 2}"), "a string"),
+            (json!([1, 2]), "an array"),
+        ] {
+            let answer = send("tools/call", json!({"name": "add", "arguments": arguments}))
+                .await
+                .unwrap();
+            let rmcp::model::ServerResult::CallToolResult(refused) = answer else {
+                panic!("a tool result, got {answer:?}");
+            };
+            assert_eq!(refused.is_error, Some(true));
+            let text = first_text(&refused);
+            assert!(text.contains("must be a JSON object"), "{text}");
+            assert!(text.contains(kind), "{text}");
+            assert_eq!(
+                meta(&refused)["dev.prism/error"]["reason"],
+                "invalid_arguments"
+            );
+        }
+        match send("tools/call", json!({"name": 7, "arguments": {}})).await {
+            Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+            other => panic!("a call naming no tool is invalid, got {other:?}"),
+        }
+        match send("tools/other", json!({})).await {
+            Err(ServiceError::McpError(error)) => {
+                assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND)
+            }
+            other => panic!("another method is unknown, got {other:?}"),
+        }
+        client.cancel().await.unwrap();
+    }
+    let rows = fixture.ledger.records();
+    assert_eq!(
+        rows.iter()
+            .filter(|row| row.status == RecordStatus::Blocked)
+            .count(),
+        4,
+        "each refused call has its row: {rows:?}"
+    );
+}

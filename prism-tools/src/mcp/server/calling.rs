@@ -35,12 +35,16 @@ impl McpServer {
     /// future is boxed apart (in [`run`](Self::run)): rmcp moves the returned future several
     /// times and allocates it once per call, so it stays small (a few hundred bytes, within the
     /// allocator's per-thread cache) whatever the pipeline holds.
+    ///
+    /// `arguments`, when given, are the call's arguments in place of the request's own: those of
+    /// a call whose arguments are no object (see [`unread_call`]).
     pub(super) fn call(
         &self,
         request: CallToolRequestParams,
+        arguments: Option<Value>,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, McpError>> + Send + '_ {
-        let running = match self.begin(request, context) {
+        let running = match self.begin(request, arguments, context) {
             Ok(running) => running,
             Err(error) => return Either::Left(ready(Err(error))),
         };
@@ -65,6 +69,7 @@ impl McpServer {
     fn begin(
         &self,
         request: CallToolRequestParams,
+        arguments: Option<Value>,
         context: RequestContext<RoleServer>,
     ) -> Result<Running, McpError> {
         let shared = &self.shared;
@@ -83,7 +88,8 @@ impl McpServer {
         };
         let n = shared.calls.fetch_add(1, Ordering::Relaxed);
         let id = [shared.call_prefix.as_str(), itoa::Buffer::new().format(n)].concat();
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments =
+            arguments.unwrap_or_else(|| Value::Object(request.arguments.unwrap_or_default()));
         let call = ToolCall::new(id, request.name.into_owned(), arguments);
         let planned = shared.dispatcher.plan(call);
         Ok(self.prepare(planned, gate, ServedRequest::new(context)))
@@ -303,6 +309,37 @@ impl McpServer {
                 .dispatcher
                 .settle_refused(&held, pending, &shared.context),
         )
+    }
+}
+
+/// A `tools/call` whose parameters rmcp could not read as a call's, which it hands over as a
+/// request of an unknown method: its parameters but `arguments`, and those arguments. The
+/// arguments may be anything (a model that wrote an object as a JSON string, say): the dispatch
+/// refuses what is no object, with the reason, as it refuses any invalid call.
+///
+/// # Errors
+///
+/// A JSON-RPC `-32602` when the parameters are no object or do not name a tool. The message
+/// never quotes them: they are the client's text, and may carry anything.
+pub(super) fn unread_call(
+    params: Option<Value>,
+) -> Result<(CallToolRequestParams, Value), McpError> {
+    let Some(Value::Object(mut params)) = params else {
+        return Err(McpError::invalid_params(
+            "The parameters of tools/call must be an object",
+            None,
+        ));
+    };
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(arguments) => arguments,
+    };
+    match serde_json::from_value(Value::Object(params)) {
+        Ok(request) => Ok((request, arguments)),
+        Err(_) => Err(McpError::invalid_params(
+            "The parameters of tools/call must name the tool, as a string",
+            None,
+        )),
     }
 }
 

@@ -15,7 +15,9 @@
 //!   like any call.
 //! - `tools/call` is one [`Dispatcher`] call: guards, events, ledger, redaction, effects. An
 //!   unknown tool is a JSON-RPC `-32602` error; blocked, invalid and failed calls are results with
-//!   `isError: true` and the reason; a value also goes out as text, and an object value as
+//!   `isError: true` and the reason (a call whose arguments are no object too, which rmcp cannot
+//!   read as a call and hands over as an unknown method); a value also goes out as text, and an
+//!   object value as
 //!   `structuredContent`.
 //! - Progress a tool reports ([`ToolExecutionContext::progress`]) goes to a client that asked for
 //!   it as `notifications/progress`, with increasing values; a client's cancellation
@@ -64,9 +66,10 @@ use std::time::Duration;
 use rmcp::ErrorData as McpError;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    RequestStateCodec, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CancelledNotificationParam, CustomRequest,
+    CustomResult, ErrorCode, Implementation, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, RequestStateCodec, ServerCapabilities, ServerConfig,
+    SubscriptionFilter,
 };
 use rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
@@ -359,6 +362,12 @@ impl McpServerBuilder {
     }
 }
 
+/// The error answering a call whose answer could not be written as JSON (which a result made
+/// of JSON values never fails).
+fn unwritten() -> McpError {
+    McpError::internal_error("The call's answer could not be written", None)
+}
+
 /// Why a server could not be built or served.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -460,7 +469,33 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, McpError>> + MaybeSendFuture + '_ {
-        Box::pin(self.call(request, context))
+        Box::pin(self.call(request, None, context))
+    }
+
+    /// A `tools/call` rmcp could not read (its arguments are no object) is still one dispatch,
+    /// refused as an invalid call (`isError`, with the reason) rather than answered "method not
+    /// found"; any other method is unknown.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        if request.method != "tools/call" {
+            return Err(McpError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        let (call, arguments) = calling::unread_call(request.params)?;
+        let answer = Box::pin(self.call(call, Some(arguments), context)).await?;
+        let written = match answer {
+            CallToolResponse::Complete(result) => serde_json::to_value(result),
+            CallToolResponse::InputRequired(asked) => serde_json::to_value(asked),
+            // This server makes no tasks.
+            _ => return Err(unwritten()),
+        };
+        written.map(CustomResult::new).map_err(|_| unwritten())
     }
 
     async fn on_cancelled(
