@@ -1058,3 +1058,30 @@ async fn a_call_whose_arguments_are_not_an_object_is_refused_with_the_reason() {
         "each refused call has its row: {rows:?}"
     );
 }
+
+/// A request of a method this server does not know is answered `-32601` without the method's
+/// text as the client wrote it: like a requested tool name, it is redacted and cut.
+#[tokio::test]
+async fn an_unknown_method_is_named_redacted_and_cut() {
+    use prism::dispatch::SecretRedactor;
+    use prism::{Dispatcher, ToolRegistry};
+    const KEY: &str = "sk-live-0123456789abcdef";
+    let dispatcher = Dispatcher::builder(ToolRegistry::new())
+        .redactor(SecretRedactor::new([KEY]))
+        .build();
+    let server = prism::mcp::McpServer::builder(dispatcher).build().unwrap();
+    let client = connect(&server, TestClient::handshake_era()).await;
+    let long = format!("x/{}", "y".repeat(100_000));
+    for method in [format!("tools/{KEY}"), long] {
+        let request =
+            ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(method.clone(), None));
+        match client.send_request(request).await {
+            Err(ServiceError::McpError(error)) => {
+                assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+                assert!(!error.message.contains(KEY), "{}", error.message);
+                assert!(error.message.len() < 1000, "{} bytes", error.message.len());
+            }
+            other => panic!("an unknown method, got {other:?}"),
+        }
+    }
+}

@@ -76,7 +76,7 @@ use rmcp::service::{
 };
 
 use crate::context::ToolExecutionContext;
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Dispatcher, shown_name};
 use crate::grant::ToolGrant;
 use crate::panic::guarded;
 use crate::schema::LoweringCache;
@@ -474,16 +474,19 @@ impl ServerHandler for McpServer {
 
     /// A `tools/call` rmcp could not read (its arguments are no object) is still one dispatch,
     /// refused as an invalid call (`isError`, with the reason) rather than answered "method not
-    /// found"; any other method is unknown.
+    /// found"; any other method is unknown, and named in the error redacted and cut.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         if request.method != "tools/call" {
+            // The client's text, of any length: shown as a requested tool name is, redacted
+            // and cut.
+            let method = shown_name(self.shared.dispatcher.redactor(), &request.method);
             return Err(McpError::new(
                 ErrorCode::METHOD_NOT_FOUND,
-                request.method,
+                format!("Unknown method: {method}"),
                 None,
             ));
         }
