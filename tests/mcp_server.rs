@@ -369,6 +369,20 @@ async fn calls_run_through_the_pipeline_and_report_each_outcome() {
             .count(),
         2
     );
+    // Call ids are the server's: `mcp-`, 64 random bits in hex, `-` and the call's number, so
+    // that servers started one per client stay apart in a shared ledger.
+    for row in fixture.ledger.records() {
+        let id = row.tool_call_id.as_str();
+        let parts: Vec<&str> = id.split('-').collect();
+        assert!(
+            parts.len() == 3
+                && parts[0] == "mcp"
+                && parts[1].len() == 16
+                && parts[1].bytes().all(|byte| byte.is_ascii_hexdigit())
+                && parts[2].parse::<u64>().is_ok(),
+            "call id {id}"
+        );
+    }
 }
 
 #[tokio::test]

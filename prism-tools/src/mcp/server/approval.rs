@@ -46,13 +46,10 @@ use crate::canonical::canonical_sha256;
 use crate::definition::ToolDefinition;
 use crate::dispatch::{Approval, ApprovalGate, Tripwire};
 use crate::error::Refusal;
-use crate::redact::{SecretRedactor, cut_marked};
+use crate::redact::SecretRedactor;
 
 /// The key of the approval form in `inputRequests` and `inputResponses`.
 pub(crate) const APPROVAL_INPUT: &str = "approval";
-
-/// How many bytes of the redacted arguments the question shows.
-const SHOWN_ARGUMENTS: usize = 1000;
 
 /// What a sealed `requestState` holds: which call was asked about, once.
 #[derive(Serialize, Deserialize)]
@@ -184,9 +181,11 @@ pub(crate) struct Answered {
 }
 
 /// The elicitation form asking whether `call` may run.
+///
+/// It shows the arguments whole (redacted): the person approves exactly these, so no part of
+/// them may be out of sight. Their size is already within the dispatcher's argument bound.
 pub(crate) fn question(call: &ToolCall, redactor: &SecretRedactor) -> ElicitRequestParams {
-    let mut shown = redactor.redact_value(&call.arguments).to_string();
-    cut_marked(&mut shown, SHOWN_ARGUMENTS);
+    let shown = redactor.redact_value(&call.arguments).to_string();
     let schema = json!({
         "type": "object",
         "properties": {
@@ -391,6 +390,27 @@ mod tests {
         let malformed = approvals.answer("not a state", None).err().unwrap();
         assert_eq!(expired, tampered);
         assert_eq!(tampered, malformed);
+    }
+
+    #[test]
+    fn the_question_shows_the_arguments_whole_and_redacted() {
+        // The person approves exactly these arguments: what lies past any display bound would
+        // be approved unseen.
+        let redactor = SecretRedactor::new(["hunter2-password"]);
+        let tail = "and then remove everything under /";
+        let long = format!("{} {tail}", "harmless text ".repeat(400));
+        let call = ToolCall::new(
+            "1",
+            "run",
+            json!({"note": long, "token": "hunter2-password"}),
+        );
+        let ElicitRequestParams::FormElicitationParams { message, .. } = question(&call, &redactor)
+        else {
+            panic!("the question is a form");
+        };
+        assert!(message.contains(tail), "the end of the arguments is shown");
+        assert!(!message.contains("hunter2-password"), "{message}");
+        assert!(message.contains("[REDACTED]"));
     }
 
     #[test]

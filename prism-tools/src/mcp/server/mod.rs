@@ -136,7 +136,8 @@ struct Shared {
     authorize: Option<Arc<Authorize>>,
     lowering: LoweringCache,
     /// Call ids are `mcp-<nonce>-<n>`, unique across this server's processes and sessions; this
-    /// is `mcp-<nonce>-`.
+    /// is `mcp-<nonce>-`. The nonce's 64 random bits keep the ids of servers started one per
+    /// client apart in a shared ledger: with 32, two of some 77 000 processes would likely meet.
     call_prefix: String,
     calls: AtomicU64,
     /// The calls of tools with an effect running on their own tasks, which the server waits
@@ -350,7 +351,7 @@ impl McpServerBuilder {
             context: self.context,
             authorize: self.authorize,
             lowering: LoweringCache::default(),
-            call_prefix: format!("mcp-{}-", &approval::nonce()[..8]),
+            call_prefix: format!("mcp-{}-", &approval::nonce()[..16]),
             calls: AtomicU64::new(0),
             detached: Arc::default(),
         };
