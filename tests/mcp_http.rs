@@ -463,11 +463,22 @@ async fn post_raw(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (tokio::net::TcpStream, String) {
+    request_raw(server, "POST", headers, body).await
+}
+
+/// Sends one request with `method`, `headers` and `body` on a new connection, and returns the
+/// connection and the response's head.
+async fn request_raw(
+    server: &McpHttpServer,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (tokio::net::TcpStream, String) {
     let mut stream = tokio::net::TcpStream::connect(server.local_addr())
         .await
         .unwrap();
     let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+        "{method} /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         server.local_addr(),
         body.len()
@@ -491,18 +502,90 @@ async fn post_raw(
     (stream, String::from_utf8_lossy(&head).into_owned())
 }
 
+/// The value of the header `name` in a response's `head`, if it has one.
+fn header_in(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_owned())
+    })
+}
+
+/// A pre-flight from a page, asking to POST JSON with the protocol's headers.
+async fn pre_flight(server: &McpHttpServer, origin: &str) -> String {
+    let asks = [
+        ("Origin", origin),
+        ("Access-Control-Request-Method", "POST"),
+        (
+            "Access-Control-Request-Headers",
+            "content-type, mcp-protocol-version, mcp-session-id",
+        ),
+    ];
+    request_raw(server, "OPTIONS", &asks, "").await.1
+}
+
+/// A page from a listed origin can use the server from a browser: its pre-flight is answered,
+/// and the answers it reads let it see the session id. Another site's page gets nothing.
+#[tokio::test]
+async fn a_page_from_a_listed_origin_can_call_the_server_from_a_browser() {
+    let fixture = fixture();
+    let server = serve(&fixture.server, local()).await;
+    let page = "http://localhost:5173";
+
+    let head = pre_flight(&server, page).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(
+        header_in(&head, "access-control-allow-origin").as_deref(),
+        Some(page)
+    );
+    let methods = header_in(&head, "access-control-allow-methods").unwrap_or_default();
+    assert!(
+        methods.contains("POST") && methods.contains("DELETE"),
+        "{head}"
+    );
+    let headers = header_in(&head, "access-control-allow-headers").unwrap_or_default();
+    assert!(headers.contains("mcp-protocol-version"), "{head}");
+
+    let (_open, head) = post_raw(&server, &[("Origin", page)], INITIALIZE).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(
+        header_in(&head, "access-control-allow-origin").as_deref(),
+        Some(page)
+    );
+    let exposed = header_in(&head, "access-control-expose-headers").unwrap_or_default();
+    assert!(exposed.contains("mcp-session-id"), "{head}");
+    assert!(header_in(&head, "mcp-session-id").is_some(), "{head}");
+
+    let head = pre_flight(&server, "https://attacker.example").await;
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    assert_eq!(header_in(&head, "access-control-allow-origin"), None);
+
+    // A client that is no browser sends no `Origin`, and gets no CORS headers.
+    let (_open, head) = post_raw(&server, &[], INITIALIZE).await;
+    assert_eq!(header_in(&head, "access-control-allow-origin"), None);
+    server.shutdown().await;
+}
+
+/// A pre-flight opens no session, so the bound on sessions does not refuse it: the page of a
+/// session already open must still reach it.
+#[tokio::test]
+async fn a_pre_flight_is_answered_when_the_sessions_are_at_their_bound() {
+    let fixture = fixture();
+    let mut options = local();
+    options.max_sessions = 1;
+    let server = serve(&fixture.server, options).await;
+    assert_eq!(initialize(&server).await, 200);
+    assert_eq!(initialize(&server).await, 503);
+    let head = pre_flight(&server, "http://localhost:5173").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    server.shutdown().await;
+}
+
 /// Opens a handshake-era session with `initialize`, says the client is initialized, and returns
 /// the session's id.
 async fn open_session(server: &McpHttpServer, initialize: &str) -> String {
     let (_open, head) = post_raw(server, &[], initialize).await;
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .expect("a session id");
+    let session = header_in(&head, "mcp-session-id").expect("a session id");
     let in_session = [
         ("Mcp-Session-Id", session.as_str()),
         ("MCP-Protocol-Version", "2025-11-25"),

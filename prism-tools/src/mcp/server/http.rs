@@ -10,6 +10,9 @@
 //!   [`HttpOptions::body_timeout`].
 //! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit), and the
 //!   sessions open at once are bounded ([`HttpOptions::max_sessions`]; `503` past the bound).
+//! - A page from a listed origin can call the server from a browser: a request carrying a
+//!   listed `Origin` is answered with CORS headers (the origin itself, and `Mcp-Session-Id`
+//!   readable), and its pre-flight `OPTIONS` is answered here, before the rate limit.
 //! - A client that closes the stream its answer was to come on (drops the connection) cancels
 //!   that call, in a session as in a stateless request (rmcp keeps a session's call running
 //!   once its stream is gone); a call of a tool with an effect still runs to its end (see
@@ -31,6 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::future::Either;
 use http::{Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
@@ -42,6 +46,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
+use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -69,7 +74,8 @@ pub struct HttpOptions {
     /// `Origin` values accepted when a request carries one (scheme, host and port, the scheme's
     /// default port when none is written; `:*` for any port; `null` to let sandboxed pages and
     /// files in). Default: the loopback origins on any port. A request without `Origin` (not
-    /// from a browser) is not refused for it.
+    /// from a browser) is not refused for it. A listed origin's pages get CORS answers, so a
+    /// browser lets them use the server.
     pub allowed_origins: Vec<String>,
     /// The largest request body accepted, in bytes. Default 4 MiB.
     pub max_body_bytes: usize,
@@ -219,6 +225,7 @@ where
         sessions,
         max_sessions: options.max_sessions,
         body_timeout: options.body_timeout,
+        cors: cors(),
         limited: limit.map(|limit| limit.layer(mcp.clone())),
         mcp,
     };
@@ -240,6 +247,8 @@ struct Endpoint<S> {
     sessions: Arc<LocalSessionManager>,
     max_sessions: usize,
     body_timeout: Duration,
+    /// Answers pre-flights and marks answers for the browser pages `head` lets in.
+    cors: CorsLayer,
     mcp: StreamableHttpService<S, LocalSessionManager>,
     limited:
         Option<super::rate_limit::RateLimitService<StreamableHttpService<S, LocalSessionManager>>>,
@@ -254,6 +263,7 @@ impl<S> Clone for Endpoint<S> {
             sessions: Arc::clone(&self.sessions),
             max_sessions: self.max_sessions,
             body_timeout: self.body_timeout,
+            cors: self.cors.clone(),
             mcp: self.mcp.clone(),
             limited: self.limited.clone(),
         }
@@ -281,10 +291,14 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
         request
             .extensions_mut()
             .insert(StreamClosed(closed.clone()));
+        // Only a browser sends `Origin`, and `head` let this one in: its page gets CORS.
+        let from_page = request.headers().contains_key(http::header::ORIGIN);
         let request = request.map(|body| DeadlineBody::new(body, self.body_timeout));
-        let answering = match &self.limited {
-            Some(limited) => limited.clone().call(request),
-            None => self.mcp.clone().call(request),
+        let answering = match (&self.limited, from_page) {
+            (Some(limited), true) => Either::Left(self.cors.layer(limited.clone()).call(request)),
+            (None, true) => Either::Left(self.cors.layer(self.mcp.clone()).call(request)),
+            (Some(limited), false) => Either::Right(limited.clone().call(request)),
+            (None, false) => Either::Right(self.mcp.clone().call(request)),
         };
         let closes = closed.drop_guard();
         Box::pin(async move {
@@ -307,7 +321,11 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
         // session for an `initialize` carrying one.
         let in_session =
             (request.headers().get("mcp-session-id")).is_some_and(|id| id.to_str().is_ok());
+        // A pre-flight opens nothing, and never carries the session id of the request it asks
+        // about.
+        let pre_flight = request.method() == http::Method::OPTIONS;
         !in_session
+            && !pre_flight
             && (self.sessions.sessions.try_read())
                 .is_ok_and(|sessions| sessions.len() >= self.max_sessions)
     }
@@ -319,6 +337,18 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
 /// [`Parts`](http::request::Parts).
 #[derive(Clone, Debug)]
 pub(super) struct StreamClosed(pub(super) CancellationToken);
+
+/// CORS for a page whose origin `head` let in (so its origin is echoed): it may use the
+/// endpoint's methods with any header it asks for, and read the session id a session's
+/// `initialize` answers with. No credentials (cookies): clients authorise with headers.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::mirror_request())
+        .allow_methods([http::Method::GET, http::Method::POST, http::Method::DELETE])
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([http::HeaderName::from_static("mcp-session-id")])
+        .max_age(Duration::from_secs(3600))
+}
 
 fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::default());
