@@ -10,6 +10,9 @@
 //!   [`HttpOptions::body_timeout`].
 //! - Each client address is rate-limited ([`RateLimitLayer`]; `429` past the limit), and the
 //!   sessions open at once are bounded ([`HttpOptions::max_sessions`]; `503` past the bound).
+//! - The connections open at once are bounded ([`HttpOptions::max_connections`]): past the
+//!   bound, new ones wait in the listener's queue until one closes, so idle connections cannot
+//!   take every file descriptor of the host's process.
 //! - A page from a listed origin can call the server from a browser: a request carrying a
 //!   listed `Origin` is answered with CORS headers (the origin itself, and `Mcp-Session-Id`
 //!   readable), and its pre-flight `OPTIONS` is answered here, before the rate limit.
@@ -92,6 +95,10 @@ pub struct HttpOptions {
     /// ends it or it idles out); a request that would open one more gets `503`, and so does a
     /// stateless request meanwhile. Default 1 000.
     pub max_sessions: usize,
+    /// The most connections served at once; more wait to be accepted until one closes. Each
+    /// holds a file descriptor, and an idle one stays until its header timeout. Default 512;
+    /// at least one is always served.
+    pub max_connections: usize,
 }
 
 impl Default for HttpOptions {
@@ -112,6 +119,7 @@ impl Default for HttpOptions {
             header_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_sessions: 1000,
+            max_connections: 512,
         }
     }
 }
@@ -229,7 +237,12 @@ where
         limited: limit.map(|limit| limit.layer(mcp.clone())),
         mcp,
     };
-    let accepting = tokio::spawn(accept(listener, endpoint, options.header_timeout));
+    let accepting = tokio::spawn(accept(
+        listener,
+        endpoint,
+        options.header_timeout,
+        options.max_connections.max(1),
+    ));
     Ok(McpHttpServer {
         local_addr,
         stop,
@@ -372,12 +385,14 @@ async fn accept<S: ServerHandler + Send + 'static>(
     listener: TcpListener,
     endpoint: Endpoint<S>,
     header_timeout: Duration,
+    max_connections: usize,
 ) {
     let stop = endpoint.stopping.clone();
     let mut connections = JoinSet::new();
     loop {
         let (stream, client) = tokio::select! {
-            accepted = listener.accept() => match accepted {
+            // At the bound, a new connection waits in the listener's queue for one to close.
+            accepted = listener.accept(), if connections.len() < max_connections => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
                     // The connection's problem, not the server's: log it, pause, keep listening.
