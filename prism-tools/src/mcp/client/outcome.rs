@@ -239,7 +239,10 @@ pub(crate) fn finish(
             ),
         ));
     }
-    let mut blocks: Vec<ContentBlock> = content.into_iter().map(block).collect();
+    let mut blocks: Vec<ContentBlock> = content
+        .into_iter()
+        .map(|wire| block(wire, scrubber))
+        .collect();
     // A server may echo what it was sent: the endpoint's credentials come out of the result
     // too (media types included), which the host's redactor may not know.
     scrubber.redact_content(&mut blocks);
@@ -283,12 +286,14 @@ fn error_message(
 
 /// One of the server's content blocks (as the server wrote it) as the host's: MCP's wire shape
 /// is the host's own, so the block crosses as it is; a kind the host does not know, or a block
-/// it cannot read, becomes a text block saying what was left out, never a silent gap.
-fn block(wire: Value) -> ContentBlock {
-    let kind = wire
-        .get("type")
-        .and_then(Value::as_str)
-        .map_or_else(|| "unknown".to_owned(), |kind| bounded(kind, 64));
+/// it cannot read, becomes a text block saying what was left out, never a silent gap. The kind
+/// it quotes is the server's text: the endpoint's credentials (`scrubber`) come out of it
+/// before it is cut, so a cut never leaves part of one where it can no longer be found.
+fn block(wire: Value, scrubber: &SecretRedactor) -> ContentBlock {
+    let kind = wire.get("type").and_then(Value::as_str).map_or_else(
+        || "unknown".to_owned(),
+        |kind| bounded(&scrubber.redact_str(kind), 64),
+    );
     serde_json::from_value(wire).unwrap_or_else(|_| {
         ContentBlock::text(format!(
             "[a content block of kind `{kind}` from the MCP server was left out: this host does not read it]"
@@ -502,6 +507,24 @@ mod tests {
             assert!(json.contains("image/png; k=[REDACTED]"), "{json}");
             assert!(json.contains("iVBORw=="), "the data stays: {json}");
         }
+    }
+
+    /// The kind of a block the host cannot read is quoted in the text block that stands for
+    /// it, cut to a bound: a kind holding the endpoint's token is scrubbed before the cut, so
+    /// no part of the token is left where the scrubber can no longer find it.
+    #[test]
+    fn an_unknown_kinds_quote_never_keeps_part_of_a_credential() {
+        let token = "sk-endpoint-7d2c9e4a1b8f";
+        let kind = format!("{}{token}{}", "k".repeat(30), "z".repeat(30));
+        let result = json!({"content": [{"type": kind, "frames": 3}]});
+        let scrubber = SecretRedactor::new([token]);
+        let outcome = lenient(result, None, 10_000, &scrubber).unwrap();
+        let Ok(RemoteOutcome::Complete(output)) = outcome else {
+            panic!("a complete result: {outcome:?}");
+        };
+        let text = output.content()[0].as_text().unwrap();
+        assert!(text.contains("left out"), "{text}");
+        assert!(!text.contains("sk-endp"), "{text}");
     }
 
     /// A server of one tool, `show`, that writes its token into its blocks' media types.
