@@ -30,7 +30,7 @@ use super::limits::ValidationLimits;
 use super::meta_schema::meta_schema_error;
 use super::references::check_references;
 use super::violations::{ListingCost, MESSAGE_LIMIT, collect};
-use crate::redact::truncate_at_char_boundary;
+use crate::redact::{SecretRedactor, truncate_at_char_boundary};
 
 /// Backtracking steps one `pattern` match may take.
 const PATTERN_BACKTRACK_LIMIT: usize = 1_000_000;
@@ -104,6 +104,10 @@ pub struct JsonSchemaEngine {
     limits: ValidationLimits,
     assert_formats: bool,
     cache: Arc<SchemaCache<Result<CompiledSchema, SchemaError>>>,
+    /// Secrets taken out of the schema's text an error quotes before the quote is cut to its
+    /// bound, for schemas whose text is not the host's own (see
+    /// [`with_redactor`](Self::with_redactor)).
+    redactor: SecretRedactor,
 }
 
 impl Default for JsonSchemaEngine {
@@ -125,6 +129,19 @@ impl JsonSchemaEngine {
             limits,
             assert_formats,
             cache: Arc::new(SchemaCache::new(capacity)),
+            redactor: SecretRedactor::default(),
+        }
+    }
+
+    /// The same validator, with a new, empty cache, whose errors take `redactor`'s secrets out
+    /// of the text they quote before cutting it to its bound. A schema the host did not write
+    /// (a remote tool's) may hold a credential; the errors quote the schema's text (a `const`,
+    /// a `pattern`), and a cut through a credential would leave a part of it no redactor run
+    /// afterwards can find.
+    pub(crate) fn with_redactor(self, redactor: SecretRedactor) -> Self {
+        Self {
+            redactor,
+            ..Self::with(self.limits, self.assert_formats)
         }
     }
 
@@ -160,7 +177,13 @@ impl JsonSchemaEngine {
     #[inline(never)]
     fn violations(&self, compiled: &CompiledSchema, value: &Value) -> ArgumentError {
         let max = self.limits.max_violations();
-        collect(&compiled.validator, compiled.cost, value, max)
+        collect(
+            &compiled.validator,
+            compiled.cost,
+            value,
+            max,
+            &self.redactor,
+        )
     }
 
     fn compile_uncached(&self, schema: &Value) -> Result<CompiledSchema, SchemaError> {
@@ -178,8 +201,9 @@ impl JsonSchemaEngine {
             .with_pattern_options(patterns)
             .build(schema)
             .map_err(|error| {
-                meta_schema_error(schema, self.limits.max_violations(), MESSAGE_LIMIT)
-                    .unwrap_or_else(|| compile_error(&error))
+                let max = self.limits.max_violations();
+                meta_schema_error(schema, max, MESSAGE_LIMIT, &self.redactor)
+                    .unwrap_or_else(|| compile_error(&error, &self.redactor))
             })?;
         Ok(CompiledSchema {
             validator: Arc::new(validator),
@@ -235,9 +259,10 @@ impl fmt::Debug for JsonSchemaEngine {
 }
 
 /// A compilation failure as a host error. A schema that breaks its meta-schema is reported at
-/// the offending place in the schema (the meta-validation's instance path).
-fn compile_error(error: &ValidationError<'_>) -> SchemaError {
-    let mut message = error.to_string();
+/// the offending place in the schema (the meta-validation's instance path). The message quotes
+/// the schema: `redactor`'s secrets are taken out of it before it is cut.
+fn compile_error(error: &ValidationError<'_>, redactor: &SecretRedactor) -> SchemaError {
+    let mut message = redactor.redact_str(&error.to_string()).into_owned();
     truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
     let (kind, pointer) = match error.kind() {
         ValidationErrorKind::Referencing(inner) => {

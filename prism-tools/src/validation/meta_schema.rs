@@ -15,18 +15,20 @@ use serde_json::Value;
 
 use super::error::{SchemaError, SchemaErrorKind};
 use super::normalize::{Rewrite, normalize_dialect};
-use crate::redact::truncate_at_char_boundary;
+use crate::redact::{SecretRedactor, truncate_at_char_boundary};
 
 /// Where the meta-schemas of drafts 7 to 2020-12 check a `type` keyword's value.
 const TYPE_CHECK: &str = "/properties/type/anyOf";
 
 /// The meta-schema violations of `schema`, as one error at the first offending keyword whose
-/// message lists them all (up to `max_listed`, each part bounded by `part_limit` bytes). `None`
-/// when the schema satisfies its meta-schema, so the engine's own error stands.
+/// message lists them all (up to `max_listed`, each part bounded by `part_limit` bytes, with
+/// `redactor`'s secrets taken out before the cut). `None` when the schema satisfies its
+/// meta-schema, so the engine's own error stands.
 pub(crate) fn meta_schema_error(
     schema: &Value,
     max_listed: usize,
     part_limit: usize,
+    redactor: &SecretRedactor,
 ) -> Option<SchemaError> {
     // A custom meta-schema would have to be fetched; those are refused before compilation.
     if Draft::default().detect(schema) == Draft::Unknown {
@@ -44,7 +46,10 @@ pub(crate) fn meta_schema_error(
             continue;
         }
         let fixes = fixes.get_or_insert_with(|| normalizing_fixes(&meta, schema));
-        listed.push((pointer.to_owned(), explain(&error, fixes, part_limit)));
+        listed.push((
+            pointer.to_owned(),
+            explain(&error, fixes, part_limit, redactor),
+        ));
     }
     let (first, _) = listed.first()?;
     let mut message = String::new();
@@ -80,16 +85,23 @@ fn normalizing_fixes(meta: &MetaValidator<'_>, schema: &Value) -> HashMap<String
 
 /// What is wrong at one keyword, and a hint: how [`normalize_dialect`] fixes it, the type names
 /// for a type it cannot fix, or that it does not help.
-fn explain(error: &ValidationError<'_>, fixes: &HashMap<String, Rewrite>, limit: usize) -> String {
+fn explain(
+    error: &ValidationError<'_>,
+    fixes: &HashMap<String, Rewrite>,
+    limit: usize,
+    redactor: &SecretRedactor,
+) -> String {
     let is_type = error.schema_path().as_str().ends_with(TYPE_CHECK);
-    let mut what = if is_type {
+    let what = if is_type {
         format!("{} is not a JSON Schema type", error.instance())
     } else {
         error.to_string()
     };
+    // Both quote the schema: its secrets come out before the cut.
+    let mut what = redactor.redact_str(&what).into_owned();
     truncate_at_char_boundary(&mut what, limit);
     let pointer = error.instance_path().as_str();
-    let mut hint = match fixes.get(pointer) {
+    let hint = match fixes.get(pointer) {
         Some(Rewrite {
             after: Some(after), ..
         }) => format!("normalize_tool rewrites it to {after}"),
@@ -100,6 +112,7 @@ fn explain(error: &ValidationError<'_>, fixes: &HashMap<String, Rewrite>, limit:
         }
         None => "normalize_tool does not fix it".to_owned(),
     };
+    let mut hint = redactor.redact_str(&hint).into_owned();
     truncate_at_char_boundary(&mut hint, limit);
     format!("{what} ({hint})")
 }

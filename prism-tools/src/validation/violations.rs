@@ -11,7 +11,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 use super::error::{ArgumentError, Violation};
-use crate::redact::truncate_at_char_boundary;
+use crate::redact::{SecretRedactor, truncate_at_char_boundary};
 
 /// Bound on one violation's message (and on a schema error's), in bytes.
 pub(super) const MESSAGE_LIMIT: usize = 200;
@@ -68,12 +68,14 @@ impl ListingCost {
 
 /// The violations of a value the schema refused, up to `max`, at a cost bounded whatever the
 /// arguments: all of them when the arguments are small enough for the schema; otherwise the
-/// first one if finding it builds no branch errors; otherwise a bare refusal.
+/// first one if finding it builds no branch errors; otherwise a bare refusal. The schema's text
+/// a message quotes has `redactor`'s secrets taken out before the message is cut.
 pub(super) fn collect(
     validator: &Validator,
     cost: ListingCost,
     value: &Value,
     max: usize,
+    redactor: &SecretRedactor,
 ) -> ArgumentError {
     let mut violations = Vec::new();
     let mut omitted = 0;
@@ -81,7 +83,7 @@ pub(super) fn collect(
     if listed {
         for error in validator.iter_errors(value) {
             if violations.len() < max {
-                violations.push(violation(&error));
+                violations.push(violation(&error, redactor));
             } else {
                 omitted += 1;
             }
@@ -90,7 +92,7 @@ pub(super) fn collect(
         && let Err(error) = validator.validate(value)
     {
         // Validation stops at the first error, and without branches builds no other.
-        violations.push(violation(&error));
+        violations.push(violation(&error, redactor));
         if max > 1 {
             violations.push(note(NOT_LOOKED_FOR));
         }
@@ -128,8 +130,9 @@ fn values_in(value: &Value) -> usize {
     }
 }
 
-/// A violation for the model: argument values are masked, the message bounded.
-fn violation(error: &ValidationError<'_>) -> Violation {
+/// A violation for the model: argument values are masked, the message bounded, `redactor`'s
+/// secrets taken out of the schema's text it quotes before any cut.
+fn violation(error: &ValidationError<'_>, redactor: &SecretRedactor) -> Violation {
     let message = match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             unexpected_keys("Additional", unexpected)
@@ -139,7 +142,8 @@ fn violation(error: &ValidationError<'_>) -> Violation {
         }
         // The engine writes the name unmasked, JSON-escaped, inside its own message.
         ValidationErrorKind::PropertyNames { error: name_error } => {
-            let mut reason = name_error.masked_with("it").to_string();
+            let reason = name_error.masked_with("it").to_string();
+            let mut reason = redactor.redact_str(&reason).into_owned();
             truncate_at_char_boundary(&mut reason, MESSAGE_LIMIT / 2);
             let name = name_error.instance().as_str().unwrap_or_default();
             let (listed, _) = quoted_within(
@@ -153,7 +157,8 @@ fn violation(error: &ValidationError<'_>) -> Violation {
             }
         }
         _ => {
-            let mut message = error.masked().to_string();
+            let message = error.masked().to_string();
+            let mut message = redactor.redact_str(&message).into_owned();
             truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
             message
         }
@@ -206,7 +211,10 @@ mod tests {
 
     fn first_violation(schema: Value, value: Value) -> Violation {
         let validator = jsonschema::validator_for(&schema).unwrap();
-        violation(&validator.iter_errors(&value).next().unwrap())
+        violation(
+            &validator.iter_errors(&value).next().unwrap(),
+            &SecretRedactor::default(),
+        )
     }
 
     #[test]

@@ -240,7 +240,12 @@ mod tests {
     }
 
     fn engine() -> JsonSchemaEngine {
-        super::super::output_contract::engine(&RemoteServer::command("s", "true").bounds)
+        engine_of(&RemoteServer::command("s", "true"))
+    }
+
+    /// The engine of a connection to `server`, which takes its credentials out of the reasons.
+    fn engine_of(server: &RemoteServer) -> JsonSchemaEngine {
+        super::super::output_contract::engine(&server.bounds, server.scrubber())
     }
 
     #[test]
@@ -336,6 +341,30 @@ mod tests {
         assert_eq!(names, ["s__ok"]);
         let skipped: Vec<_> = skipped.iter().map(|tool| tool.name.as_str()).collect();
         assert_eq!(skipped, [""]);
+    }
+
+    /// An output schema the validator refuses is named among the skipped with the validator's
+    /// reason, which quotes the schema and is cut to a bound: a server's token in the quoted
+    /// text leaves no part of itself in the reason.
+    #[test]
+    fn a_refused_output_schemas_reason_never_keeps_part_of_a_credential() {
+        let token = "sk-endpoint-7d2c9e4a1b8f";
+        let pattern = format!("({}{token}", "x".repeat(180));
+        let tool = remote(json!({
+            "name": "shaped",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"k": {"type": "string", "pattern": pattern}}}
+        }));
+        let server = RemoteServer::command("s", "true").secret(token);
+        let engine = engine_of(&server);
+        let (definitions, skipped) =
+            build(&server, &[tool], false, &engine, |_, _| Arc::new(Never));
+        assert!(definitions.is_empty());
+        let [skipped] = skipped.as_slice() else {
+            panic!("one tool skipped: {skipped:?}");
+        };
+        assert!(skipped.reason.contains("output schema"), "{skipped:?}");
+        assert!(!skipped.reason.contains("sk-endp"), "{skipped:?}");
     }
 }
 

@@ -153,7 +153,7 @@ impl McpClient {
             connection: Arc::new(Connection {
                 sessions: Sessions::new(session, progress, tools_changed, era),
                 input_required: Mutex::new(VecDeque::new()),
-                output_engine: output_contract::engine(&server.bounds),
+                output_engine: output_contract::engine(&server.bounds, server.scrubber()),
                 outputs: Mutex::default(),
                 server,
             }),

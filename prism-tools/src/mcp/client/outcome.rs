@@ -527,6 +527,38 @@ mod tests {
         assert!(!text.contains("sk-endp"), "{text}");
     }
 
+    /// A result that breaks its tool's output schema fails with the validator's reason, which
+    /// quotes the schema (a `const` the value should have been) and is cut to a bound: a
+    /// server's token in the quoted text leaves no part of itself in the message.
+    #[test]
+    fn a_breach_quoting_the_schema_never_keeps_part_of_a_credential() {
+        use super::super::output_contract::engine;
+        use super::super::server::Bounds;
+
+        let token = "sk-endpoint-7d2c9e4a1b8f";
+        let expected = format!("{}{token}", "x".repeat(180));
+        let schema = json!({"type": "object", "properties": {"k": {"const": expected}}});
+        let contract = OutputContract::compile(
+            &engine(&Bounds::default(), SecretRedactor::new([token])),
+            &schema,
+        )
+        .unwrap();
+        let scrubber = SecretRedactor::new([token]);
+        let structured = Some(json!({"k": "other"}));
+        let error = finish(
+            Vec::new(),
+            structured,
+            None,
+            Some(&contract),
+            10_000,
+            &scrubber,
+        )
+        .unwrap_err();
+        let message = error.message();
+        assert!(message.contains("/k"), "{message}");
+        assert!(!message.contains("sk-endp"), "{message}");
+    }
+
     /// A server of one tool, `show`, that writes its token into its blocks' media types.
     const QUOTING_MEDIA_TYPES: &str = r#"    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"show","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
     *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"image","data":"iVBORw==","mimeType":"image/%s"},{"type":"resource","resource":{"uri":"mem://a","mimeType":"text/%s","text":"A"}}]}}\n' "$id" "$API_TOKEN" "$API_TOKEN" ;;"#;

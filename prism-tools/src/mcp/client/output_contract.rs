@@ -9,11 +9,14 @@ use crate::validation::{ArgumentError, CompiledSchema, JsonSchemaEngine, SchemaE
 use crate::validation::{SchemaError, ValidationLimits};
 
 use super::server::Bounds;
+use crate::redact::SecretRedactor;
 
 /// The schema engine of one connection's output schemas, within the connection's own bounds: a
 /// schema or a value the bridge let through is never refused for being large, only for what
-/// it says. Its cache spares a relisting from compiling the same schemas again.
-pub(crate) fn engine(bounds: &Bounds) -> JsonSchemaEngine {
+/// it says. Its cache spares a relisting from compiling the same schemas again. The schemas are
+/// the server's text, which the validator's reasons quote and cut: the endpoint's credentials
+/// (`scrubber`) come out of a quote before it is cut, so no cut leaves part of one behind.
+pub(crate) fn engine(bounds: &Bounds, scrubber: SecretRedactor) -> JsonSchemaEngine {
     let ceilings = ValidationLimits::CEILINGS;
     let within = |bound: usize, ceiling: usize| bound.clamp(1, ceiling);
     let defaults = ValidationLimits::default();
@@ -30,7 +33,9 @@ pub(crate) fn engine(bounds: &Bounds) -> JsonSchemaEngine {
         .and_then(|limits| limits.with_max_argument_depth(ceilings.max_argument_depth()))
         // Each value is within its ceiling: no setter refuses it.
         .unwrap_or(defaults);
-    JsonSchemaEngine::new().with_limits(limits)
+    JsonSchemaEngine::new()
+        .with_limits(limits)
+        .with_redactor(scrubber)
 }
 
 /// A remote tool's output schema, compiled.
@@ -89,7 +94,11 @@ mod tests {
     use serde_json::json;
 
     fn contract(schema: Value) -> OutputContract {
-        OutputContract::compile(&engine(&Bounds::default()), &schema).unwrap()
+        OutputContract::compile(
+            &engine(&Bounds::default(), SecretRedactor::default()),
+            &schema,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -133,7 +142,7 @@ mod tests {
             max_result_bytes: 8 * 1024 * 1024,
             ..Bounds::default()
         };
-        let limits = *engine(&bounds).limits();
+        let limits = *engine(&bounds, SecretRedactor::default()).limits();
         assert_eq!(limits.max_schema_bytes(), 1024 * 1024);
         assert_eq!(limits.max_argument_bytes(), 8 * 1024 * 1024);
         let huge = Bounds {
@@ -141,7 +150,9 @@ mod tests {
             ..Bounds::default()
         };
         assert_eq!(
-            engine(&huge).limits().max_schema_bytes(),
+            engine(&huge, SecretRedactor::default())
+                .limits()
+                .max_schema_bytes(),
             ValidationLimits::CEILINGS.max_schema_bytes()
         );
     }
