@@ -55,7 +55,8 @@
 //!   headers given for the server (an authorization header's credentials also without their
 //!   scheme, a basic one's also decoded), or a child's [`RemoteServer::secret_env`] values, out
 //!   of every error, progress message and result it passes on, and of the tool list (its
-//!   descriptions and titles, the skipped tools' names and reasons).
+//!   descriptions and titles, the skipped tools' names and reasons); each also percent-encoded,
+//!   as a server writes it into a URL it built.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
 //!   elicitation of its own (it refuses a server that asks for them anyway, rather than answer
 //!   for the person); a server that needs input answers `input_required`, which fails

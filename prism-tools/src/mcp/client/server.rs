@@ -148,7 +148,60 @@ fn credentials(url: &str, headers: &[(String, String)], named: &[String]) -> Sec
             secrets.extend(parsed.query_pairs().map(|(_, value)| value.into_owned()));
         }
     }
-    SecretRedactor::new(secrets)
+    endpoint_redactor(secrets)
+}
+
+/// A redactor of an endpoint's `credentials` as given and as a server writes them into a URL
+/// it builds: percent-encoded, the way common encoders do it (see [`percent_encoded_forms`]).
+fn endpoint_redactor(credentials: Vec<String>) -> SecretRedactor {
+    let encoded: Vec<String> = credentials
+        .iter()
+        .flat_map(|credential| percent_encoded_forms(credential))
+        .collect();
+    SecretRedactor::new(credentials.into_iter().chain(encoded))
+}
+
+/// The percent-encoded forms of `secret` that differ from it, as the common encoders write it:
+/// every byte outside RFC 3986's unreserved characters escaped (in upper and lower case hex),
+/// `/` kept (a path's encoders), `!*'()` kept (JavaScript's `encodeURIComponent`), and the
+/// form encodings, with a space as `+` (`~` kept, or `*` kept and `~` escaped).
+fn percent_encoded_forms(secret: &str) -> Vec<String> {
+    let unreserved = |byte: u8| byte.is_ascii_alphanumeric() || b"-._~".contains(&byte);
+    let encode = |keep: &dyn Fn(u8) -> bool, plus: bool, lower: bool| {
+        let mut encoded = String::with_capacity(secret.len() * 3);
+        for byte in secret.bytes() {
+            if keep(byte) {
+                encoded.push(char::from(byte));
+            } else if plus && byte == b' ' {
+                encoded.push('+');
+            } else if lower {
+                encoded.push_str(&format!("%{byte:02x}"));
+            } else {
+                encoded.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        encoded
+    };
+    let mut forms = vec![
+        encode(&unreserved, false, false),
+        encode(&unreserved, false, true),
+        encode(&|byte| unreserved(byte) || byte == b'/', false, false),
+        encode(
+            &|byte| unreserved(byte) || b"!*'()".contains(&byte),
+            false,
+            false,
+        ),
+        encode(&unreserved, true, false),
+        encode(
+            &|byte| byte.is_ascii_alphanumeric() || b"*-._".contains(&byte),
+            true,
+            false,
+        ),
+    ];
+    forms.retain(|form| form != secret);
+    forms.sort_unstable();
+    forms.dedup();
+    forms
 }
 
 /// `text` with its `%XX` escapes decoded, as the HTTP stack decodes a URL's user and password
@@ -442,7 +495,8 @@ impl RemoteServer {
     /// values of the headers given for it, and an authorization header's credentials without
     /// their scheme (a basic one's also decoded, and its password alone); for a child process,
     /// the values given with [`secret_env`](Self::secret_env); for both, those named with
-    /// [`secret`](Self::secret). A server may quote any of them back.
+    /// [`secret`](Self::secret). A server may quote any of them back, also percent-encoded
+    /// (in a URL it built of them).
     pub(crate) fn scrubber(&self) -> SecretRedactor {
         match &self.endpoint {
             Endpoint::Http {
@@ -450,7 +504,7 @@ impl RemoteServer {
                 headers,
                 secrets,
             } => credentials(url, headers, secrets),
-            Endpoint::Command { secrets, .. } => SecretRedactor::new(secrets),
+            Endpoint::Command { secrets, .. } => endpoint_redactor(secrets.clone()),
         }
     }
 
@@ -627,6 +681,31 @@ mod tests {
             panic!("a failure: {failed:?}");
         };
         assert!(message.contains("token [REDACTED] refused"), "{message}");
+        client.close().await;
+    }
+
+    /// A server that builds a URL of its token, percent-encoded as a query value, and quotes it:
+    /// in a result when the tool is `show`, in an error otherwise.
+    const ENCODING_CALLS: &str = r#"    *'"method":"tools/call"'*'"show"'*) key=$(printf '%s' "$API_TOKEN" | sed 's|/|%2F|g; s|+|%2B|g; s|=|%3D|g'); printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"fetched https://api.example.com/v1?key=%s"}]}}\n' "$id" "$key" ;;
+    *'"method":"tools/call"'*) key=$(printf '%s' "$API_TOKEN" | sed 's|/|%2F|g; s|+|%2B|g; s|=|%3D|g'); printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"GET https://api.example.com/v1?key=%s: 401"}],"isError":true}}\n' "$id" "$key" ;;"#;
+
+    /// A credential quoted percent-encoded, as a server writes it into a URL it built, is
+    /// taken out like the credential as given.
+    #[tokio::test]
+    async fn a_percent_encoded_credential_is_scrubbed_from_what_the_server_sends_back() {
+        let token = "tok/9c1e+7a4b2d6f8035=";
+        let server = scripted_server("encoding", ENCODING_CALLS).secret_env("API_TOKEN", token);
+        let client = connected(server).await;
+        let output = completed(&client, "show").await;
+        let text = output.content()[0].as_text().unwrap();
+        assert_eq!(text, "fetched https://api.example.com/v1?key=[REDACTED]");
+        let ctx = ToolExecutionContext::new();
+        let failed = client.call("fail", json!({}), &ctx).await.unwrap();
+        let RemoteOutcome::Failed(message) = failed else {
+            panic!("a failure: {failed:?}");
+        };
+        assert!(message.contains("key=[REDACTED]: 401"), "{message}");
+        assert!(!message.contains("9c1e"), "{message}");
         client.close().await;
     }
 }
