@@ -1,6 +1,7 @@
 //! A server's tool list in the host's terms: [`RemoteTools`], the definitions the host takes and
 //! the tools it refused with the reason, made from the remote list under the host's rules.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,7 +43,8 @@ impl RemoteTools {
     /// The tools the bridge refused, each with its reason (a tool the SDK cannot read, named `?`
     /// when it has no name, a schema over its bound or referring outside itself, an output
     /// schema the validator cannot compile, a name outside
-    /// MCP's character set, a duplicate, one tool too many, or `*` for pages left unread at the
+    /// MCP's character set or holding one of the endpoint's credentials (of 8 bytes or more), a
+    /// duplicate, one tool too many, or `*` for pages left unread at the
     /// bound).
     /// Tools the host's filter left out are not listed here: they were not wanted.
     pub fn skipped(&self) -> &[SkippedTool] {
@@ -82,6 +84,7 @@ pub(crate) fn build(
     // A server may write the endpoint's credentials anywhere in its list: they are taken out of
     // all its text the host passes on, before any cut could split one.
     let scrubber = server.scrubber();
+    let name_scrubber = server.name_scrubber();
     for tool in remote {
         let name = tool.name.as_ref();
         let mut skip = |reason: String| {
@@ -98,6 +101,12 @@ pub(crate) fn build(
         // The remote name on its own too: a prefix would make an empty one look valid.
         if let Err(reason) = check_name(name).and_then(|()| check_name(&local)) {
             skip(reason);
+            continue;
+        }
+        // A name crosses as it is (to the model, into events and ledger rows), where nothing
+        // could take a credential out of it.
+        if matches!(name_scrubber.redact_str(name), Cow::Owned(_)) {
+            skip("its name holds one of the endpoint's credentials".to_owned());
             continue;
         }
         if !taken.insert(local.clone()) {
@@ -365,6 +374,36 @@ mod tests {
         };
         assert!(skipped.reason.contains("output schema"), "{skipped:?}");
         assert!(!skipped.reason.contains("sk-endp"), "{skipped:?}");
+    }
+
+    /// A tool's name reaches the model, events and ledger rows as it is, where nothing takes a
+    /// credential out of it: a remote tool named after the endpoint's token is skipped, and the
+    /// skipped entry names it without the token.
+    #[test]
+    fn a_tool_named_after_a_credential_is_skipped() {
+        let token = "sk-endpoint-7d2c9e4a1b8f";
+        let tools = [
+            remote(json!({"name": token, "inputSchema": {"type": "object"}})),
+            remote(json!({"name": format!("get_{token}"), "inputSchema": {"type": "object"}})),
+            remote(json!({"name": "ok", "inputSchema": {"type": "object"}})),
+        ];
+        for prefixed in [false, true] {
+            // A short credential is as likely an ordinary part of a name: `ok` stays.
+            let server = RemoteServer::command("s", "true")
+                .secret(token)
+                .secret("ok")
+                .prefixed(prefixed);
+            let (definitions, skipped) =
+                build(&server, &tools, false, &engine(), |_, _| Arc::new(Never));
+            let names: Vec<_> = definitions.iter().map(ToolDefinition::name).collect();
+            assert_eq!(names.len(), 1, "{names:?}");
+            assert!(names[0].ends_with("ok"), "{names:?}");
+            assert_eq!(skipped.len(), 2, "{skipped:?}");
+            for tool in &skipped {
+                assert!(!tool.name.contains(token), "{tool:?}");
+                assert!(!tool.reason.contains(token), "{tool:?}");
+            }
+        }
     }
 }
 

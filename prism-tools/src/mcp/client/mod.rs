@@ -16,8 +16,9 @@
 //!   [`RemoteServer::hints`]. Approval is the host's call ([`RemoteServer::requires_approval`]).
 //! - **Schemas are bounded** (size, depth) and must be self-contained: a tool whose schema
 //!   refers outside itself (`$ref` to a URL) is skipped with the reason, and nothing is ever
-//!   fetched. So are tools with names outside MCP's character set, tools the SDK cannot read
-//!   (one such tool costs only itself, not its page), and tools past the bound
+//!   fetched. So are tools with names outside MCP's character set or holding one of the
+//!   endpoint's credentials (of 8 bytes or more), tools the SDK cannot read (one such tool
+//!   costs only itself, not its page), and tools past the bound
 //!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow): the
 //!   first ones are taken, and listing stops reading there (pages left unread are named `*` in
 //!   [`RemoteTools::skipped`]).

@@ -101,7 +101,7 @@ impl fmt::Debug for Endpoint {
                 let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
                 // Also without the user, any header value the URL repeats, and a named secret
                 // in its path.
-                let url = credentials(url, headers, secrets)
+                let url = endpoint_redactor(credentials(url, headers, secrets))
                     .redact_str(&shown_url(url))
                     .into_owned();
                 f.debug_struct("Http")
@@ -117,7 +117,7 @@ impl fmt::Debug for Endpoint {
 /// and password (also decoded, and as the basic authorization header made of them), its query and each value in it (as written and decoded), and each header's
 /// value, with an `Authorization` value's credentials also on their own (a server that refuses
 /// `Bearer sk-…` quotes `sk-…` as often as the whole value), and the secrets the host `named`.
-fn credentials(url: &str, headers: &[(String, String)], named: &[String]) -> SecretRedactor {
+fn credentials(url: &str, headers: &[(String, String)], named: &[String]) -> Vec<String> {
     let mut secrets: Vec<String> = named.to_vec();
     for (name, value) in headers {
         secrets.push(value.clone());
@@ -148,7 +148,7 @@ fn credentials(url: &str, headers: &[(String, String)], named: &[String]) -> Sec
             secrets.extend(parsed.query_pairs().map(|(_, value)| value.into_owned()));
         }
     }
-    endpoint_redactor(secrets)
+    secrets
 }
 
 /// A redactor of an endpoint's `credentials` as given and as a server writes them into a URL
@@ -228,6 +228,9 @@ fn percent_decoded(text: &str) -> String {
     }
     String::from_utf8_lossy(&decoded).into_owned()
 }
+
+/// The shortest credential a remote tool's name is refused for holding.
+const NAME_CREDENTIAL_BYTES: usize = 8;
 
 /// The longest any wait of the bridge may be: a longer one would mean never, and a hung server
 /// must end in an error.
@@ -498,13 +501,27 @@ impl RemoteServer {
     /// [`secret`](Self::secret). A server may quote any of them back, also percent-encoded
     /// (in a URL it built of them).
     pub(crate) fn scrubber(&self) -> SecretRedactor {
+        endpoint_redactor(self.credentials())
+    }
+
+    /// A redactor of the endpoint's credentials of [`NAME_CREDENTIAL_BYTES`] or more, which a
+    /// remote tool's name may not hold (see [`scrubber`](Self::scrubber)): a shorter one, such
+    /// as a query value `v=2` or a user `me`, is as likely an ordinary part of a name.
+    pub(crate) fn name_scrubber(&self) -> SecretRedactor {
+        let mut credentials = self.credentials();
+        credentials.retain(|credential| credential.len() >= NAME_CREDENTIAL_BYTES);
+        endpoint_redactor(credentials)
+    }
+
+    /// The endpoint's credentials, as given (see [`scrubber`](Self::scrubber)).
+    fn credentials(&self) -> Vec<String> {
         match &self.endpoint {
             Endpoint::Http {
                 url,
                 headers,
                 secrets,
             } => credentials(url, headers, secrets),
-            Endpoint::Command { secrets, .. } => endpoint_redactor(secrets.clone()),
+            Endpoint::Command { secrets, .. } => secrets.clone(),
         }
     }
 
