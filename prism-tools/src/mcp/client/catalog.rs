@@ -167,8 +167,7 @@ pub(crate) fn build(
         skipped.push(SkippedTool {
             name: UNREAD.to_owned(),
             reason: format!(
-                "listing stopped after {} tools these filters allow (the bound is {}); the server's later pages were not read",
-                remote.len(),
+                "listing stopped at the bound of {} tools these filters allow (readable or not); the server's later pages were not read",
                 server.bounds.max_tools
             ),
         });

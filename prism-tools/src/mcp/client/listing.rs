@@ -1,7 +1,8 @@
 //! Listing a server's tools: every page (a bounded number of them), within the list timeout,
 //! with the server's cache hint kept so the list is asked again only when it may have changed.
 //! Only the tools the host's filters allow are kept, and they are what the bound on tools
-//! counts: a server's many unwanted tools cannot crowd out one the host wants.
+//! counts (those the SDK cannot read among them): a server's many unwanted tools cannot crowd
+//! out one the host wants.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -94,8 +95,9 @@ async fn pages(
                 .filter(|tool| filters.allows(&tool.name)),
         );
         // One tool past the bound is enough for the catalog to keep the first ones and say the
-        // rest were left out.
-        let full = tools.len() > server.bounds.max_tools;
+        // rest were left out. The tools the SDK could not read count too: each is a skipped
+        // entry and a log line, which a server must not grow page after page.
+        let full = tools.len().saturating_add(unreadable.len()) > server.bounds.max_tools;
         let cut = full && page.next_cursor.is_some();
         let listed = if full { None } else { page.next_cursor };
         match listed {
@@ -291,6 +293,31 @@ mod tests {
             message.contains(&format!("sent a message over {bound} bytes")),
             "{message}"
         );
+        client.close().await;
+    }
+
+    /// A `tools/list` answer of 40 pages (the cursor counts them), each of 20 tools the SDK
+    /// cannot read (a boolean input schema).
+    const UNREADABLE_PAGES: &str = r#"    *'"method":"tools/list"'*) n=$((${n:-0}+1)); tools=''; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do tools="$tools${tools:+,}{\"name\":\"u${n}_$i\",\"inputSchema\":true}"; done; next=''; [ "$n" -lt 40 ] && next=",\"nextCursor\":\"c$n\""; printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[%s]%s}}\n' "$id" "$tools" "$next" ;;"#;
+
+    /// Tools the SDK cannot read count toward the bound on tools like the others: a server
+    /// cannot grow the skipped list (and the log line each skipped tool gets) past it by making
+    /// every tool unreadable, page after page.
+    #[tokio::test]
+    async fn unreadable_tools_count_toward_the_bound() {
+        let server = scripted_server("unreadable", UNREADABLE_PAGES).max_tools(5);
+        let client = connected(server).await;
+        let tools = client.tools().await.unwrap();
+        let unreadable = tools
+            .skipped()
+            .iter()
+            .filter(|tool| tool.reason.contains("cannot be read"))
+            .count();
+        // One page past the bound at most.
+        assert!(unreadable <= 5 + 20, "{unreadable} skipped as unreadable");
+        assert!(tools.definitions().is_empty(), "{:?}", tools.definitions());
+        let unread = tools.skipped().last().unwrap();
+        assert_eq!(unread.name, "*", "{:?}", tools.skipped());
         client.close().await;
     }
 }

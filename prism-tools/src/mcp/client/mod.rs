@@ -19,7 +19,8 @@
 //!   fetched. So are tools with names outside MCP's character set or holding one of the
 //!   endpoint's credentials (of 8 bytes or more), tools the SDK cannot read (one such tool
 //!   costs only itself, not its page), and tools past the bound
-//!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow): the
+//!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow,
+//!   readable or not): the
 //!   first ones are taken, and listing stops reading there (pages left unread are named `*` in
 //!   [`RemoteTools::skipped`]).
 //! - **Results are bounded** (the transport refuses oversized messages before decoding them:
