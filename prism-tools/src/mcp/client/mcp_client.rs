@@ -12,6 +12,7 @@ use crate::call::{CallId, ToolOutput};
 use crate::context::ToolExecutionContext;
 use crate::definition::{NotPrepared, Prepared, ToolFuture, ToolHandler};
 use crate::error::ToolError;
+use crate::filter::CompiledFilters;
 use crate::validation::JsonSchemaEngine;
 
 use super::catalog::{self, RemoteTools};
@@ -85,6 +86,8 @@ struct Connection {
     /// The output schemas the last listing declared, by remote name, for direct calls (a
     /// dispatched call's handler holds its definition's own).
     outputs: Mutex<HashMap<Arc<str>, Arc<OutputContract>>>,
+    /// The host's filters, compiled: a tool they leave out is never called, however asked.
+    filters: CompiledFilters,
 }
 
 impl McpClient {
@@ -155,6 +158,7 @@ impl McpClient {
                 input_required: Mutex::new(VecDeque::new()),
                 output_engine: output_contract::engine(&server.bounds, server.scrubber()),
                 outputs: Mutex::default(),
+                filters: CompiledFilters::new(&server.filters),
                 server,
             }),
             listed: Arc::default(),
@@ -294,12 +298,13 @@ impl McpClient {
     /// through the definitions. Bounded, timed out and cancelled as a dispatched call is, and
     /// held to the output schema the tool declared in the last [`tools`](Self::tools) listing
     /// (a tool not listed yet is not checked). A session that ended is replaced first, as for a
-    /// dispatched call; a call in flight when its session ends is never sent again.
+    /// dispatched call; a call in flight when its session ends is never sent again. A tool the
+    /// host's [`filter`](RemoteServer::filter)s leave out is never called.
     ///
     /// # Errors
     ///
-    /// A [`ToolError`] with one of the [`codes`](super::codes), `output_too_large` or
-    /// `cancelled`.
+    /// A [`ToolError`] with one of the [`codes`](super::codes), `output_too_large`,
+    /// `cancelled`, or `tool_denied` for a tool the filters leave out.
     pub async fn call(
         &self,
         tool: &str,
@@ -395,6 +400,16 @@ impl Connection {
         output: Option<&OutputContract>,
         ctx: &ToolExecutionContext,
     ) -> Result<RemoteOutcome, ToolError> {
+        // A direct call may name any tool; one the host's filters leave out is never sent.
+        if !self.filters.allows(tool) {
+            return Err(ToolError::with_code(
+                "tool_denied",
+                format!(
+                    "the host's filter for MCP server `{}` leaves out `{tool}`; it was not called",
+                    self.server.name
+                ),
+            ));
+        }
         let arguments = match arguments {
             Value::Object(map) => map,
             Value::Null => Map::new(),

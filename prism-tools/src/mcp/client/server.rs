@@ -544,8 +544,10 @@ impl RemoteServer {
     }
 
     /// Takes only the remote tools this filter allows, by their remote names (before any
-    /// prefix). Several filters all apply. A tool left out is never listed as a definition, so
-    /// no call can reach it through the bridge.
+    /// prefix). Several filters all apply. A tool left out is never listed as a definition, and
+    /// a direct [`McpClient::call`](super::McpClient::call) or
+    /// [`resume`](super::McpClient::resume) of it fails with code `tool_denied`: no call can
+    /// reach it through the bridge.
     pub fn filter(mut self, filter: ToolFilter) -> Self {
         self.filters.push(filter);
         self
@@ -723,6 +725,41 @@ mod tests {
         };
         assert!(message.contains("key=[REDACTED]: 401"), "{message}");
         assert!(!message.contains("9c1e"), "{message}");
+        client.close().await;
+    }
+
+    /// A server that answers every call, whatever the tool.
+    const ANSWERING_CALLS: &str = r#"    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}\n' "$id" ;;"#;
+
+    /// A tool the host's filter leaves out is never called through the bridge, not even by a
+    /// direct call or a resumed one (a host may pass on a name a model chose): the call is
+    /// refused before anything is sent.
+    #[tokio::test]
+    async fn a_tool_the_filter_leaves_out_cannot_be_called_directly() {
+        use crate::filter::ToolFilter;
+
+        let server =
+            scripted_server("filtered", ANSWERING_CALLS).filter(ToolFilter::deny(["delete_repo"]));
+        let client = connected(server).await;
+        let ctx = ToolExecutionContext::new();
+        let refused = client.call("delete_repo", json!({}), &ctx).await;
+        let Err(error) = refused else {
+            panic!("a refusal: {refused:?}");
+        };
+        assert_eq!(error.code().as_str(), "tool_denied", "{error:?}");
+        let asked = super::super::outcome::InputRequired {
+            server: "filtered".to_owned(),
+            tool: "delete_repo".to_owned(),
+            requests: Vec::new(),
+            request_state: None,
+        };
+        let resumed = client
+            .resume(&asked, json!({}), Default::default(), &ctx)
+            .await;
+        assert!(resumed.is_err(), "{resumed:?}");
+        // An allowed tool is called as before.
+        let output = completed(&client, "list_repos").await;
+        assert_eq!(output.content()[0].as_text(), Some("done"));
         client.close().await;
     }
 }
