@@ -180,6 +180,33 @@ impl SecretRedactor {
         }
     }
 
+    /// `text` with every secret replaced and, when it ends with the beginning of a secret (at
+    /// least [`CUT_SECRET_BYTES`] bytes of it, in any form [`redact_str`](Self::redact_str)
+    /// finds), that beginning replaced too: for text someone else already cut to a bound (a
+    /// library quoting the first bytes of what it was answered), where the cut may have split a
+    /// secret so that no whole one is left to find.
+    pub(crate) fn redact_cut_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let redacted = self.redact_str(text);
+        if self.count == 0 || self.automaton.is_none() {
+            return redacted;
+        }
+        let cut = self
+            .given
+            .iter()
+            .flat_map(|secret| written_forms(secret))
+            .filter_map(|form| cut_start_at_end(&redacted, &form))
+            .max();
+        match cut {
+            Some(bytes) => {
+                let mut kept = redacted.into_owned();
+                kept.truncate(kept.len() - bytes);
+                kept.push_str(REDACTED);
+                Cow::Owned(kept)
+            }
+            None => redacted,
+        }
+    }
+
     /// `value` with every secret replaced in its strings and keys.
     pub fn redact_value<'a>(&self, value: &'a Value) -> Cow<'a, Value> {
         if self.count == 0 || !self.value_has_secret(value) {
@@ -286,6 +313,19 @@ impl SecretRedactor {
     fn text_has_secret(&self, automaton: &AhoCorasick, text: &str) -> bool {
         text.len() >= self.shortest && automaton.is_match(text)
     }
+}
+
+/// The shortest beginning of a secret [`SecretRedactor::redact_cut_str`] takes out of the end
+/// of a text: a shorter one is as likely an ordinary word's end.
+const CUT_SECRET_BYTES: usize = 4;
+
+/// How many bytes at the end of `text` are the beginning of `secret` (at least
+/// [`CUT_SECRET_BYTES`], never the whole secret), the longest such beginning; `None` when
+/// `text` ends with none.
+fn cut_start_at_end(text: &str, secret: &str) -> Option<usize> {
+    (CUT_SECRET_BYTES..secret.len())
+        .rev()
+        .find(|&bytes| secret.is_char_boundary(bytes) && text.ends_with(&secret[..bytes]))
 }
 
 /// `text` with every match of `automaton` replaced: overlapping matches are merged and each merged
@@ -397,6 +437,22 @@ mod tests {
             nested.redact_str("a-secret-bzz secret"),
             "[REDACTED][REDACTED] [REDACTED]"
         );
+    }
+
+    #[test]
+    fn a_secret_cut_at_the_end_of_a_text_is_taken_out() {
+        let redactor = SecretRedactor::new(["tok-5e2b8d1f7a9c"]);
+        assert_eq!(
+            redactor.redact_cut_str("seen: Bearer tok-5e2b8d"),
+            "seen: Bearer [REDACTED]"
+        );
+        assert_eq!(
+            redactor.redact_cut_str("tok-5e2b8d1f7a9c and tok-5e"),
+            "[REDACTED] and [REDACTED]"
+        );
+        // Fewer bytes of it than the bound are an ordinary word's end; text without one stays.
+        assert_eq!(redactor.redact_cut_str("a tok"), "a tok");
+        assert!(matches!(redactor.redact_cut_str("clean"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -228,16 +228,16 @@ fn http_transport(
 /// The HTTP stack's errors carry no URL (see `url_free_http`): the message names the endpoint by
 /// its origin, so it still says which server failed.
 fn handshake_error(server: &RemoteServer, error: &dyn std::fmt::Display) -> McpClientError {
-    let mut message = error.to_string();
+    // Scrubbed as the SDK wrote it, whose end may be a quote it cut (see `RemoteServer::scrub`).
     // A quote of the whole URL starts with its origin, and is cut to it by the scrub.
-    if let Some(origin) = server.origin()
-        && !message.contains(&origin)
-    {
-        message = format!("{message} (at {origin})");
-    }
+    let said = server.scrub(&error.to_string());
+    let message = match server.origin() {
+        Some(origin) if !said.contains(&origin) => server.scrub(&format!("{said} (at {origin})")),
+        _ => said,
+    };
     McpClientError::Handshake {
         server: server.name.clone(),
-        message: server.scrub(&message),
+        message,
     }
 }
 

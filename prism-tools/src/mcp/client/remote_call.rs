@@ -446,6 +446,18 @@ mod tests {
             ),
             (Some("tools/call"), Some("big")) => reply("200 OK", Some(text("x".repeat(400_000)))),
             (Some("tools/call"), Some("broken")) => reply("500 Internal Server Error", None),
+            // Not JSON-RPC: the SDK quotes its first 256 bytes, which cut the token.
+            (Some("tools/call"), Some("garbled")) => {
+                let body = format!(
+                    "{{\"note\":\"{}\",\"seen\":\"{authorization}\"}}",
+                    "n".repeat(220)
+                );
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .into_bytes()
+            }
             (Some("tools/call"), Some("whoami")) => reply(
                 "200 OK",
                 Some(text(format!("you sent `Authorization: {authorization}`"))),
@@ -495,6 +507,23 @@ mod tests {
         for secret in ["YWxpY2U6cEBzcy13MHJkLTdmM2E=", "p@ss-w0rd-7f3a", "alice:"] {
             assert!(!text.contains(secret), "{text}");
         }
+        client.close().await;
+    }
+
+    /// An answer that is not JSON-RPC is quoted by the SDK, cut to its first 256 bytes: a
+    /// credential the answer echoes across the cut leaves no part of itself in the call's error.
+    #[tokio::test]
+    async fn an_answer_the_sdk_quotes_cut_keeps_no_part_of_a_credential() {
+        let token = "tok-5e2b8d1f7a9c4036";
+        let server = RemoteServer::http("fake", fake_http().await)
+            .header("Authorization", format!("Bearer {token}"))
+            .call_timeout(Duration::from_secs(30));
+        let client = connected(server).await;
+        let ctx = ToolExecutionContext::new();
+        let garbled = client.call("garbled", json!({}), &ctx).await.unwrap_err();
+        let message = garbled.message();
+        assert!(message.contains("nnnn"), "the answer is quoted: {message}");
+        assert!(!message.contains(&token[..8]), "{message}");
         client.close().await;
     }
 

@@ -449,8 +449,13 @@ impl RemoteServer {
     }
 
     /// [`scrub`](Self::scrub) with `scrubber` (the endpoint's credentials, maybe with more).
+    /// The HTTP stack and the SDK quote only the first bytes of an answer they cannot use: a
+    /// credential split where they cut is taken out too (the beginning of one that ends the
+    /// text).
     pub(crate) fn scrub_with(&self, scrubber: &SecretRedactor, text: &str) -> String {
-        scrubber.redact_str(&self.origin_quoted(text)).into_owned()
+        scrubber
+            .redact_cut_str(&self.origin_quoted(text))
+            .into_owned()
     }
 
     /// An HTTP endpoint's scheme, host and port (`http://127.0.0.1:8080`): what the bridge's
