@@ -41,7 +41,8 @@ impl RemoteTools {
     }
 
     /// The tools the bridge refused, each with its reason (a tool the SDK cannot read, named `?`
-    /// when it has no name, a schema over its bound or referring outside itself, an output
+    /// when it has no name, a schema over its bound, referring outside itself or checking values
+    /// against one of the endpoint's credentials, an output
     /// schema the validator cannot compile, a name outside
     /// MCP's character set or holding one of the endpoint's credentials (of 8 bytes or more), a
     /// duplicate, one tool too many, or `*` for pages left unread at the
@@ -84,7 +85,7 @@ pub(crate) fn build(
     // A server may write the endpoint's credentials anywhere in its list: they are taken out of
     // all its text the host passes on, before any cut could split one.
     let scrubber = server.scrubber();
-    let name_scrubber = server.name_scrubber();
+    let refusal = server.refusal_scrubber();
     for tool in remote {
         let name = tool.name.as_ref();
         let mut skip = |reason: String| {
@@ -105,7 +106,7 @@ pub(crate) fn build(
         }
         // A name crosses as it is (to the model, into events and ledger rows), where nothing
         // could take a credential out of it.
-        if matches!(name_scrubber.redact_str(name), Cow::Owned(_)) {
+        if matches!(refusal.redact_str(name), Cow::Owned(_)) {
             skip("its name holds one of the endpoint's credentials".to_owned());
             continue;
         }
@@ -121,14 +122,17 @@ pub(crate) fn build(
             ));
             continue;
         }
-        let parameters =
-            match remote_schema::input_schema(&tool.input_schema, server.bounds.max_schema_bytes) {
-                Ok(schema) => schema,
-                Err(reason) => {
-                    skip(reason);
-                    continue;
-                }
-            };
+        let parameters = match remote_schema::input_schema(
+            &tool.input_schema,
+            server.bounds.max_schema_bytes,
+            (&scrubber, &refusal),
+        ) {
+            Ok(schema) => schema,
+            Err(reason) => {
+                skip(reason);
+                continue;
+            }
+        };
         let mut builder = ToolDefinition::builder(local)
             .parameters(parameters)
             .annotations(hints(server, tool, &scrubber))
@@ -138,12 +142,16 @@ pub(crate) fn build(
         if let Some(schema) = &tool.output_schema {
             // A schema the validator cannot use costs its tool, as one the host cannot take as
             // input does: results that could not be checked are not passed on as checked.
-            let compiled = remote_schema::output_schema(schema, server.bounds.max_schema_bytes)
-                .and_then(|schema| {
-                    OutputContract::compile(engine, &schema)
-                        .map(|compiled| (schema, compiled))
-                        .map_err(|error| error.to_string())
-                });
+            let compiled = remote_schema::output_schema(
+                schema,
+                server.bounds.max_schema_bytes,
+                (&scrubber, &refusal),
+            )
+            .and_then(|schema| {
+                OutputContract::compile(engine, &schema)
+                    .map(|compiled| (schema, compiled))
+                    .map_err(|error| error.to_string())
+            });
             match compiled {
                 Ok((schema, compiled)) => {
                     builder = builder.output_schema(schema);
@@ -403,6 +411,51 @@ mod tests {
                 assert!(!tool.reason.contains(token), "{tool:?}");
             }
         }
+    }
+
+    /// A schema's descriptions reach the model as the tool's description does: a server that
+    /// writes the endpoint's token into one (or into a default or an example) has it taken
+    /// out, in the input and the output schema alike; a token the schema checks values
+    /// against (a `const`) cannot be taken out without changing what it accepts, so that tool
+    /// is skipped.
+    #[test]
+    fn a_credential_in_a_schema_never_reaches_the_definition() {
+        let token = "sk-endpoint-7d2c9e4a1b8f";
+        let described = json!({
+            "type": "object",
+            "description": format!("Calls the API with {token}."),
+            "properties": {
+                "q": {"type": "string", "description": format!("key {token}"), "default": token, "examples": [token]},
+                "format": {"enum": ["json", "xml"]}
+            }
+        });
+        let tools = [
+            remote(
+                json!({"name": "described", "inputSchema": described, "outputSchema": described}),
+            ),
+            remote(json!({
+                "name": "pinned",
+                "inputSchema": {"type": "object", "properties": {"key": {"const": token}}}
+            })),
+        ];
+        // A short credential is as likely an ordinary value: the `enum` holding it stays.
+        let server = RemoteServer::command("s", "true")
+            .secret(token)
+            .secret("json");
+        let engine = engine_of(&server);
+        let (definitions, skipped) = build(&server, &tools, false, &engine, |_, _| Arc::new(Never));
+        let [definition] = definitions.as_slice() else {
+            panic!("one tool taken: {definitions:?}");
+        };
+        let shown =
+            serde_json::to_string(&(definition.parameters(), definition.output_schema())).unwrap();
+        assert!(shown.contains("key [REDACTED]"), "{shown}");
+        assert!(!shown.contains(token), "{shown}");
+        let [pinned] = skipped.as_slice() else {
+            panic!("one tool skipped: {skipped:?}");
+        };
+        assert_eq!(pinned.name, "pinned");
+        assert!(!pinned.reason.contains(token), "{pinned:?}");
     }
 }
 

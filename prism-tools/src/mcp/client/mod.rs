@@ -16,7 +16,9 @@
 //!   [`RemoteServer::hints`]. Approval is the host's call ([`RemoteServer::requires_approval`]).
 //! - **Schemas are bounded** (size, depth) and must be self-contained: a tool whose schema
 //!   refers outside itself (`$ref` to a URL) is skipped with the reason, and nothing is ever
-//!   fetched. So are tools with names outside MCP's character set or holding one of the
+//!   fetched. The endpoint's credentials (see below) are taken out of what a schema only says
+//!   (descriptions, titles, comments, defaults, examples); a tool whose schema holds one where
+//!   it checks values (a `const`, an `enum`, a `pattern`, a property's name) is skipped. So are tools with names outside MCP's character set or holding one of the
 //!   endpoint's credentials (of 8 bytes or more), tools the SDK cannot read (one such tool
 //!   costs only itself, not its page), and tools past the bound
 //!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow,

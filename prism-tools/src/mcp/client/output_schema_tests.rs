@@ -164,39 +164,23 @@ async fn a_tool_whose_output_schema_does_not_compile_is_skipped() {
 }
 
 /// A server whose one tool, `pinned`, declares an output schema holding its token (a `const`
-/// of 180 bytes and the token) and answers a value that breaks it.
-const PINNED: &str = r#"    *'"method":"tools/list"'*) pad=$(head -c 180 /dev/zero | tr '\0' x); printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"pinned","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"k":{"const":"%s%s"}}}}]}}\n' "$id" "$pad" "$API_TOKEN" ;;
-    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[],"structuredContent":{"k":"other"}}}\n' "$id" ;;"#;
+/// of 180 bytes and the token).
+const PINNED: &str = r#"    *'"method":"tools/list"'*) pad=$(head -c 180 /dev/zero | tr '\0' x); printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"pinned","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"k":{"const":"%s%s"}}}}]}}\n' "$id" "$pad" "$API_TOKEN" ;;"#;
 
-/// The validator's reason quotes the schema, cut to a bound: a token the server wrote in its
-/// schema leaves no part of itself in the call's error, its events or its rows.
+/// A schema that checks values against the server's token cannot lose the token without
+/// changing what it accepts: the tool is skipped, and neither the definitions nor the reason
+/// (which a validator's message, cut to a bound, could have filled) keep any part of it.
 #[tokio::test]
-async fn a_breach_quoting_the_servers_schema_never_keeps_part_of_its_token() {
+async fn a_tool_whose_output_schema_pins_the_servers_token_is_skipped() {
     let client = connected(scripted_server("pinned", PINNED).secret_env("API_TOKEN", TOKEN)).await;
-    let tools = client.tools().await.unwrap().into_definitions();
-    let ledger = InMemoryLedger::default();
-    let events = CollectingSink::new();
-    let dispatcher = Dispatcher::builder(ToolRegistry::from_iter(tools))
-        .ledger(ledger.clone())
-        .events(events.clone())
-        .build();
-    let ctx = ToolExecutionContext::new();
-    let pinned = dispatcher
-        .dispatch(ToolCall::new("c-pinned", "pinned", json!({})), &ctx)
-        .await
-        .unwrap();
-    let error = pinned.error_info().expect("a failed call");
-    assert_eq!(error.code.as_str(), "mcp_protocol_error");
-    assert!(error.message.contains("/k"), "{}", error.message);
+    let tools = client.tools().await.unwrap();
+    assert!(tools.definitions().is_empty(), "{:?}", tools.definitions());
+    let [skipped] = tools.skipped() else {
+        panic!("one tool skipped: {:?}", tools.skipped());
+    };
+    assert_eq!(skipped.name, "pinned");
+    assert!(skipped.reason.contains("output schema"), "{skipped:?}");
     // Not even the start of the token, as a cut would leave it.
-    let start = &TOKEN[..8];
-    assert!(!error.message.contains(start), "{}", error.message);
-    let rows = serde_json::to_string(&ledger.records()).unwrap();
-    assert!(
-        !rows.contains(start),
-        "a ledger row holds part of the token"
-    );
-    let seen = format!("{:?}", events.events());
-    assert!(!seen.contains(start), "an event holds part of the token");
+    assert!(!skipped.reason.contains(&TOKEN[..8]), "{skipped:?}");
     client.close().await;
 }

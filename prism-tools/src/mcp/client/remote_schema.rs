@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::redact::SecretRedactor;
 use crate::schema::{Dialect, lower};
 
 /// The deepest nesting of JSON accepted in a remote schema.
@@ -13,10 +14,30 @@ const MAX_DEPTH: usize = 64;
 /// Keywords whose value is a reference to another schema.
 const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
+/// Keywords that only describe (they change nothing a schema accepts): the endpoint's
+/// credentials are taken out of their values.
+const ANNOTATIONS: [&str; 5] = ["description", "title", "$comment", "default", "examples"];
+
+/// Keywords whose value maps names (not keywords) to schemas.
+const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
 /// The input schema of a remote tool, as the host's definition carries it, or why it is refused.
-pub(crate) fn input_schema(schema: &Map<String, Value>, max_bytes: usize) -> Result<Value, String> {
-    let schema = Value::Object(schema.clone());
+/// The endpoint's credentials are taken out of it, or refused in it (`credentials`, see
+/// [`scrubbed`]).
+pub(crate) fn input_schema(
+    schema: &Map<String, Value>,
+    max_bytes: usize,
+    credentials: Credentials<'_>,
+) -> Result<Value, String> {
+    let mut schema = Value::Object(schema.clone());
     bounded(&schema, max_bytes)?;
+    scrubbed(&mut schema, credentials)?;
     // The MCP dialect checks the root (an object, or made one and reported) and that every local
     // reference resolves; what it returns is the schema the model will be shown.
     let lowered = lower(&schema, Dialect::Mcp).map_err(|error| error.to_string())?;
@@ -27,10 +48,61 @@ pub(crate) fn input_schema(schema: &Map<String, Value>, max_bytes: usize) -> Res
 pub(crate) fn output_schema(
     schema: &Map<String, Value>,
     max_bytes: usize,
+    credentials: Credentials<'_>,
 ) -> Result<Value, String> {
-    let schema = Value::Object(schema.clone());
+    let mut schema = Value::Object(schema.clone());
     bounded(&schema, max_bytes)?;
+    scrubbed(&mut schema, credentials)?;
     Ok(schema)
+}
+
+/// The endpoint's credentials as [`scrubbed`] takes them: all of them, taken out of what a
+/// schema only says, and the long ones, refused anywhere else.
+pub(crate) type Credentials<'a> = (&'a SecretRedactor, &'a SecretRedactor);
+
+/// Takes the endpoint's credentials (`credentials.0`) out of what a schema (already bounded in
+/// depth) only says, its descriptions, titles, comments, defaults and examples, which reach the
+/// model as the tool's description does; refuses a schema that holds one of the long ones
+/// (`credentials.1`) anywhere else (a `const`, an `enum`, a `pattern`, a property's name),
+/// where taking it out would change what the schema accepts.
+fn scrubbed(schema: &mut Value, (scrubber, refusal): Credentials<'_>) -> Result<(), String> {
+    if scrubber.is_empty() {
+        return Ok(());
+    }
+    scrub_annotations(schema, scrubber);
+    if matches!(refusal.redact_value(schema), std::borrow::Cow::Owned(_)) {
+        return Err(
+            "its schema holds one of the endpoint's credentials where it checks values (a \
+             `const`, an `enum`, a `pattern`, a property's name)"
+                .to_owned(),
+        );
+    }
+    Ok(())
+}
+
+/// Scrubs the annotations of the schema `schema` and of the schemas inside it.
+fn scrub_annotations(schema: &mut Value, scrubber: &SecretRedactor) {
+    match schema {
+        Value::Object(map) => {
+            for (keyword, value) in map.iter_mut() {
+                if ANNOTATIONS.contains(&keyword.as_str()) {
+                    scrubber.redact_value_in_place(value);
+                } else if SCHEMA_MAPS.contains(&keyword.as_str())
+                    && let Value::Object(schemas) = value
+                {
+                    schemas
+                        .values_mut()
+                        .for_each(|schema| scrub_annotations(schema, scrubber));
+                } else {
+                    scrub_annotations(value, scrubber);
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| scrub_annotations(item, scrubber)),
+        _ => {}
+    }
 }
 
 /// Checks size, depth and references.
@@ -84,7 +156,12 @@ mod tests {
             "type": "object",
             "properties": {"a": {"$ref": "https://example.com/schema.json"}}
         }));
-        let error = input_schema(&remote, 10_000).unwrap_err();
+        let error = input_schema(
+            &remote,
+            10_000,
+            (&SecretRedactor::default(), &SecretRedactor::default()),
+        )
+        .unwrap_err();
         assert!(error.contains("https://example.com/schema.json"), "{error}");
 
         let local = object(json!({
@@ -93,7 +170,12 @@ mod tests {
             "$defs": {"a": {"type": "string"}}
         }));
         assert_eq!(
-            input_schema(&local, 10_000).unwrap()["properties"]["a"]["$ref"],
+            input_schema(
+                &local,
+                10_000,
+                (&SecretRedactor::default(), &SecretRedactor::default())
+            )
+            .unwrap()["properties"]["a"]["$ref"],
             "#/$defs/a"
         );
     }
@@ -102,9 +184,13 @@ mod tests {
     fn size_and_depth_are_bounded() {
         let big = object(json!({"type": "object", "description": "x".repeat(200)}));
         assert!(
-            input_schema(&big, 100)
-                .unwrap_err()
-                .contains("over the bound of 100")
+            input_schema(
+                &big,
+                100,
+                (&SecretRedactor::default(), &SecretRedactor::default())
+            )
+            .unwrap_err()
+            .contains("over the bound of 100")
         );
 
         let mut deep = json!({"type": "string"});
@@ -113,15 +199,26 @@ mod tests {
         }
         let deep = object(json!({"type": "object", "properties": {"a": deep}}));
         assert!(
-            input_schema(&deep, 1_000_000)
-                .unwrap_err()
-                .contains("deeper")
+            input_schema(
+                &deep,
+                1_000_000,
+                (&SecretRedactor::default(), &SecretRedactor::default())
+            )
+            .unwrap_err()
+            .contains("deeper")
         );
     }
 
     #[test]
     fn a_root_that_is_not_an_object_is_refused() {
         let string = object(json!({"type": "string"}));
-        assert!(input_schema(&string, 10_000).is_err());
+        assert!(
+            input_schema(
+                &string,
+                10_000,
+                (&SecretRedactor::default(), &SecretRedactor::default())
+            )
+            .is_err()
+        );
     }
 }

@@ -229,8 +229,9 @@ fn percent_decoded(text: &str) -> String {
     String::from_utf8_lossy(&decoded).into_owned()
 }
 
-/// The shortest credential a remote tool's name is refused for holding.
-const NAME_CREDENTIAL_BYTES: usize = 8;
+/// The shortest credential a remote tool is refused for holding in its name or where its schema
+/// checks values.
+const REFUSED_CREDENTIAL_BYTES: usize = 8;
 
 /// The longest any wait of the bridge may be: a longer one would mean never, and a hung server
 /// must end in an error.
@@ -509,12 +510,14 @@ impl RemoteServer {
         endpoint_redactor(self.credentials())
     }
 
-    /// A redactor of the endpoint's credentials of [`NAME_CREDENTIAL_BYTES`] or more, which a
-    /// remote tool's name may not hold (see [`scrubber`](Self::scrubber)): a shorter one, such
-    /// as a query value `v=2` or a user `me`, is as likely an ordinary part of a name.
-    pub(crate) fn name_scrubber(&self) -> SecretRedactor {
+    /// A redactor of the endpoint's credentials of [`REFUSED_CREDENTIAL_BYTES`] or more, which
+    /// a remote tool may not hold in its name or where its schema checks values, since they
+    /// cannot be taken out of those (see [`scrubber`](Self::scrubber)): a shorter one, such as
+    /// a query value `format=json` or a user `me`, is as likely an ordinary part of a name or
+    /// an `enum`.
+    pub(crate) fn refusal_scrubber(&self) -> SecretRedactor {
         let mut credentials = self.credentials();
-        credentials.retain(|credential| credential.len() >= NAME_CREDENTIAL_BYTES);
+        credentials.retain(|credential| credential.len() >= REFUSED_CREDENTIAL_BYTES);
         endpoint_redactor(credentials)
     }
 
