@@ -220,7 +220,7 @@ fn http_transport(
         .max_json_response_size(limit)
         .control_request_timeout(Duration::from_secs(5));
     Ok(StreamableHttpClientTransport::with_client(
-        UrlFreeClient(client),
+        UrlFreeClient::new(client, server.scrubber()),
         config,
     ))
 }
