@@ -42,12 +42,11 @@ impl RemoteTools {
 
     /// The tools the bridge refused, each with its reason (a tool the SDK cannot read, named `?`
     /// when it has no name, a schema over its bound, referring outside itself or checking values
-    /// against one of the endpoint's credentials, an output
-    /// schema the validator cannot compile, a name outside
-    /// MCP's character set or holding one of the endpoint's credentials (of 8 bytes or more), a
-    /// duplicate, one tool too many, or `*` for pages left unread at the
-    /// bound).
-    /// Tools the host's filter left out are not listed here: they were not wanted.
+    /// against one of the endpoint's credentials, an output schema the validator cannot compile,
+    /// a name outside MCP's character set or holding one of the endpoint's credentials (of 8
+    /// bytes or more), a duplicate, one tool too many, or `*` for pages left unread at the
+    /// bound). At most 100 are named; the rest are counted in one entry named `*`. Tools the
+    /// host's filter left out are not listed here: they were not wanted.
     pub fn skipped(&self) -> &[SkippedTool] {
         &self.skipped
     }
@@ -183,8 +182,39 @@ pub(crate) fn build(
     (definitions, skipped)
 }
 
-/// The name a [`SkippedTool`] has when it stands for the tools on pages never read.
+/// The name a [`SkippedTool`] has when it stands for the tools on pages never read, or for the
+/// skipped tools past [`NAMED_SKIPS`].
 const UNREAD: &str = "*";
+
+/// The most skipped tools a listing names one by one: each is an entry the host keeps and a
+/// warning in its log, and a server's page can hold tens of thousands of tools past the bound
+/// or with bad names.
+const NAMED_SKIPS: usize = 100;
+
+/// `skipped` (the unread pages' entry, if any, last) with at most [`NAMED_SKIPS`] tools named:
+/// the rest are counted in one entry, before the unread pages' entry.
+pub(crate) fn capped(mut skipped: Vec<SkippedTool>) -> Vec<SkippedTool> {
+    if skipped.len() <= NAMED_SKIPS {
+        return skipped;
+    }
+    let unread = skipped
+        .last()
+        .is_some_and(|tool| tool.name == UNREAD)
+        .then(|| skipped.pop())
+        .flatten();
+    if skipped.len() > NAMED_SKIPS {
+        let rest = skipped.len() - NAMED_SKIPS;
+        skipped.truncate(NAMED_SKIPS);
+        skipped.push(SkippedTool {
+            name: UNREAD.to_owned(),
+            reason: format!(
+                "{rest} more tools were skipped (for the reasons given above or others); only the first {NAMED_SKIPS} are named"
+            ),
+        });
+    }
+    skipped.extend(unread);
+    skipped
+}
 
 /// The hints a remote tool gets: the host's, or MCP's defaults for a tool nobody vouched for
 /// (not read-only, destructive, not idempotent, open world). The server's own annotations only

@@ -320,4 +320,24 @@ mod tests {
         assert_eq!(unread.name, "*", "{:?}", tools.skipped());
         client.close().await;
     }
+
+    /// A `tools/list` answer of one page of 400 tools, half of them named outside MCP's rule.
+    const CROWDED_PAGE: &str = r#"    *'"method":"tools/list"'*) tools=''; i=0; while [ "$i" -lt 200 ]; do i=$((i+1)); tools="$tools${tools:+,}{\"name\":\"t$i\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"bad $i\",\"inputSchema\":{\"type\":\"object\"}}"; done; printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[%s]}}\n' "$id" "$tools" ;;"#;
+
+    /// Every skipped tool is an entry and a warning in the log: a page of many tools past the
+    /// bound or with bad names names only the first of them, and counts the rest in one entry.
+    #[tokio::test]
+    async fn a_crowded_page_names_a_bounded_number_of_skipped_tools() {
+        let server = scripted_server("crowded", CROWDED_PAGE).max_tools(5);
+        let client = connected(server).await;
+        let tools = client.tools().await.unwrap();
+        assert_eq!(tools.definitions().len(), 5);
+        let skipped = tools.skipped();
+        assert!(skipped.len() <= 101, "{} skipped entries", skipped.len());
+        let rest = skipped.last().unwrap();
+        assert_eq!(rest.name, "*", "{rest:?}");
+        // 395 skipped in all: 100 named and this one counting the rest.
+        assert!(rest.reason.contains("295 more"), "{rest:?}");
+        client.close().await;
+    }
 }

@@ -266,6 +266,7 @@ impl McpClient {
         // Tools the SDK could not read come first; pages left unread stay last.
         let mut skipped = remote.unreadable;
         skipped.extend(built_skipped);
+        let skipped = catalog::capped(skipped);
         for tool in &skipped {
             tracing::warn!(
                 target: "prism::mcp",

@@ -22,9 +22,9 @@
 //!   endpoint's credentials (of 8 bytes or more), tools the SDK cannot read (one such tool
 //!   costs only itself, not its page), and tools past the bound
 //!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow,
-//!   readable or not): the
-//!   first ones are taken, and listing stops reading there (pages left unread are named `*` in
-//!   [`RemoteTools::skipped`]).
+//!   readable or not): the first ones are taken, and listing stops reading there (pages left
+//!   unread are named `*` in [`RemoteTools::skipped`], which names at most 100 tools and
+//!   counts the rest).
 //! - **Results are bounded** (the transport refuses oversized messages before decoding them:
 //!   over HTTP the call such a message answers fails at once with `output_too_large`; from a
 //!   child process, whose messages share one stream, the message ends the session, so every
