@@ -246,3 +246,61 @@ fn saw_progress(events: &CollectingSink) -> bool {
         .iter()
         .any(|event| matches!(event.kind, ToolEventKind::ToolExecutionProgress { .. }))
 }
+
+/// A child server that answers `initialize` and `tools/list` (one tool, `login`), writes each
+/// call it gets on its standard error, as servers log their requests, and answers it.
+const LOGGING_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=${line#*\"id\":}; id=${id%%[,\}]*}
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"logging","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"login","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf 'handling %s\n' "$line" >&2; printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}\n' "$id" ;;
+    *'"method":"notifications/'*) ;;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown"}}\n' "$id" ;;
+  esac
+done
+"#;
+
+/// The bridge logs a child's standard error as its own log lines, which are redacted as the
+/// dispatcher's events are: a secret the dispatcher's redactor knows, sent to the server in a
+/// call's arguments and logged back by it, reaches no log line.
+#[tokio::test]
+async fn a_host_secret_the_server_writes_on_its_standard_error_reaches_no_log_line() {
+    const PASSWORD: &str = "pw-4f1d9c7e2b8a6035";
+    let (logged, _logging) = log_capture::capture(tracing::Level::DEBUG);
+    let server = RemoteServer::command("logging", "sh").args(["-c", LOGGING_SERVER]);
+    let client = McpClient::connect(server).await.unwrap();
+    let tools = client.tools().await.unwrap().into_definitions();
+    let dispatcher = Dispatcher::builder(prism::ToolRegistry::from_iter(tools))
+        .redactor(prism::dispatch::SecretRedactor::new([PASSWORD]))
+        .build();
+    let call = ToolCall::new("c1", "login", json!({"password": PASSWORD}));
+    let result = dispatcher
+        .dispatch(call, &ToolExecutionContext::new())
+        .await
+        .unwrap();
+    assert!(result.error_info().is_none(), "{result:?}");
+    // The line is logged by a task of its own: waited for, a hang guarded against.
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while !logged.text().contains("handling") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the server's standard error was logged");
+    // Prism's own lines: rmcp's write whole messages at DEBUG, as the README says.
+    let text = logged.text();
+    let own: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.contains(" rmcp::"))
+        .collect();
+    assert!(own.iter().any(|line| line.contains("handling")), "{text}");
+    for line in own {
+        assert!(
+            !line.contains(PASSWORD),
+            "a log line quotes the secret: {line}"
+        );
+    }
+    client.close().await;
+}

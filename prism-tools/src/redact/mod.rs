@@ -158,6 +158,11 @@ impl SecretRedactor {
         secret.is_empty() || self.given.iter().any(|given| given == secret)
     }
 
+    /// True when every secret of `other` is one of this one's.
+    pub(crate) fn covers(&self, other: &SecretRedactor) -> bool {
+        other.given.iter().all(|secret| self.knows(secret))
+    }
+
     /// True when there are no secrets.
     pub fn is_empty(&self) -> bool {
         self.count == 0

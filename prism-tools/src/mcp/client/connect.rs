@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+use arc_swap::ArcSwap;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
@@ -33,6 +36,47 @@ const INHERITED_ENV: [&str; 8] = [
     "SYSTEMROOT",
     "TZ",
 ];
+
+/// What a child's standard error is scrubbed of: the endpoint's credentials and every secret
+/// of the dispatchers that called the server so far (a server may log the arguments it gets),
+/// shared by the connection's sessions and grown as calls come.
+#[derive(Clone)]
+pub(crate) struct StderrScrubber {
+    endpoint: SecretRedactor,
+    /// The dispatchers' secrets seen so far.
+    hosts: Arc<Mutex<SecretRedactor>>,
+    /// Both as one redactor, read for each line.
+    current: Arc<ArcSwap<SecretRedactor>>,
+}
+
+impl StderrScrubber {
+    /// A scrubber of `server`'s credentials, for now.
+    pub(crate) fn new(server: &RemoteServer) -> Self {
+        let endpoint = server.scrubber();
+        Self {
+            current: Arc::new(ArcSwap::from_pointee(endpoint.clone())),
+            endpoint,
+            hosts: Arc::default(),
+        }
+    }
+
+    /// Adds the secrets of a calling dispatcher's redactor (`host`), when it has new ones.
+    pub(crate) fn learn(&self, host: &SecretRedactor) {
+        if host.is_empty() {
+            return;
+        }
+        let mut hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
+        if hosts.covers(host) {
+            return;
+        }
+        *hosts = hosts.union(host);
+        self.current.store(Arc::new(self.endpoint.union(&hosts)));
+    }
+
+    fn load(&self) -> Arc<SecretRedactor> {
+        self.current.load_full()
+    }
+}
 
 /// A running session and, for a child process, the process.
 pub(crate) struct Session {
@@ -76,11 +120,12 @@ pub(crate) async fn open(
     server: &RemoteServer,
     era: ProtocolEra,
     handler: BridgeHandler,
+    stderr: &StderrScrubber,
 ) -> Result<Session, McpClientError> {
     let waited = server.bounds.connect_timeout;
     let opening = async {
         match &server.endpoint {
-            Endpoint::Command { .. } => open_child(server, era, handler).await,
+            Endpoint::Command { .. } => open_child(server, era, handler, stderr).await,
             Endpoint::Http { url, headers, .. } => {
                 let transport = http_transport(server, url, headers)?;
                 let service = handler
@@ -108,6 +153,7 @@ async fn open_child(
     server: &RemoteServer,
     era: ProtocolEra,
     handler: BridgeHandler,
+    scrubber: &StderrScrubber,
 ) -> Result<Session, McpClientError> {
     let Endpoint::Command {
         program,
@@ -143,7 +189,7 @@ async fn open_child(
         unreachable!("both pipes were asked for");
     };
     if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(log_stderr(server.name.clone(), stderr, server.scrubber()));
+        tokio::spawn(log_stderr(server.name.clone(), stderr, scrubber.clone()));
     }
     let bound = server.bounds.max_message_bytes();
     let overflow = LineOverflow::default();
@@ -246,20 +292,24 @@ const MAX_STDERR_LINE: usize = 4096;
 
 /// Forwards what the server writes on its standard error to the host's log (see
 /// [`scrubbed_lines`]).
-async fn log_stderr(server: String, stderr: ChildStderr, scrubber: SecretRedactor) {
-    scrubbed_lines(stderr, &scrubber, |line| {
-        tracing::debug!(target: "prism::mcp", server = %server, stderr = %line);
-    })
+async fn log_stderr(server: String, stderr: ChildStderr, scrubber: StderrScrubber) {
+    scrubbed_lines(
+        stderr,
+        || scrubber.load(),
+        |line| {
+            tracing::debug!(target: "prism::mcp", server = %server, stderr = %line);
+        },
+    )
     .await;
 }
 
-/// Hands each line `reader` gives to `each`, `scrubber`'s secrets taken out, until the end or
-/// an error. A line is read whole or not at all: one over [`MAX_STDERR_LINE`] bytes is replaced
+/// Hands each line `reader` gives to `each`, the secrets of the redactor `scrubber` gives at
+/// that line taken out, until the end or an error. A line is read whole or not at all: one over [`MAX_STDERR_LINE`] bytes is replaced
 /// by a note, since a cut could split a secret where the scrubber would no longer find it; and
 /// a chatty server can neither fill its pipe and stall nor flood the log with one line.
 async fn scrubbed_lines(
     reader: impl AsyncRead + Unpin,
-    scrubber: &SecretRedactor,
+    scrubber: impl Fn() -> Arc<SecretRedactor>,
     mut each: impl FnMut(&str),
 ) {
     let mut reader = BufReader::new(reader);
@@ -276,7 +326,7 @@ async fn scrubbed_lines(
         let ended = line.last() == Some(&b'\n');
         if !too_long && (ended || line.len() <= MAX_STDERR_LINE) {
             let text = String::from_utf8_lossy(&line);
-            each(&scrubber.redact_str(text.trim_end()));
+            each(&scrubber().redact_str(text.trim_end()));
             continue;
         }
         // Part of an over-long line: dropped, up to its end.
@@ -299,8 +349,13 @@ mod tests {
 
     async fn lines_of(stderr: &[u8], secrets: &[&str]) -> Vec<String> {
         let mut lines = Vec::new();
-        let scrubber = SecretRedactor::new(secrets.iter().copied());
-        scrubbed_lines(stderr, &scrubber, |line| lines.push(line.to_owned())).await;
+        let scrubber = Arc::new(SecretRedactor::new(secrets.iter().copied()));
+        scrubbed_lines(
+            stderr,
+            || Arc::clone(&scrubber),
+            |line| lines.push(line.to_owned()),
+        )
+        .await;
         lines
     }
 

@@ -16,7 +16,7 @@ use crate::filter::CompiledFilters;
 use crate::validation::JsonSchemaEngine;
 
 use super::catalog::{self, RemoteTools};
-use super::connect::{self, ProtocolEra, Session};
+use super::connect::{self, ProtocolEra, Session, StderrScrubber};
 use super::error::McpClientError;
 use super::listing;
 use super::notifications::{BridgeHandler, ProgressRoutes};
@@ -112,13 +112,15 @@ impl McpClient {
     ) -> Result<Self, McpClientError> {
         server.check_prefix()?;
         let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
-        let session = connect::open(&server, era, handler).await?;
+        let stderr = StderrScrubber::new(&server);
+        let session = connect::open(&server, era, handler, &stderr).await?;
         Ok(Self::assemble(
             server,
             progress,
             tools_changed,
             session,
             Some(era),
+            stderr,
         ))
     }
 
@@ -136,12 +138,14 @@ impl McpClient {
         let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
         let session = connect::open_over(&server, handler, transport).await?;
         // The caller's transport cannot be made again: nothing reconnects.
+        let stderr = StderrScrubber::new(&server);
         Ok(Self::assemble(
             server,
             progress,
             tools_changed,
             session,
             None,
+            stderr,
         ))
     }
 
@@ -151,10 +155,11 @@ impl McpClient {
         tools_changed: Arc<AtomicBool>,
         session: Session,
         era: Option<ProtocolEra>,
+        stderr: StderrScrubber,
     ) -> Self {
         Self {
             connection: Arc::new(Connection {
-                sessions: Sessions::new(session, progress, tools_changed, era),
+                sessions: Sessions::new(session, progress, tools_changed, era, stderr),
                 input_required: Mutex::new(VecDeque::new()),
                 output_engine: output_contract::engine(&server.bounds, server.scrubber()),
                 outputs: Mutex::default(),
@@ -411,6 +416,9 @@ impl Connection {
                 ),
             ));
         }
+        // The server may write what it is sent on its standard error, which the host's log
+        // gets: scrubbed of the calling dispatcher's secrets too.
+        self.sessions.stderr().learn(ctx.redactor());
         let arguments = match arguments {
             Value::Object(map) => map,
             Value::Null => Map::new(),

@@ -70,8 +70,9 @@
 //! - **A child process gets a small environment**: `PATH`, `HOME`, the locale and what
 //!   [`RemoteServer::env`] and [`RemoteServer::secret_env`] add, never the host's other
 //!   variables. Its standard error goes to the log (`prism::mcp`, debug level) a whole line at a
-//!   time, with the values given by `secret_env` taken out (a line over 4 KiB is left out, never
-//!   cut); it is killed when the connection ends.
+//!   time, with the values given by `secret_env` taken out, and the secrets of every dispatcher
+//!   that called it so far (a server may log the arguments it gets; a line over 4 KiB is left
+//!   out, never cut); it is killed when the connection ends.
 //!
 //! **A session that ends is replaced.** A long-running host keeps its definitions while the
 //! server behind them restarts: a child process exits or is killed, a message over the bound

@@ -23,7 +23,7 @@ use rmcp::service::{Peer, RoleClient};
 use tokio::time::Instant;
 
 use super::bounded_lines::LineOverflow;
-use super::connect::{self, ProtocolEra, Session};
+use super::connect::{self, ProtocolEra, Session, StderrScrubber};
 use super::error::{McpClientError, codes};
 use super::notifications::{BridgeHandler, ProgressRoutes};
 use super::server::RemoteServer;
@@ -134,6 +134,8 @@ pub(crate) struct Sessions {
     /// Held by the one attempt under way; callers that find the session ended wait here.
     attempts: tokio::sync::Mutex<Attempts>,
     closed: AtomicBool,
+    /// What every session's child's standard error is scrubbed of.
+    stderr: StderrScrubber,
 }
 
 /// Why no session could be had for a call or a listing.
@@ -158,13 +160,21 @@ impl Sessions {
         progress: ProgressRoutes,
         tools_changed: Arc<AtomicBool>,
         era: Option<ProtocolEra>,
+        stderr: StderrScrubber,
     ) -> Self {
         Self {
             current: ArcSwap::from_pointee(Live::new(session, progress, tools_changed, 0)),
             era,
             attempts: tokio::sync::Mutex::default(),
             closed: AtomicBool::new(false),
+            stderr,
         }
+    }
+
+    /// What the children's standard error is scrubbed of, which calls add their dispatchers'
+    /// secrets to.
+    pub(crate) fn stderr(&self) -> &StderrScrubber {
+        &self.stderr
     }
 
     /// The session as it is now, ended or not (for what it reports, not to send on).
@@ -219,7 +229,7 @@ impl Sessions {
         }
         // A new handler, so new progress routes and a new "tools changed" flag (see `Live`).
         let (handler, progress, tools_changed) = BridgeHandler::new(server.scrubber());
-        match connect::open(server, era, handler).await {
+        match connect::open(server, era, handler, &self.stderr).await {
             Ok(session) => {
                 // Sessions are replaced one at a time, under `attempts`.
                 let generation = current.generation + 1;
