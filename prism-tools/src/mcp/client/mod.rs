@@ -58,7 +58,8 @@
 //!   authorization header sent for them), its query and each query value, and the values of the
 //!   headers given for the server (an authorization header's credentials also without their
 //!   scheme, a basic one's also decoded), or a child's [`RemoteServer::secret_env`] values, out
-//!   of every error, progress message and result it passes on, and of the tool list (its
+//!   of every error, progress message, result and request for input it passes on, and of the
+//!   tool list (its
 //!   descriptions and titles, the skipped tools' names and reasons); each also percent-encoded,
 //!   as a server writes it into a URL it built.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or

@@ -43,7 +43,8 @@ pub struct InputRequired {
     pub request_state: Option<String>,
 }
 
-/// One request for input, as the server sent it (untrusted: show it, do not obey it).
+/// One request for input, as the server sent it, with the endpoint's credentials taken out of
+/// its method and parameters (untrusted: show it, do not obey it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputRequest {
     /// The key the answer goes under.
@@ -122,6 +123,17 @@ impl InputRequired {
             requests,
             request_state,
         })
+    }
+
+    /// This request with `scrubber`'s secrets (the endpoint's credentials, the calling
+    /// dispatcher's) taken out of what it asks: each request's method and parameters. The keys,
+    /// under which the answers go back, and the opaque state stay as the server wrote them.
+    pub(crate) fn scrubbed(mut self, scrubber: &SecretRedactor) -> Self {
+        for request in &mut self.requests {
+            scrubber.redact_string(&mut request.method);
+            scrubber.redact_value_in_place(&mut request.params);
+        }
+        self
     }
 
     /// The tool error a dispatcher reports for it: code `mcp_input_required`, and a message
@@ -432,6 +444,34 @@ mod tests {
                 ("pick", "elicitation/create", Some("Pick a zone")),
             ]
         );
+        client.close().await;
+    }
+
+    /// The `tools/call` answer of a server asking for input with its token in the question (a
+    /// form the SDK reads, and one of a newer method it does not).
+    const ASKING_WITH_TOKEN: &str = r#"    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"input_required","inputRequests":{"pick":{"method":"elicitation/create","params":{"message":"Confirm key %s","requestedSchema":{"type":"object","properties":{}}}},"later":{"method":"future/ask","params":{"message":"Still %s?"}}},"requestState":"s1"}}\n' "$id" "$API_TOKEN" "$API_TOKEN" ;;"#;
+
+    /// A request for input is the server's text like a result: the host gets it, typed, with
+    /// the endpoint's credentials taken out of what it asks (its state, opaque, sent back as
+    /// it came).
+    #[tokio::test]
+    async fn an_input_request_never_carries_the_endpoints_credentials() {
+        use super::super::scripted_server::scripted_server;
+        use crate::context::ToolExecutionContext;
+
+        let token = "tok-2d7f4a9c1e8b6035";
+        let server = scripted_server("asking", ASKING_WITH_TOKEN).secret_env("API_TOKEN", token);
+        let client = connected(server).await;
+        let outcome = client
+            .call("deploy", json!({}), &ToolExecutionContext::new())
+            .await;
+        let Ok(RemoteOutcome::InputRequired(asked)) = outcome else {
+            panic!("an input request: {outcome:?}");
+        };
+        let shown = format!("{asked:?}");
+        assert!(shown.contains("Confirm key [REDACTED]"), "{shown}");
+        assert!(!shown.contains(token), "{shown}");
+        assert_eq!(asked.request_state.as_deref(), Some("s1"));
         client.close().await;
     }
 

@@ -171,15 +171,18 @@ pub(crate) async fn call(
             bounds.max_result_bytes,
             &SecretRedactor::default(),
         ),
+        // The server's text like a result: scrubbed before the host gets it.
         Ok(ServerResult::InputRequiredResult(result)) => Ok(RemoteOutcome::InputRequired(
-            InputRequired::from_wire(&site.server.name, tool, result),
+            InputRequired::from_wire(&site.server.name, tool, result).scrubbed(&site.scrubber()),
         )),
         // A tool result or a request for input the SDK could not read (a block of a newer kind,
         // a request of a newer method): read leniently, and a result scrubbed in one pass
         // whatever it is (this path is rare).
         Ok(ServerResult::CustomResult(CustomResult(value))) => {
             if let Some(request) = InputRequired::from_value(&site.server.name, tool, &value) {
-                return Ok(RemoteOutcome::InputRequired(request));
+                return Ok(RemoteOutcome::InputRequired(
+                    request.scrubbed(&site.scrubber()),
+                ));
             }
             outcome::lenient(
                 value,
