@@ -17,14 +17,14 @@
 //! - **Schemas are bounded** (size, depth) and must be self-contained: a tool whose schema
 //!   refers outside itself (`$ref` to a URL) is skipped with the reason, and nothing is ever
 //!   fetched. The endpoint's credentials (see below) are taken out of what a schema only says
-//!   (descriptions, titles, comments, defaults, examples); a tool whose schema holds one where
-//!   it checks values (a `const`, an `enum`, a `pattern`, a property's name) is skipped. So are tools with names outside MCP's character set or holding one of the
-//!   endpoint's credentials (of 8 bytes or more), tools the SDK cannot read (one such tool
-//!   costs only itself, not its page), and tools past the bound
-//!   ([`RemoteServer::max_tools`], which counts only the tools the host's filters allow,
-//!   readable or not): the first ones are taken, and listing stops reading there (pages left
-//!   unread are named `*` in [`RemoteTools::skipped`], which names at most 100 tools and
-//!   counts the rest).
+//!   (descriptions, titles, comments, defaults, examples); a tool whose schema holds one of 8
+//!   bytes or more where it checks values (a `const`, an `enum`, a `pattern`, a property's
+//!   name) is skipped. So are tools with names outside MCP's character set or holding such a
+//!   credential, tools the SDK cannot read (one such tool costs only itself, not its page),
+//!   and tools past the bound ([`RemoteServer::max_tools`], which counts only the tools the
+//!   host's filters allow, readable or not): the first ones are taken, and listing stops
+//!   reading there (pages left unread are named `*` in [`RemoteTools::skipped`], which names
+//!   at most 100 tools and counts the rest).
 //! - **Results are bounded** (the transport refuses oversized messages before decoding them:
 //!   over HTTP the call such a message answers fails at once with `output_too_large`; from a
 //!   child process, whose messages share one stream, the message ends the session, so every
@@ -54,12 +54,12 @@
 //! - **Credentials stay out of what the server sends back.** The HTTP stack quotes the
 //!   endpoint's URL whole in its errors, which rmcp logs as they are: the bridge hands rmcp an
 //!   HTTP client whose errors carry no URL, and names the endpoint by its scheme, host and port
-//!   where a message needs it. A server may quote back what it was sent; the bridge takes the URL's user and password (as written, decoded, and as the basic
-//!   authorization header sent for them), its query and each query value, and the values of the
-//!   headers given for the server (an authorization header's credentials also without their
-//!   scheme, a basic one's also decoded), or a child's [`RemoteServer::secret_env`] values, out
-//!   of every error, progress message, result and request for input it passes on, and of the
-//!   tool list (its
+//!   where a message needs it. A server may quote back what it was sent; the bridge takes the
+//!   URL's user and password (as written, decoded, and as the basic authorization header sent
+//!   for them), its query and each query value, and the values of the headers given for the
+//!   server (an authorization header's credentials also without their scheme, a basic one's
+//!   also decoded), or a child's [`RemoteServer::secret_env`] values, out of every error,
+//!   progress message, result and request for input it passes on, and of the tool list (its
 //!   descriptions and titles, the skipped tools' names and reasons); each also percent-encoded,
 //!   as a server writes it into a URL it built.
 //! - **Input is asked of the host.** The client offers the server no sampling, roots or
