@@ -18,6 +18,9 @@ const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 /// credentials are taken out of their values.
 const ANNOTATIONS: [&str; 5] = ["description", "title", "$comment", "default", "examples"];
 
+/// Keywords whose value is a value the schema checks, never a schema.
+const CHECKED_VALUES: [&str; 2] = ["const", "enum"];
+
 /// Keywords whose value maps names (not keywords) to schemas.
 const SCHEMA_MAPS: [&str; 5] = [
     "properties",
@@ -87,6 +90,8 @@ fn scrub_annotations(schema: &mut Value, scrubber: &SecretRedactor) {
             for (keyword, value) in map.iter_mut() {
                 if ANNOTATIONS.contains(&keyword.as_str()) {
                     scrubber.redact_value_in_place(value);
+                } else if CHECKED_VALUES.contains(&keyword.as_str()) {
+                    // Left whole: a credential in it refuses the schema.
                 } else if SCHEMA_MAPS.contains(&keyword.as_str())
                     && let Value::Object(schemas) = value
                 {
@@ -207,6 +212,29 @@ mod tests {
             .unwrap_err()
             .contains("deeper")
         );
+    }
+
+    /// A `const` or an `enum` is a value the schema checks, not a schema: an object in one is
+    /// never taken for a schema whose description could be scrubbed, which would change what
+    /// the schema accepts; one holding a credential refuses the schema instead.
+    #[test]
+    fn a_value_the_schema_checks_is_never_scrubbed_as_a_schema() {
+        let token = "sk-endpoint-7d2c9e4a1b8f";
+        let scrubber = SecretRedactor::new([token]);
+        for keyword in ["const", "enum"] {
+            let value = json!({"description": token});
+            let value = if keyword == "enum" {
+                json!([value])
+            } else {
+                value
+            };
+            let schema = object(json!({
+                "type": "object",
+                "properties": {"a": {keyword: value}}
+            }));
+            let refused = input_schema(&schema, 10_000, (&scrubber, &scrubber));
+            assert!(refused.is_err(), "{keyword}: {refused:?}");
+        }
     }
 
     #[test]
