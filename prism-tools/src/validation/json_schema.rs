@@ -262,7 +262,8 @@ impl fmt::Debug for JsonSchemaEngine {
 /// the offending place in the schema (the meta-validation's instance path). The message quotes
 /// the schema: `redactor`'s secrets are taken out of it before it is cut.
 fn compile_error(error: &ValidationError<'_>, redactor: &SecretRedactor) -> SchemaError {
-    let mut message = redactor.redact_str(&error.to_string()).into_owned();
+    let mut message = error.to_string();
+    redactor.redact_string(&mut message);
     truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
     let (kind, pointer) = match error.kind() {
         ValidationErrorKind::Referencing(inner) => {

@@ -92,16 +92,16 @@ fn explain(
     redactor: &SecretRedactor,
 ) -> String {
     let is_type = error.schema_path().as_str().ends_with(TYPE_CHECK);
-    let what = if is_type {
+    let mut what = if is_type {
         format!("{} is not a JSON Schema type", error.instance())
     } else {
         error.to_string()
     };
     // Both quote the schema: its secrets come out before the cut.
-    let mut what = redactor.redact_str(&what).into_owned();
+    redactor.redact_string(&mut what);
     truncate_at_char_boundary(&mut what, limit);
     let pointer = error.instance_path().as_str();
-    let hint = match fixes.get(pointer) {
+    let mut hint = match fixes.get(pointer) {
         Some(Rewrite {
             after: Some(after), ..
         }) => format!("normalize_tool rewrites it to {after}"),
@@ -112,7 +112,7 @@ fn explain(
         }
         None => "normalize_tool does not fix it".to_owned(),
     };
-    let mut hint = redactor.redact_str(&hint).into_owned();
+    redactor.redact_string(&mut hint);
     truncate_at_char_boundary(&mut hint, limit);
     format!("{what} ({hint})")
 }

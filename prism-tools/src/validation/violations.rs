@@ -142,8 +142,8 @@ fn violation(error: &ValidationError<'_>, redactor: &SecretRedactor) -> Violatio
         }
         // The engine writes the name unmasked, JSON-escaped, inside its own message.
         ValidationErrorKind::PropertyNames { error: name_error } => {
-            let reason = name_error.masked_with("it").to_string();
-            let mut reason = redactor.redact_str(&reason).into_owned();
+            let mut reason = name_error.masked_with("it").to_string();
+            redactor.redact_string(&mut reason);
             truncate_at_char_boundary(&mut reason, MESSAGE_LIMIT / 2);
             let name = name_error.instance().as_str().unwrap_or_default();
             let (listed, _) = quoted_within(
@@ -157,8 +157,8 @@ fn violation(error: &ValidationError<'_>, redactor: &SecretRedactor) -> Violatio
             }
         }
         _ => {
-            let message = error.masked().to_string();
-            let mut message = redactor.redact_str(&message).into_owned();
+            let mut message = error.masked().to_string();
+            redactor.redact_string(&mut message);
             truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
             message
         }
