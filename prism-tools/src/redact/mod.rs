@@ -159,6 +159,7 @@ impl SecretRedactor {
     }
 
     /// True when every secret of `other` is one of this one's.
+    #[cfg(feature = "mcp")]
     pub(crate) fn covers(&self, other: &SecretRedactor) -> bool {
         other.given.iter().all(|secret| self.knows(secret))
     }
@@ -190,6 +191,7 @@ impl SecretRedactor {
     /// finds), that beginning replaced too: for text someone else already cut to a bound (a
     /// library quoting the first bytes of what it was answered), where the cut may have split a
     /// secret so that no whole one is left to find.
+    #[cfg(feature = "mcp")]
     pub(crate) fn redact_cut_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let redacted = self.redact_str(text);
         if self.count == 0 || self.automaton.is_none() {
@@ -322,11 +324,13 @@ impl SecretRedactor {
 
 /// The shortest beginning of a secret [`SecretRedactor::redact_cut_str`] takes out of the end
 /// of a text: a shorter one is as likely an ordinary word's end.
+#[cfg(feature = "mcp")]
 const CUT_SECRET_BYTES: usize = 4;
 
 /// How many bytes at the end of `text` are the beginning of `secret` (at least
 /// [`CUT_SECRET_BYTES`], never the whole secret), the longest such beginning; `None` when
 /// `text` ends with none.
+#[cfg(feature = "mcp")]
 fn cut_start_at_end(text: &str, secret: &str) -> Option<usize> {
     (CUT_SECRET_BYTES..secret.len())
         .rev()
@@ -445,6 +449,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "mcp")]
     fn a_secret_cut_at_the_end_of_a_text_is_taken_out() {
         let redactor = SecretRedactor::new(["tok-5e2b8d1f7a9c"]);
         assert_eq!(

@@ -138,6 +138,7 @@ impl JsonSchemaEngine {
     /// (a remote tool's) may hold a credential; the errors quote the schema's text (a `const`,
     /// a `pattern`), and a cut through a credential would leave a part of it no redactor run
     /// afterwards can find.
+    #[cfg(feature = "mcp")]
     pub(crate) fn with_redactor(self, redactor: SecretRedactor) -> Self {
         Self {
             redactor,
