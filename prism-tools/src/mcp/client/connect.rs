@@ -297,7 +297,7 @@ async fn log_stderr(server: String, stderr: ChildStderr, scrubber: StderrScrubbe
         stderr,
         || scrubber.load(),
         |line| {
-            tracing::debug!(target: "prism::mcp", server = %server, stderr = %line);
+            tracing::debug!(target: "prism::mcp", server = %server, stderr = ?line);
         },
     )
     .await;

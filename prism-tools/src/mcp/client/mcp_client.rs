@@ -276,8 +276,8 @@ impl McpClient {
             tracing::warn!(
                 target: "prism::mcp",
                 server = %connection.server.name,
-                tool = %tool.name,
-                reason = %tool.reason,
+                tool = ?tool.name,
+                reason = ?tool.reason,
                 "remote tool skipped"
             );
         }

@@ -255,7 +255,7 @@ impl Sessions {
                 tracing::warn!(
                     target: "prism::mcp",
                     server = %server.name,
-                    error = %server.scrub(&error.to_string()),
+                    error = ?server.scrub(&error.to_string()),
                     retry_in_ms = retry_in.as_millis() as u64,
                     "the session had ended and a new one could not be opened"
                 );
