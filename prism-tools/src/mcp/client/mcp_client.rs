@@ -186,12 +186,16 @@ impl McpClient {
     }
 
     /// The server's own name and version, as it reported them in the current session
-    /// (untrusted).
+    /// (untrusted), with the endpoint's credentials taken out.
     pub fn server_info(&self) -> Option<(String, String)> {
         let live = self.connection.sessions.current();
         let info = live.peer.peer_info()?;
         let implementation = info.server_info.as_ref()?;
-        Some((implementation.name.clone(), implementation.version.clone()))
+        let server = &self.connection.server;
+        Some((
+            server.scrub(&implementation.name),
+            server.scrub(&implementation.version),
+        ))
     }
 
     /// The child process's id, for a server started as one (while it runs): after a new

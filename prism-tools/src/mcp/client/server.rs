@@ -770,4 +770,20 @@ mod tests {
         assert_eq!(output.content()[0].as_text(), Some("done"));
         client.close().await;
     }
+
+    /// A server that names itself after the token it was started with.
+    const SELF_NAMING: &str = r#"    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"acme %s","version":"1.0-%s"}}}\n' "$id" "$API_TOKEN" "$API_TOKEN" ;;"#;
+
+    /// The name and version a server reports are its text, and the host may show them: they
+    /// never carry the endpoint's credentials.
+    #[tokio::test]
+    async fn the_servers_name_and_version_never_carry_a_credential() {
+        let token = "tok-3b9e1d7c5a2f8046";
+        let server = scripted_server("naming", SELF_NAMING).secret_env("API_TOKEN", token);
+        let client = connected(server).await;
+        let (name, version) = client.server_info().expect("the server said who it is");
+        assert_eq!(name, "acme [REDACTED]");
+        assert_eq!(version, "1.0-[REDACTED]");
+        client.close().await;
+    }
 }
