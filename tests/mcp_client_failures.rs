@@ -305,25 +305,17 @@ async fn a_host_secret_the_server_writes_on_its_standard_error_reaches_no_log_li
     client.close().await;
 }
 
-/// A child server whose one tool's name holds a line break and a forged log line after it.
-const FORGING_SERVER: &str = r#"
-while IFS= read -r line; do
-  id=${line#*\"id\":}; id=${id%%[,\}]*}
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"forging","version":"1"}}}\n' "$id" ;;
-    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"x\\nFORGED INFO all is well","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
-    *'"method":"notifications/'*) ;;
-    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown"}}\n' "$id" ;;
-  esac
-done
-"#;
-
 /// What a server wrote is quoted in a log line escaped: a line break in a tool's name cannot
 /// start a line of its own, which would read as the host's.
 #[tokio::test]
 async fn a_line_break_in_a_skipped_tools_name_starts_no_log_line() {
     let (logged, _logging) = log_capture::capture(tracing::Level::WARN);
-    let server = RemoteServer::command("forging", "sh").args(["-c", FORGING_SERVER]);
+    // The logging server, its one tool named with a line break and a forged line after it.
+    let forging = LOGGING_SERVER.replace(
+        r#""name":"login""#,
+        r#""name":"x\\nFORGED INFO all is well""#,
+    );
+    let server = RemoteServer::command("forging", "sh").args(["-c", &forging]);
     let client = McpClient::connect(server).await.unwrap();
     let listed = client.tools().await.unwrap();
     assert_eq!(listed.skipped().len(), 1, "the name is no tool name");
