@@ -1025,7 +1025,10 @@ async fn tools_whose_names_mcp_does_not_accept_are_left_out_of_every_page() {
 #[tokio::test]
 async fn a_call_whose_arguments_are_not_an_object_is_refused_with_the_reason() {
     let fixture = fixture();
-    for client in [TestClient::current(), TestClient::handshake_era()] {
+    for (client, current) in [
+        (TestClient::current(), true),
+        (TestClient::handshake_era(), false),
+    ] {
         let client = connect(&fixture.server, client).await;
         let send = |method: &str, params: Value| {
             let request =
@@ -1043,6 +1046,8 @@ async fn a_call_whose_arguments_are_not_an_object_is_refused_with_the_reason() {
                 panic!("a tool result, got {answer:?}");
             };
             assert_eq!(refused.is_error, Some(true));
+            // Shaped for the client's era, as rmcp shapes every other result.
+            assert_eq!(refused.result_type.is_some(), current, "{refused:?}");
             let text = first_text(&refused);
             assert!(text.contains("must be a JSON object"), "{text}");
             assert!(text.contains(kind), "{text}");

@@ -219,9 +219,7 @@ impl McpServer {
         let shared = &self.shared;
         let context = served.context();
         let redactor = shared.dispatcher.redactor();
-        let current = context
-            .protocol_version()
-            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let current = speaks_2026_07_28(context);
         let mut unasked = "this client cannot be asked (it does not support elicitation forms)";
         if current {
             let can_elicit = context.client_capabilities().is_some_and(|capabilities| {
@@ -310,6 +308,14 @@ impl McpServer {
                 .settle_refused(&held, pending, &shared.context),
         )
     }
+}
+
+/// Whether the client of `context` speaks the 2026-07-28 revision (or later), rather than the
+/// handshake era.
+pub(super) fn speaks_2026_07_28(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// A `tools/call` whose parameters rmcp could not read as a call's, which it hands over as a

@@ -69,7 +69,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, CustomRequest,
     CustomResult, ErrorCode, Implementation, InitializeRequestParams, InitializeResult,
     ListToolsResult, PaginatedRequestParams, RequestStateCodec, ServerCapabilities, ServerConfig,
-    SubscriptionFilter,
+    ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
@@ -491,15 +491,24 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
+        let current = calling::speaks_2026_07_28(&context);
         let (call, arguments) = calling::unread_call(request.params)?;
         let answer = Box::pin(self.call(call, Some(arguments), context)).await?;
-        let written = match answer {
-            CallToolResponse::Complete(result) => serde_json::to_value(result),
-            CallToolResponse::InputRequired(asked) => serde_json::to_value(asked),
+        let mut result = match answer {
+            CallToolResponse::Complete(result) => ServerResult::CallToolResult(result),
+            CallToolResponse::InputRequired(asked) => ServerResult::InputRequiredResult(asked),
             // This server makes no tasks.
             _ => return Err(unwritten()),
         };
-        written.map(CustomResult::new).map_err(|_| unwritten())
+        // rmcp shapes the results it writes for a handshake-era client (no `resultType`, object
+        // output only); this one it hands on as written, so it is shaped here the same way.
+        if !current {
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+        }
+        serde_json::to_value(result)
+            .map(CustomResult::new)
+            .map_err(|_| unwritten())
     }
 
     async fn on_cancelled(
