@@ -148,6 +148,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The input schema `schema` gives an endpoint with no credentials.
+    fn unscrubbed(schema: &Map<String, Value>, max_bytes: usize) -> Result<Value, String> {
+        let none = SecretRedactor::default();
+        input_schema(schema, max_bytes, (&none, &none))
+    }
+
     fn object(value: Value) -> Map<String, Value> {
         match value {
             Value::Object(map) => map,
@@ -161,12 +167,7 @@ mod tests {
             "type": "object",
             "properties": {"a": {"$ref": "https://example.com/schema.json"}}
         }));
-        let error = input_schema(
-            &remote,
-            10_000,
-            (&SecretRedactor::default(), &SecretRedactor::default()),
-        )
-        .unwrap_err();
+        let error = unscrubbed(&remote, 10_000).unwrap_err();
         assert!(error.contains("https://example.com/schema.json"), "{error}");
 
         let local = object(json!({
@@ -175,12 +176,7 @@ mod tests {
             "$defs": {"a": {"type": "string"}}
         }));
         assert_eq!(
-            input_schema(
-                &local,
-                10_000,
-                (&SecretRedactor::default(), &SecretRedactor::default())
-            )
-            .unwrap()["properties"]["a"]["$ref"],
+            unscrubbed(&local, 10_000).unwrap()["properties"]["a"]["$ref"],
             "#/$defs/a"
         );
     }
@@ -189,13 +185,9 @@ mod tests {
     fn size_and_depth_are_bounded() {
         let big = object(json!({"type": "object", "description": "x".repeat(200)}));
         assert!(
-            input_schema(
-                &big,
-                100,
-                (&SecretRedactor::default(), &SecretRedactor::default())
-            )
-            .unwrap_err()
-            .contains("over the bound of 100")
+            unscrubbed(&big, 100)
+                .unwrap_err()
+                .contains("over the bound of 100")
         );
 
         let mut deep = json!({"type": "string"});
@@ -203,15 +195,7 @@ mod tests {
             deep = json!({"type": "array", "items": deep});
         }
         let deep = object(json!({"type": "object", "properties": {"a": deep}}));
-        assert!(
-            input_schema(
-                &deep,
-                1_000_000,
-                (&SecretRedactor::default(), &SecretRedactor::default())
-            )
-            .unwrap_err()
-            .contains("deeper")
-        );
+        assert!(unscrubbed(&deep, 1_000_000).unwrap_err().contains("deeper"));
     }
 
     /// A `const` or an `enum` is a value the schema checks, not a schema: an object in one is
@@ -240,13 +224,6 @@ mod tests {
     #[test]
     fn a_root_that_is_not_an_object_is_refused() {
         let string = object(json!({"type": "string"}));
-        assert!(
-            input_schema(
-                &string,
-                10_000,
-                (&SecretRedactor::default(), &SecretRedactor::default())
-            )
-            .is_err()
-        );
+        assert!(unscrubbed(&string, 10_000).is_err());
     }
 }

@@ -35,6 +35,16 @@ impl UrlFreeClient {
     pub(super) fn new(client: reqwest::Client, scrubber: SecretRedactor) -> Self {
         Self { client, scrubber }
     }
+
+    /// What a POST gave, its events and its error without the URL.
+    fn answered(
+        &self,
+        posted: Result<StreamableHttpPostResponse, Failed>,
+    ) -> Result<StreamableHttpPostResponse, Failed> {
+        posted
+            .map(answer_without_url)
+            .map_err(|error| self.cleaned(error))
+    }
 }
 
 type Failed = StreamableHttpError<reqwest::Error>;
@@ -55,9 +65,7 @@ impl StreamableHttpClient for UrlFreeClient {
             .client
             .post_message(uri, message, session_id, auth_header, custom_headers)
             .await;
-        posted
-            .map(answer_without_url)
-            .map_err(|error| self.cleaned(error))
+        self.answered(posted)
     }
 
     async fn post_message_with_max_sse_event_size(
@@ -80,9 +88,7 @@ impl StreamableHttpClient for UrlFreeClient {
                 max_sse_event_size,
             )
             .await;
-        posted
-            .map(answer_without_url)
-            .map_err(|error| self.cleaned(error))
+        self.answered(posted)
     }
 
     async fn post_message_with_response_limits(
@@ -105,9 +111,7 @@ impl StreamableHttpClient for UrlFreeClient {
                 limits,
             )
             .await;
-        posted
-            .map(answer_without_url)
-            .map_err(|error| self.cleaned(error))
+        self.answered(posted)
     }
 
     async fn delete_session(
