@@ -15,8 +15,9 @@ use bytes::{BufMut, BytesMut};
 use futures_util::SinkExt;
 use memchr::memmem::Finder;
 use rmcp::model::{
-    CallToolRequest, ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage,
-    JsonRpcRequest, ServerJsonRpcMessage,
+    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData,
+    InputResponses, JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcVersion2_0, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
@@ -154,33 +155,111 @@ where
 /// A line that does not name the method is not read here at all: any other line (a client's
 /// answer to the server, which can be large) is then read once, by rmcp, not twice. A call
 /// whose method is written with escapes is left to rmcp too.
+///
+/// The line is read into plain structs and the request built from them. rmcp's own types nest
+/// three flattened layers (the JSON-RPC envelope, the request's `_meta`, its parameters), and
+/// serde reads a flattened layer by first copying every member into a buffer and then reading
+/// the buffer: that took most of a call's reading. Any line these structs refuse (a repeated
+/// member, a `null` where rmcp wants an object) goes to rmcp, so where both read a line they
+/// give the same message (see the tests).
 fn tool_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
     // Built once: building a searcher costs more than searching a call's line.
     static METHOD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"tools/call"));
     METHOD.find(line)?;
-    #[derive(Deserialize)]
-    struct ToolCallLine {
-        #[serde(flatten)]
-        call: JsonRpcRequest<CallToolRequest>,
-        #[serde(default)]
-        result: Member,
-        #[serde(default)]
-        error: Member,
-    }
     let line: ToolCallLine = serde_json::from_slice(line).ok()?;
     if line.result.0 || line.error.0 {
         return None;
     }
-    let JsonRpcRequest {
-        jsonrpc,
-        id,
-        request,
-    } = line.call;
+    let ToolCallParams {
+        meta,
+        name,
+        arguments,
+        input_responses,
+        request_state,
+    } = line.params;
+    let mut params = CallToolRequestParams::new(name);
+    params.arguments = arguments;
+    params.input_responses = input_responses;
+    params.request_state = request_state;
+    let mut request = CallToolRequest::new(params);
+    if let Some(Meta(meta)) = meta {
+        request.extensions.insert(RequestMetaObject::from(meta));
+    }
     Some(JsonRpcMessage::Request(JsonRpcRequest {
-        jsonrpc,
-        id,
+        jsonrpc: JsonRpcVersion2_0,
+        id: line.id,
         request: ClientRequest::CallToolRequest(request),
     }))
+}
+
+/// A `tools/call` line as rmcp reads it, less its flattening. Other members are ignored, as
+/// rmcp ignores them.
+#[derive(Deserialize)]
+struct ToolCallLine {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: Exactly<Version>,
+    id: RequestId,
+    #[serde(rename = "method")]
+    _method: Exactly<ToolCall>,
+    params: ToolCallParams,
+    #[serde(default)]
+    result: Member,
+    #[serde(default)]
+    error: Member,
+}
+
+/// The parameters of a `tools/call` line. The request's `_meta` goes to its extensions, where
+/// rmcp puts it, and is not kept in the parameters.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolCallParams {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+    name: String,
+    arguments: Option<JsonObject>,
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+/// A request's `_meta`: an object, never `null` (rmcp reads no call with a `null` one).
+struct Meta(JsonObject);
+
+impl<'de> Deserialize<'de> for Meta {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        JsonObject::deserialize(deserializer).map(Meta)
+    }
+}
+
+/// A member whose value must be `T::TEXT`, written without escapes, read without a copy (rmcp
+/// reads both into a `String` first).
+struct Exactly<T>(std::marker::PhantomData<T>);
+
+trait Text {
+    const TEXT: &'static str;
+}
+
+/// JSON-RPC's version, `2.0`.
+struct Version;
+
+impl Text for Version {
+    const TEXT: &'static str = "2.0";
+}
+
+/// The method `tools/call` (the line was found by that text).
+struct ToolCall;
+
+impl Text for ToolCall {
+    const TEXT: &'static str = "tools/call";
+}
+
+impl<'de, T: Text> Deserialize<'de> for Exactly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if <&str>::deserialize(deserializer)? == T::TEXT {
+            Ok(Exactly(std::marker::PhantomData))
+        } else {
+            Err(serde::de::Error::custom(format_args!("not {}", T::TEXT)))
+        }
+    }
 }
 
 /// Whether an object has a member, whatever its value (`null` included).
@@ -302,18 +381,23 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_call_whose_method_is_written_with_escapes_is_read_by_rmcp() {
+    async fn a_call_whose_method_or_version_is_written_with_escapes_is_read_by_rmcp() {
         let (_client, server) = tokio::io::duplex(1024);
         let (server_read, server_write) = tokio::io::split(server);
         let mut transport = LineTransport::new(server_read, server_write);
-        let line = br#"{"jsonrpc":"2.0","id":4,"method":"tools\/call","params":{"name":"a"}}"#;
-        assert!(tool_call(line).is_none());
-        let Some(JsonRpcMessage::Request(request)) = transport.message(line) else {
-            panic!("rmcp reads the call");
-        };
-        assert!(
-            matches!(request.request, ClientRequest::CallToolRequest(call) if call.params.name == "a")
-        );
+        let lines: [&[u8]; 2] = [
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools\/call","params":{"name":"a"}}"#,
+            br#"{"jsonrpc":"2\u002e0","id":4,"method":"tools/call","params":{"name":"a"}}"#,
+        ];
+        for line in lines {
+            assert!(tool_call(line).is_none());
+            let Some(JsonRpcMessage::Request(request)) = transport.message(line) else {
+                panic!("rmcp reads the call");
+            };
+            assert!(
+                matches!(request.request, ClientRequest::CallToolRequest(call) if call.params.name == "a")
+            );
+        }
     }
 
     #[test]
@@ -348,6 +432,9 @@ mod tests {
         r#"{"name":"x","_meta":{"progressToken":"t","other":{"deep":[1]}}}"#,
         r#"{"name":"x","task":{"ttl":1000}}"#,
         r#"{"name":"x","extra":true}"#,
+        r#"{"name":"x","requestState":"sealed","inputResponses":{"approval":{"action":"accept","content":{"approve":true}}}}"#,
+        r#"{"name":"x","requestState":null,"inputResponses":null}"#,
+        r#"{"name":"x","meta":{"progressToken":1},"_meta":{}}"#,
     ];
 
     /// `tools/call` parameters rmcp does not read as such.
@@ -358,6 +445,10 @@ mod tests {
         "null",
         r#"{"name":"x","_meta":null}"#,
         r#"{"name":"x","name":"y"}"#,
+        r#"{"name":"x","arguments":{},"arguments":{"a":1}}"#,
+        r#"{"name":"x","_meta":{},"_meta":{"progressToken":1}}"#,
+        r#"{"name":"x","requestState":1}"#,
+        r#"{"name":"x","inputResponses":[]}"#,
     ];
 
     /// Members a client's line may have, right and wrong, each written as JSON text so that a
