@@ -200,7 +200,7 @@ struct ToolCallLine {
     _jsonrpc: Exactly<Version>,
     id: RequestId,
     #[serde(rename = "method")]
-    _method: Exactly<ToolCall>,
+    _method: Exactly<CallMethod>,
     params: ToolCallParams,
     #[serde(default)]
     result: Member,
@@ -246,9 +246,9 @@ impl Text for Version {
 }
 
 /// The method `tools/call` (the line was found by that text).
-struct ToolCall;
+struct CallMethod;
 
-impl Text for ToolCall {
+impl Text for CallMethod {
     const TEXT: &'static str = "tools/call";
 }
 
