@@ -398,6 +398,32 @@ async fn a_session_id_that_is_not_text_does_not_slip_past_the_session_bound() {
     server.shutdown().await;
 }
 
+/// A 2026-07-28 request has no session, whatever `Mcp-Session-Id` it carries (rmcp serves it
+/// statelessly), so a made-up one does not let it past the bound that refuses stateless
+/// requests while the sessions are full.
+#[tokio::test]
+async fn a_made_up_session_id_does_not_let_a_stateless_call_past_the_session_bound() {
+    let fixture = fixture();
+    let mut options = local();
+    options.max_sessions = 1;
+    let server = serve(&fixture.server, options).await;
+    let host = server.local_addr().to_string();
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let stateless = [
+        ("Host", host.as_str()),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    let mut made_up = stateless.to_vec();
+    made_up.push(("Mcp-Session-Id", "made-up"));
+    assert_eq!(status_of(&server, &made_up, call).await, 200);
+    assert_eq!(initialize(&server).await, 200);
+    assert_eq!(status_of(&server, &stateless, call).await, 503);
+    assert_eq!(status_of(&server, &made_up, call).await, 503);
+    server.shutdown().await;
+}
+
 /// A whole HTTP request of a stateless 2026-07-28 call of `pay` for `cents`, as a raw client
 /// writes it.
 fn raw_pay(server: &McpHttpServer, cents: u64) -> String {

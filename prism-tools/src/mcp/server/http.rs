@@ -44,6 +44,7 @@ use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
+use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -331,9 +332,16 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
     /// ceiling on growth, not an exact count.
     fn would_open_one_session_too_many<B>(&self, request: &Request<B>) -> bool {
         // Read as rmcp reads it: a session id that is not text is none, and rmcp opens a new
-        // session for an `initialize` carrying one.
+        // session for an `initialize` carrying one. A request of the sessionless revision
+        // (its version header names 2026-07-28 or later, as rmcp requires of every such
+        // request; revisions are dates, so they compare as text) has none either: rmcp serves
+        // it without looking at the id.
+        let headers = request.headers();
+        let sessionless = headers.get("mcp-protocol-version").is_some_and(|version| {
+            version.as_bytes() >= ProtocolVersion::V_2026_07_28.as_str().as_bytes()
+        });
         let in_session =
-            (request.headers().get("mcp-session-id")).is_some_and(|id| id.to_str().is_ok());
+            !sessionless && (headers.get("mcp-session-id")).is_some_and(|id| id.to_str().is_ok());
         // A pre-flight opens nothing, and never carries the session id of the request it asks
         // about.
         let pre_flight = request.method() == http::Method::OPTIONS;
