@@ -408,7 +408,7 @@ async fn a_made_up_session_id_does_not_let_a_stateless_call_past_the_session_bou
     options.max_sessions = 1;
     let server = serve(&fixture.server, options).await;
     let host = server.local_addr().to_string();
-    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let call = stateless_call("add", r#"{"a":1,"b":2}"#);
     let stateless = [
         ("Host", host.as_str()),
         ("MCP-Protocol-Version", "2026-07-28"),
@@ -417,39 +417,35 @@ async fn a_made_up_session_id_does_not_let_a_stateless_call_past_the_session_bou
     ];
     let mut made_up = stateless.to_vec();
     made_up.push(("Mcp-Session-Id", "made-up"));
-    assert_eq!(status_of(&server, &made_up, call).await, 200);
+    assert_eq!(status_of(&server, &made_up, &call).await, 200);
     assert_eq!(initialize(&server).await, 200);
-    assert_eq!(status_of(&server, &stateless, call).await, 503);
-    assert_eq!(status_of(&server, &made_up, call).await, 503);
+    assert_eq!(status_of(&server, &stateless, &call).await, 503);
+    assert_eq!(status_of(&server, &made_up, &call).await, 503);
     server.shutdown().await;
 }
 
 /// A whole HTTP request of a stateless 2026-07-28 call of `pay` for `cents`, as a raw client
 /// writes it.
 fn raw_pay(server: &McpHttpServer, cents: u64) -> String {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"pay","arguments":{{"cents":{cents}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"raw","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    );
-    format!(
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: pay\r\nContent-Length: {}\r\n\r\n{body}",
-        server.local_addr(),
-        body.len()
-    )
+    raw_stateless_call(server, "pay", &format!(r#"{{"cents":{cents}}}"#))
 }
 
 /// A whole HTTP request of a stateless 2026-07-28 call of `name` with `arguments`.
 fn raw_stateless_call(server: &McpHttpServer, name: &str, arguments: &str) -> String {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"raw","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    );
+    let body = stateless_call(name, arguments);
     format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
          Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
         server.local_addr(),
         body.len()
+    )
+}
+
+/// The body of a stateless 2026-07-28 call of `name` with `arguments`.
+fn stateless_call(name: &str, arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"raw","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
     )
 }
 
