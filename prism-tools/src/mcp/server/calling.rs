@@ -157,13 +157,11 @@ impl McpServer {
             ));
             let served = &running.served;
             let work = served.clone().scope(pipeline);
-            let context = served.context();
-            let cancelled = [Some(&context.ct), stream_closed(context)];
             drive(
                 work,
                 running.relay,
                 served,
-                cancelled,
+                Watched::of(served.context()),
                 running.ctx.cancellation(),
             )
             .await
@@ -188,7 +186,7 @@ impl McpServer {
                 .scope(dispatcher.dispatch_planned(planned, &ctx, Some(&gate)))
                 .await
         });
-        let joined = drive(task, running.relay, served, [None, None], &token).await;
+        let joined = drive(task, running.relay, served, Watched::NOTHING, &token).await;
         self.session.finish(request_id, &token);
         joined.unwrap_or_else(|error| {
             // Not the join error's text: a panic's message could quote anything, a secret
@@ -240,19 +238,16 @@ impl McpServer {
             let ttl = shared.approvals.ttl();
             // The person has as long as a sealed question lives; a client that cancels the call
             // meanwhile (or goes away, or closes the call's HTTP stream) stops it from running.
-            let closed = stream_closed(context);
-            let ended =
-                || context.ct.is_cancelled() || closed.is_some_and(|closed| closed.is_cancelled());
+            let ended = Watched::of(context);
             let asked = tokio::select! {
                 biased;
-                () = context.ct.cancelled() => None,
-                () = fired(closed) => None,
+                () = ended.fired() => None,
                 asked = tokio::time::timeout(
                     ttl,
                     context.peer.create_elicitation(question(&held, redactor)),
                 ) => Some(asked),
             };
-            let refusal = match asked.filter(|_| !ended()) {
+            let refusal = match asked.filter(|_| !ended.is_cancelled()) {
                 None => format!(
                     "The call of {} was cancelled while a person was asked to approve it",
                     held.name
@@ -382,18 +377,44 @@ fn answer(result: ToolResult) -> Result<CallToolResponse, McpError> {
     }
 }
 
-/// The token that fires when the client closes the HTTP stream `context`'s answer was to come on
-/// (see `http.rs`); `None` off HTTP, or on a transport other than [`serve_http`](super::serve_http).
-fn stream_closed(
-    context: &RequestContext<RoleServer>,
-) -> Option<&tokio_util::sync::CancellationToken> {
-    let parts = context.extensions.get::<::http::request::Parts>()?;
-    Some(&parts.extensions.get::<StreamClosed>()?.0)
-}
+/// What stops a call early: the client's cancellation of the request, and the closing of the
+/// HTTP stream its answer was to come on (see `http.rs`). Either may be missing: a call of a
+/// tool with an effect watches neither, and only [`serve_http`](super::serve_http) closes
+/// streams.
+#[derive(Clone, Copy)]
+struct Watched<'a>([Option<&'a tokio_util::sync::CancellationToken>; 2]);
 
-/// What stops a call early: the client's cancellation of the request, and the closing of its
-/// HTTP stream. Either may be missing.
-type Watched<'a> = [Option<&'a tokio_util::sync::CancellationToken>; 2];
+impl<'a> Watched<'a> {
+    /// Watches nothing: the call runs to its end.
+    const NOTHING: Self = Watched([None, None]);
+
+    /// The request's cancellation and its stream's closing.
+    fn of(context: &'a RequestContext<RoleServer>) -> Self {
+        let closed = context
+            .extensions
+            .get::<::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<StreamClosed>())
+            .map(|closed| &closed.0);
+        Watched([Some(&context.ct), closed])
+    }
+
+    fn is_nothing(self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    fn is_cancelled(self) -> bool {
+        self.0.iter().flatten().any(|token| token.is_cancelled())
+    }
+
+    /// Returns once either fires; never when nothing is watched.
+    async fn fired(self) {
+        let [first, second] = self.0;
+        tokio::select! {
+            () = token_fired(first) => {}
+            () = token_fired(second) => {}
+        }
+    }
+}
 
 /// Awaits `work`, sending its progress as it comes, and firing `token` when any of `cancelled`
 /// does.
@@ -427,27 +448,25 @@ async fn until_cancelled<F: Future>(
     token: &CancellationToken,
 ) -> F::Output {
     let mut work = pin!(work);
-    let [first, second] = cancelled;
-    if first.is_none() && second.is_none() {
+    if cancelled.is_nothing() {
         return work.await;
     }
     // A request cancelled before its call was first polled: the work's first poll could run
     // a synchronous tool to its end, for a client that gets no answer once it cancelled.
-    if cancelled.iter().flatten().any(|fired| fired.is_cancelled()) {
+    if cancelled.is_cancelled() {
         token.cancel();
         return work.await;
     }
     tokio::select! {
         biased;
         output = &mut work => return output,
-        () = fired(first) => token.cancel(),
-        () = fired(second) => token.cancel(),
+        () = cancelled.fired() => token.cancel(),
     }
     work.await
 }
 
 /// Returns once `token` fires; never without one.
-async fn fired(token: Option<&tokio_util::sync::CancellationToken>) {
+async fn token_fired(token: Option<&tokio_util::sync::CancellationToken>) {
     match token {
         Some(token) => token.cancelled().await,
         None => std::future::pending().await,
