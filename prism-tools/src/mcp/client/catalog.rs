@@ -11,7 +11,7 @@ use crate::redact::{SecretRedactor, truncate_at_char_boundary};
 use crate::validation::JsonSchemaEngine;
 
 use super::output_contract::OutputContract;
-use super::remote_schema;
+use super::remote_schema::{self, Credentials};
 use super::server::RemoteServer;
 use crate::mcp::tool_name::check_name;
 
@@ -85,6 +85,10 @@ pub(crate) fn build(
     // all its text the host passes on, before any cut could split one.
     let scrubber = server.scrubber();
     let refusal = server.refusal_scrubber();
+    let credentials = Credentials {
+        all: &scrubber,
+        long: &refusal,
+    };
     for tool in remote {
         let name = tool.name.as_ref();
         let mut skip = |reason: String| {
@@ -124,7 +128,7 @@ pub(crate) fn build(
         let parameters = match remote_schema::input_schema(
             &tool.input_schema,
             server.bounds.max_schema_bytes,
-            (&scrubber, &refusal),
+            credentials,
         ) {
             Ok(schema) => schema,
             Err(reason) => {
@@ -141,16 +145,13 @@ pub(crate) fn build(
         if let Some(schema) = &tool.output_schema {
             // A schema the validator cannot use costs its tool, as one the host cannot take as
             // input does: results that could not be checked are not passed on as checked.
-            let compiled = remote_schema::output_schema(
-                schema,
-                server.bounds.max_schema_bytes,
-                (&scrubber, &refusal),
-            )
-            .and_then(|schema| {
-                OutputContract::compile(engine, &schema)
-                    .map(|compiled| (schema, compiled))
-                    .map_err(|error| error.to_string())
-            });
+            let compiled =
+                remote_schema::output_schema(schema, server.bounds.max_schema_bytes, credentials)
+                    .and_then(|schema| {
+                        OutputContract::compile(engine, &schema)
+                            .map(|compiled| (schema, compiled))
+                            .map_err(|error| error.to_string())
+                    });
             match compiled {
                 Ok((schema, compiled)) => {
                     builder = builder.output_schema(schema);

@@ -30,24 +30,22 @@ const SCHEMA_MAPS: [&str; 5] = [
     "dependentSchemas",
 ];
 
-/// The input schema of a remote tool, as the host's definition carries it, or why it is refused.
-/// The endpoint's credentials are taken out of it, or refused in it (`credentials`, see
-/// [`scrubbed`]).
+/// The input schema of a remote tool, as the host's definition carries it, or why it is refused:
+/// the output schema's checks (see [`output_schema`]), then the MCP dialect's.
 pub(crate) fn input_schema(
     schema: &Map<String, Value>,
     max_bytes: usize,
     credentials: Credentials<'_>,
 ) -> Result<Value, String> {
-    let mut schema = Value::Object(schema.clone());
-    bounded(&schema, max_bytes)?;
-    scrubbed(&mut schema, credentials)?;
+    let schema = output_schema(schema, max_bytes, credentials)?;
     // The MCP dialect checks the root (an object, or made one and reported) and that every local
     // reference resolves; what it returns is the schema the model will be shown.
     let lowered = lower(&schema, Dialect::Mcp).map_err(|error| error.to_string())?;
     Ok(lowered.schema().clone())
 }
 
-/// The output schema of a remote tool, or why it is refused.
+/// The output schema of a remote tool, or why it is refused: bounded, self-contained, and with
+/// the endpoint's credentials taken out or refused (see [`scrubbed`]).
 pub(crate) fn output_schema(
     schema: &Map<String, Value>,
     max_bytes: usize,
@@ -59,21 +57,26 @@ pub(crate) fn output_schema(
     Ok(schema)
 }
 
-/// The endpoint's credentials as [`scrubbed`] takes them: all of them, taken out of what a
-/// schema only says, and the long ones, refused anywhere else.
-pub(crate) type Credentials<'a> = (&'a SecretRedactor, &'a SecretRedactor);
+/// The endpoint's credentials as [`scrubbed`] takes them.
+#[derive(Clone, Copy)]
+pub(crate) struct Credentials<'a> {
+    /// All of them: taken out of what a schema only says.
+    pub(crate) all: &'a SecretRedactor,
+    /// The long ones: refused anywhere else.
+    pub(crate) long: &'a SecretRedactor,
+}
 
-/// Takes the endpoint's credentials (`credentials.0`) out of what a schema (already bounded in
-/// depth) only says, its descriptions, titles, comments, defaults and examples, which reach the
-/// model as the tool's description does; refuses a schema that holds one of the long ones
-/// (`credentials.1`) anywhere else (a `const`, an `enum`, a `pattern`, a property's name),
-/// where taking it out would change what the schema accepts.
-fn scrubbed(schema: &mut Value, (scrubber, refusal): Credentials<'_>) -> Result<(), String> {
-    if scrubber.is_empty() {
+/// Takes the endpoint's credentials (`all`) out of what a schema (already bounded in depth)
+/// only says, its descriptions, titles, comments, defaults and examples, which reach the model
+/// as the tool's description does; refuses a schema that holds one of the `long` ones anywhere
+/// else (a `const`, an `enum`, a `pattern`, a property's name), where taking it out would
+/// change what the schema accepts.
+fn scrubbed(schema: &mut Value, Credentials { all, long }: Credentials<'_>) -> Result<(), String> {
+    if all.is_empty() {
         return Ok(());
     }
-    scrub_annotations(schema, scrubber);
-    if matches!(refusal.redact_value(schema), std::borrow::Cow::Owned(_)) {
+    scrub_annotations(schema, all);
+    if matches!(long.redact_value(schema), std::borrow::Cow::Owned(_)) {
         return Err(
             "its schema holds one of the endpoint's credentials where it checks values (a \
              `const`, an `enum`, a `pattern`, a property's name)"
@@ -151,7 +154,14 @@ mod tests {
     /// The input schema `schema` gives an endpoint with no credentials.
     fn unscrubbed(schema: &Map<String, Value>, max_bytes: usize) -> Result<Value, String> {
         let none = SecretRedactor::default();
-        input_schema(schema, max_bytes, (&none, &none))
+        input_schema(
+            schema,
+            max_bytes,
+            Credentials {
+                all: &none,
+                long: &none,
+            },
+        )
     }
 
     fn object(value: Value) -> Map<String, Value> {
@@ -216,7 +226,11 @@ mod tests {
                 "type": "object",
                 "properties": {"a": {keyword: value}}
             }));
-            let refused = input_schema(&schema, 10_000, (&scrubber, &scrubber));
+            let both = Credentials {
+                all: &scrubber,
+                long: &scrubber,
+            };
+            let refused = input_schema(&schema, 10_000, both);
             assert!(refused.is_err(), "{keyword}: {refused:?}");
         }
     }
