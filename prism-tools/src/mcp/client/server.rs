@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use base64::Engine as _;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 use crate::definition::ToolAnnotations;
 use crate::filter::ToolFilter;
@@ -161,42 +162,39 @@ fn endpoint_redactor(credentials: Vec<String>) -> SecretRedactor {
     SecretRedactor::new(credentials.into_iter().chain(encoded))
 }
 
+/// Every byte but RFC 3986's unreserved characters escaped.
+const UNRESERVED_KEPT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// As [`UNRESERVED_KEPT`], `/` kept too: a path's encoders.
+const PATH_KEPT: &AsciiSet = &UNRESERVED_KEPT.remove(b'/');
+
+/// As [`UNRESERVED_KEPT`], `!*'()` kept too: JavaScript's `encodeURIComponent`.
+const COMPONENT_KEPT: &AsciiSet = &UNRESERVED_KEPT
+    .remove(b'!')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
 /// The percent-encoded forms of `secret` that differ from it, as the common encoders write it:
 /// every byte outside RFC 3986's unreserved characters escaped (in upper and lower case hex),
 /// `/` kept (a path's encoders), `!*'()` kept (JavaScript's `encodeURIComponent`), and the
 /// form encodings, with a space as `+` (`~` kept, or `*` kept and `~` escaped).
 fn percent_encoded_forms(secret: &str) -> Vec<String> {
-    let unreserved = |byte: u8| byte.is_ascii_alphanumeric() || b"-._~".contains(&byte);
-    let encode = |keep: &dyn Fn(u8) -> bool, plus: bool, lower: bool| {
-        let mut encoded = String::with_capacity(secret.len() * 3);
-        for byte in secret.bytes() {
-            if keep(byte) {
-                encoded.push(char::from(byte));
-            } else if plus && byte == b' ' {
-                encoded.push('+');
-            } else if lower {
-                encoded.push_str(&format!("%{byte:02x}"));
-            } else {
-                encoded.push_str(&format!("%{byte:02X}"));
-            }
-        }
-        encoded
-    };
+    let escaped = |kept| utf8_percent_encode(secret, kept).to_string();
+    let strict = escaped(UNRESERVED_KEPT);
     let mut forms = vec![
-        encode(&unreserved, false, false),
-        encode(&unreserved, false, true),
-        encode(&|byte| unreserved(byte) || byte == b'/', false, false),
-        encode(
-            &|byte| unreserved(byte) || b"!*'()".contains(&byte),
-            false,
-            false,
-        ),
-        encode(&unreserved, true, false),
-        encode(
-            &|byte| byte.is_ascii_alphanumeric() || b"*-._".contains(&byte),
-            true,
-            false,
-        ),
+        lower_case_escapes(&strict),
+        escaped(PATH_KEPT),
+        escaped(COMPONENT_KEPT),
+        // A literal `%20` was escaped as `%2520`: only a space reads `%20` here.
+        strict.replace("%20", "+"),
+        url::form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
+        strict,
     ];
     forms.retain(|form| form != secret);
     forms.sort_unstable();
@@ -204,29 +202,23 @@ fn percent_encoded_forms(secret: &str) -> Vec<String> {
     forms
 }
 
+/// `escaped` with the two hex digits of each `%XX` escape in lower case.
+fn lower_case_escapes(escaped: &str) -> String {
+    let mut parts = escaped.split('%');
+    let mut lowered = parts.next().unwrap_or_default().to_owned();
+    for part in parts {
+        let digits = part.len().min(2);
+        lowered.push('%');
+        lowered.push_str(&part[..digits].to_ascii_lowercase());
+        lowered.push_str(&part[digits..]);
+    }
+    lowered
+}
+
 /// `text` with its `%XX` escapes decoded, as the HTTP stack decodes a URL's user and password
 /// (a malformed escape stays as it is).
 fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let escaped = (bytes[index] == b'%')
-            .then(|| text.get(index + 1..index + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escaped {
-            Some(byte) => {
-                decoded.push(byte);
-                index += 3;
-            }
-            None => {
-                decoded.push(bytes[index]);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 /// The shortest credential a remote tool is refused for holding in its name or where its schema
