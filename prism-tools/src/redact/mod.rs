@@ -301,6 +301,14 @@ impl SecretRedactor {
         }
     }
 
+    /// Redacts `text` in place, then cuts it to at most `max_bytes` (on a character boundary):
+    /// in that order, so the cut never splits a secret where it could no longer be found.
+    #[cfg(feature = "json-schema")]
+    pub(crate) fn redact_and_truncate(&self, text: &mut String, max_bytes: usize) {
+        self.redact_string(text);
+        truncate_at_char_boundary(text, max_bytes);
+    }
+
     /// Redacts `text` in place.
     pub fn redact_string(&self, text: &mut String) {
         self.redact_string_changed(text);

@@ -30,7 +30,7 @@ use super::limits::ValidationLimits;
 use super::meta_schema::meta_schema_error;
 use super::references::check_references;
 use super::violations::{ListingCost, MESSAGE_LIMIT, collect};
-use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+use crate::redact::SecretRedactor;
 
 /// Backtracking steps one `pattern` match may take.
 const PATTERN_BACKTRACK_LIMIT: usize = 1_000_000;
@@ -264,8 +264,7 @@ impl fmt::Debug for JsonSchemaEngine {
 /// the schema: `redactor`'s secrets are taken out of it before it is cut.
 fn compile_error(error: &ValidationError<'_>, redactor: &SecretRedactor) -> SchemaError {
     let mut message = error.to_string();
-    redactor.redact_string(&mut message);
-    truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
+    redactor.redact_and_truncate(&mut message, MESSAGE_LIMIT);
     let (kind, pointer) = match error.kind() {
         ValidationErrorKind::Referencing(inner) => {
             let kind = if inner.to_string().contains("Retrieval is disabled") {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::error::{SchemaError, SchemaErrorKind};
 use super::normalize::{Rewrite, normalize_dialect};
-use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+use crate::redact::SecretRedactor;
 
 /// Where the meta-schemas of drafts 7 to 2020-12 check a `type` keyword's value.
 const TYPE_CHECK: &str = "/properties/type/anyOf";
@@ -98,8 +98,7 @@ fn explain(
         error.to_string()
     };
     // Both quote the schema: its secrets come out before the cut.
-    redactor.redact_string(&mut what);
-    truncate_at_char_boundary(&mut what, limit);
+    redactor.redact_and_truncate(&mut what, limit);
     let pointer = error.instance_path().as_str();
     let mut hint = match fixes.get(pointer) {
         Some(Rewrite {
@@ -112,7 +111,6 @@ fn explain(
         }
         None => "normalize_tool does not fix it".to_owned(),
     };
-    redactor.redact_string(&mut hint);
-    truncate_at_char_boundary(&mut hint, limit);
+    redactor.redact_and_truncate(&mut hint, limit);
     format!("{what} ({hint})")
 }

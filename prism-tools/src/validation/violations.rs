@@ -11,7 +11,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 use super::error::{ArgumentError, Violation};
-use crate::redact::{SecretRedactor, truncate_at_char_boundary};
+use crate::redact::SecretRedactor;
 
 /// Bound on one violation's message (and on a schema error's), in bytes.
 pub(super) const MESSAGE_LIMIT: usize = 200;
@@ -143,8 +143,7 @@ fn violation(error: &ValidationError<'_>, redactor: &SecretRedactor) -> Violatio
         // The engine writes the name unmasked, JSON-escaped, inside its own message.
         ValidationErrorKind::PropertyNames { error: name_error } => {
             let mut reason = name_error.masked_with("it").to_string();
-            redactor.redact_string(&mut reason);
-            truncate_at_char_boundary(&mut reason, MESSAGE_LIMIT / 2);
+            redactor.redact_and_truncate(&mut reason, MESSAGE_LIMIT / 2);
             let name = name_error.instance().as_str().unwrap_or_default();
             let (listed, _) = quoted_within(
                 &[name],
@@ -158,8 +157,7 @@ fn violation(error: &ValidationError<'_>, redactor: &SecretRedactor) -> Violatio
         }
         _ => {
             let mut message = error.masked().to_string();
-            redactor.redact_string(&mut message);
-            truncate_at_char_boundary(&mut message, MESSAGE_LIMIT);
+            redactor.redact_and_truncate(&mut message, MESSAGE_LIMIT);
             message
         }
     };
