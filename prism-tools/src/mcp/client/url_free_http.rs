@@ -45,6 +45,30 @@ impl UrlFreeClient {
             .map(answer_without_url)
             .map_err(|error| self.cleaned(error))
     }
+
+    /// `error` without its URL and, where it quotes what the server answered (the body of a
+    /// refusal, an answer it could not read, cut where the SDK stops reading), without the
+    /// endpoint's credentials, a credential split by that cut included: the SDK logs these
+    /// errors as they are.
+    fn cleaned(&self, error: Failed) -> Failed {
+        match error {
+            StreamableHttpError::Client(error) => StreamableHttpError::Client(error.without_url()),
+            StreamableHttpError::Sse(error) => {
+                StreamableHttpError::Sse(event_error_without_url(error))
+            }
+            StreamableHttpError::UnexpectedServerResponse(text) => {
+                StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
+                    self.scrubber.redact_cut_str(&text).into_owned(),
+                ))
+            }
+            StreamableHttpError::UnexpectedContentType(Some(kind)) => {
+                StreamableHttpError::UnexpectedContentType(Some(
+                    self.scrubber.redact_cut_str(&kind).into_owned(),
+                ))
+            }
+            other => other,
+        }
+    }
 }
 
 type Failed = StreamableHttpError<reqwest::Error>;
@@ -163,32 +187,6 @@ impl StreamableHttpClient for UrlFreeClient {
             .await
             .map(events_without_url)
             .map_err(|error| self.cleaned(error))
-    }
-}
-
-impl UrlFreeClient {
-    /// `error` without its URL and, where it quotes what the server answered (the body of a
-    /// refusal, an answer it could not read, cut where the SDK stops reading), without the
-    /// endpoint's credentials, a credential split by that cut included: the SDK logs these
-    /// errors as they are.
-    fn cleaned(&self, error: Failed) -> Failed {
-        match error {
-            StreamableHttpError::Client(error) => StreamableHttpError::Client(error.without_url()),
-            StreamableHttpError::Sse(error) => {
-                StreamableHttpError::Sse(event_error_without_url(error))
-            }
-            StreamableHttpError::UnexpectedServerResponse(text) => {
-                StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
-                    self.scrubber.redact_cut_str(&text).into_owned(),
-                ))
-            }
-            StreamableHttpError::UnexpectedContentType(Some(kind)) => {
-                StreamableHttpError::UnexpectedContentType(Some(
-                    self.scrubber.redact_cut_str(&kind).into_owned(),
-                ))
-            }
-            other => other,
-        }
     }
 }
 
