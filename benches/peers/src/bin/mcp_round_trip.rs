@@ -7,7 +7,9 @@
 //!   `serve_stdio`, rmcp's `stdio_pipes()`); `RMCP_STDIO=blocking` serves rmcp's on `stdio()`.
 //! - HTTP: both servers behind the same streamable HTTP edge (`prism::mcp::serve_http`: loopback,
 //!   Host and Origin checks, bounded bodies; the rate limit set high enough never to refuse), so
-//!   the handlers are what differs.
+//!   the handlers are what differs. `RMCP_HTTP=axum` serves rmcp's instead as rmcp's own tests
+//!   serve it: its `StreamableHttpService` with the default configuration, in an axum router,
+//!   so the comparison is of each whole server as its users run it.
 //!
 //! For each transport, 8 clients connect to each server (8 child processes over stdio, 8 sessions
 //! of one server over HTTP). Then, `ROUNDS` times, each server in turn (the first alternates)
@@ -26,8 +28,10 @@
 //! cargo run --release --bin mcp_round_trip      # ROUNDS=20 CALLS=200 SLICE_MS=500 by default
 //! TRANSPORT=stdio SERVER=prism cargo run --release --bin mcp_round_trip   # one server, to profile
 //! CONTROL=1 cargo run --release --bin mcp_round_trip   # rmcp's server in both slots
+//! CONTROL=1 RMCP_HTTP=axum TRANSPORT=http cargo run --release --bin mcp_round_trip   # the edges
 //! CHAIN=bare cargo run --release --bin mcp_round_trip   # Prism's server without guards
 //! TOOL=noop cargo run --release --bin mcp_round_trip    # a no-op tool instead of `add`
+//! RMCP_HTTP=axum cargo run --release --bin mcp_round_trip   # rmcp's HTTP server on axum
 //! ```
 //!
 //! Instructions per call of a server process alone: run each server twice under callgrind, with
@@ -47,6 +51,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, ServerCapabilities, ServerConfig};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::json;
@@ -167,6 +173,27 @@ async fn http_client(url: &str) -> Client {
         .expect("handshake")
 }
 
+/// rmcp's server over HTTP as rmcp's own tests serve it: its `StreamableHttpService` with the
+/// default configuration (which checks `Host` itself), nested in an axum router. Returns the
+/// endpoint's URL and the serving task, to abort at the end.
+async fn rmcp_on_axum() -> (String, tokio::task::JoinHandle<()>) {
+    let service: StreamableHttpService<Calculator, LocalSessionManager> =
+        StreamableHttpService::new(
+            || Ok(Calculator::new()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
+    let serving = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (url, serving)
+}
+
 fn http_options() -> HttpOptions {
     let mut options = HttpOptions::bind(([127, 0, 0, 1], 0).into());
     let plenty = NonZeroU32::new(1_000_000).unwrap();
@@ -284,6 +311,13 @@ async fn main() {
     let rmcp_http = serve_http(Calculator::new, http_options())
         .await
         .expect("binds");
+    let (rmcp_url, rmcp_on_axum) = match std::env::var("RMCP_HTTP").as_deref() {
+        Ok("axum") => {
+            let (url, serving) = rmcp_on_axum().await;
+            (url, Some(serving))
+        }
+        _ => (rmcp_http.url("/mcp"), None),
+    };
     let transports = choice("TRANSPORT", &["stdio", "http"]);
     // An A/A run: rmcp's server answers in both slots, so the ratio shows the harness's own noise.
     let control = std::env::var_os("CONTROL").is_some();
@@ -294,9 +328,11 @@ async fn main() {
         let mut fleets = Vec::new();
         for &server in &servers {
             let served = if control { "rmcp" } else { server };
-            let url = match served {
-                "prism" => prism_http.url("/mcp"),
-                _ => rmcp_http.url("/mcp"),
+            let url = match (server, control) {
+                ("prism", false) => prism_http.url("/mcp"),
+                // rmcp's handler behind Prism's edge: with `RMCP_HTTP=axum`, the edges compared.
+                ("prism", true) => rmcp_http.url("/mcp"),
+                _ => rmcp_url.clone(),
             };
             let mut clients = Vec::new();
             for _ in 0..8 {
@@ -332,4 +368,7 @@ async fn main() {
     }
     prism_http.shutdown().await;
     rmcp_http.shutdown().await;
+    if let Some(serving) = rmcp_on_axum {
+        serving.abort();
+    }
 }
