@@ -311,7 +311,7 @@ async fn main() {
     let rmcp_http = serve_http(Calculator::new, http_options())
         .await
         .expect("binds");
-    let (rmcp_url, rmcp_on_axum) = match std::env::var("RMCP_HTTP").as_deref() {
+    let (rmcp_url, axum_serving) = match std::env::var("RMCP_HTTP").as_deref() {
         Ok("axum") => {
             let (url, serving) = rmcp_on_axum().await;
             (url, Some(serving))
@@ -368,7 +368,7 @@ async fn main() {
     }
     prism_http.shutdown().await;
     rmcp_http.shutdown().await;
-    if let Some(serving) = rmcp_on_axum {
+    if let Some(serving) = axum_serving {
         serving.abort();
     }
 }
