@@ -160,8 +160,8 @@ where
 /// three flattened layers (the JSON-RPC envelope, the request's `_meta`, its parameters), and
 /// serde reads a flattened layer by first copying every member into a buffer and then reading
 /// the buffer: that took most of a call's reading. Any line these structs refuse (a repeated
-/// member, a `null` where rmcp wants an object) goes to rmcp, so where both read a line they
-/// give the same message (see the tests).
+/// member, a member of the wrong type) goes to rmcp, so where both read a line they give the
+/// same message (see the tests).
 fn tool_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
     // Built once: building a searcher costs more than searching a call's line.
     static METHOD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"tools/call"));
@@ -182,7 +182,7 @@ fn tool_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
     params.input_responses = input_responses;
     params.request_state = request_state;
     let mut request = CallToolRequest::new(params);
-    if let Some(Meta(meta)) = meta {
+    if let Some(meta) = meta {
         request.extensions.insert(RequestMetaObject::from(meta));
     }
     Some(JsonRpcMessage::Request(JsonRpcRequest {
@@ -196,11 +196,11 @@ fn tool_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
 /// rmcp ignores them.
 #[derive(Deserialize)]
 struct ToolCallLine {
-    #[serde(rename = "jsonrpc")]
-    _jsonrpc: Exactly<Version>,
+    #[serde(rename = "jsonrpc", deserialize_with = "version")]
+    _jsonrpc: (),
     id: RequestId,
-    #[serde(rename = "method")]
-    _method: Exactly<CallMethod>,
+    #[serde(rename = "method", deserialize_with = "call_method")]
+    _method: (),
     params: ToolCallParams,
     #[serde(default)]
     result: Member,
@@ -213,52 +213,30 @@ struct ToolCallLine {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolCallParams {
-    #[serde(rename = "_meta", default)]
-    meta: Option<Meta>,
+    #[serde(rename = "_meta")]
+    meta: Option<JsonObject>,
     name: String,
     arguments: Option<JsonObject>,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
 }
 
-/// A request's `_meta`: an object, never `null` (rmcp reads no call with a `null` one).
-struct Meta(JsonObject);
-
-impl<'de> Deserialize<'de> for Meta {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        JsonObject::deserialize(deserializer).map(Meta)
-    }
-}
-
-/// A member whose value must be `T::TEXT`, written without escapes, read without a copy (rmcp
-/// reads both into a `String` first).
-struct Exactly<T>(std::marker::PhantomData<T>);
-
-trait Text {
-    const TEXT: &'static str;
-}
-
-/// JSON-RPC's version, `2.0`.
-struct Version;
-
-impl Text for Version {
-    const TEXT: &'static str = "2.0";
+/// JSON-RPC's version, `2.0`. Like [`call_method`], read in place and only when written without
+/// escapes (rmcp reads both into a `String` first).
+fn version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    exactly(deserializer, "2.0")
 }
 
 /// The method `tools/call` (the line was found by that text).
-struct CallMethod;
-
-impl Text for CallMethod {
-    const TEXT: &'static str = "tools/call";
+fn call_method<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    exactly(deserializer, "tools/call")
 }
 
-impl<'de, T: Text> Deserialize<'de> for Exactly<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if <&str>::deserialize(deserializer)? == T::TEXT {
-            Ok(Exactly(std::marker::PhantomData))
-        } else {
-            Err(serde::de::Error::custom(format_args!("not {}", T::TEXT)))
-        }
+fn exactly<'de, D: serde::Deserializer<'de>>(deserializer: D, text: &str) -> Result<(), D::Error> {
+    if <&str>::deserialize(deserializer)? == text {
+        Ok(())
+    } else {
+        Err(serde::de::Error::custom(format_args!("not {text}")))
     }
 }
 
@@ -435,6 +413,7 @@ mod tests {
         r#"{"name":"x","requestState":"sealed","inputResponses":{"approval":{"action":"accept","content":{"approve":true}}}}"#,
         r#"{"name":"x","requestState":null,"inputResponses":null}"#,
         r#"{"name":"x","meta":{"progressToken":1},"_meta":{}}"#,
+        r#"{"name":"x","_meta":null}"#,
     ];
 
     /// `tools/call` parameters rmcp does not read as such.
@@ -443,7 +422,6 @@ mod tests {
         r#"{"name":1}"#,
         r#"{}"#,
         "null",
-        r#"{"name":"x","_meta":null}"#,
         r#"{"name":"x","name":"y"}"#,
         r#"{"name":"x","arguments":{},"arguments":{"a":1}}"#,
         r#"{"name":"x","_meta":{},"_meta":{"progressToken":1}}"#,
