@@ -45,6 +45,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
 use rmcp::model::ProtocolVersion;
+use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -337,11 +338,15 @@ impl<S: ServerHandler + Send + 'static> Endpoint<S> {
         // request; revisions are dates, so they compare as text) has none either: rmcp serves
         // it without looking at the id.
         let headers = request.headers();
-        let sessionless = headers.get("mcp-protocol-version").is_some_and(|version| {
-            version.as_bytes() >= ProtocolVersion::V_2026_07_28.as_str().as_bytes()
-        });
-        let in_session =
-            !sessionless && (headers.get("mcp-session-id")).is_some_and(|id| id.to_str().is_ok());
+        let sessionless = headers
+            .get(HEADER_MCP_PROTOCOL_VERSION)
+            .is_some_and(|version| {
+                version.as_bytes() >= ProtocolVersion::V_2026_07_28.as_str().as_bytes()
+            });
+        let in_session = !sessionless
+            && headers
+                .get(HEADER_SESSION_ID)
+                .is_some_and(|id| id.to_str().is_ok());
         // A pre-flight opens nothing, and never carries the session id of the request it asks
         // about.
         let pre_flight = request.method() == http::Method::OPTIONS;
